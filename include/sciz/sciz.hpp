@@ -1,0 +1,69 @@
+// sciz public C++ API: error-bounded lossy compression of float32/float64 fields, 1-4 D,
+// on the CPU or a CUDA GPU, into one self-describing stream either side decodes.
+#pragma once
+#include <sciz/error.hpp>
+#include <sciz/types.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+struct CUstream_st;
+
+namespace sciz {
+
+using Stream = CUstream_st*;  // a cudaStream_t; nullptr is the default stream
+
+struct FieldView {
+  const void* data = nullptr;
+  DType dtype = DType::f32;
+  Shape shape;
+  bool on_device = false;  // data is a CUDA device pointer
+};
+
+struct CompressOptions {
+  ErrorBound eb;
+  std::string pipeline = "lorenzo";
+  Device device = Device::auto_select;
+  int32_t radius = 512;  // lorenzo: quant codes span [0, 2 radius); 1..32768
+  Stream stream = nullptr;
+};
+
+struct SectionInfo {
+  uint32_t id;
+  uint64_t offset, length, checksum;
+};
+
+struct StreamInfo {
+  uint16_t version;
+  DType dtype;
+  Shape shape;
+  EbMode eb_mode;
+  double eb_value, eb_abs, value_min, value_max;
+  uint64_t nonfinite;
+  std::string pipeline;
+  std::vector<std::pair<std::string, std::string>> params;  // decoded, for display
+  std::vector<SectionInfo> sections;
+  uint64_t stream_bytes;
+  uint64_t original_bytes() const { return shape.count() * dtype_size(dtype); }
+};
+
+bool cuda_available();
+Device resolve_device(Device requested);  // auto -> cuda when a GPU is usable, else cpu
+std::vector<std::string> pipelines();
+
+// Upper bound on compress()'s output for any input of this type and shape.
+uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string& pipeline = "lorenzo");
+
+std::vector<uint8_t> compress(const FieldView& field, const CompressOptions& opt);
+
+// Decodes into `out` (out_bytes must equal the field's size exactly). Validates every length,
+// offset and checksum before use; throws Error on any problem and leaves `out` untouched then
+// only if the failure is found before decoding starts (always, for damaged streams).
+void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, Device device = Device::auto_select,
+                bool out_on_device = false, Stream cuda_stream = nullptr);
+
+StreamInfo inspect(std::span<const uint8_t> stream);
+
+}  // namespace sciz

@@ -1,0 +1,35 @@
+// Vocabulary types of the public API: element type, shape, device, error-bound mode.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sciz {
+
+enum class DType : uint8_t { f32 = 1, f64 = 2 };
+enum class Device : uint8_t { auto_select = 0, cpu = 1, cuda = 2 };
+enum class EbMode : uint8_t { abs = 0, rel = 1 };
+
+inline size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 8; }
+const char* dtype_name(DType t);
+DType parse_dtype(const std::string& s);     // "f32"/"float32"/"f64"/"float64"; throws otherwise
+const char* device_name(Device d);
+Device parse_device(const std::string& s);   // "cpu"/"cuda"/"gpu"/"auto"
+
+// Dims slowest to fastest varying (C order, like a numpy shape); 1 to 4 of them, each >= 1.
+struct Shape {
+  std::vector<uint64_t> dims;
+  uint64_t count() const;
+  std::string str() const;                   // "100x500x500"
+  static Shape parse(const std::string& s);  // inverse of str(); throws on bad input
+  void validate() const;                     // 1..4 dims, none zero, product fits in 2^48
+};
+
+struct ErrorBound {
+  EbMode mode = EbMode::rel;
+  double value = 1e-3;
+};
+
+}  // namespace sciz

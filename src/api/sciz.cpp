@@ -1,0 +1,109 @@
+// Public API: validate input, resolve device and bound, hand the field to its pipeline and
+// wrap the result in the container; the reverse for decompression.
+#include <sciz/sciz.hpp>
+
+#include <cmath>
+
+#include "core/checksum.hpp"
+#include "core/container.hpp"
+#include "core/device.hpp"
+#include "core/error_bound.hpp"
+#include "core/value_range.hpp"
+#include "pipelines/pipeline.hpp"
+
+namespace sciz {
+
+bool cuda_available() { return dev::available(); }
+
+Device resolve_device(Device requested) {
+  if (requested == Device::auto_select) return dev::available() ? Device::cuda : Device::cpu;
+  if (requested == Device::cuda) dev::require_available();
+  return requested;
+}
+
+std::vector<std::string> pipelines() { return pipeline_names(); }
+
+uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string& pipeline) {
+  shape.validate();
+  return find_pipeline(pipeline).max_compressed_bytes(dtype, shape);
+}
+
+namespace {
+ValueRange range_of(const FieldView& f, Device d, Stream s) {
+  const uint64_t n = f.shape.count();
+  if (f.on_device) {
+    return f.dtype == DType::f32 ? value_range_cuda(static_cast<const float*>(f.data), n, s)
+                                 : value_range_cuda(static_cast<const double*>(f.data), n, s);
+  }
+  (void)d;
+  return f.dtype == DType::f32 ? value_range_cpu(static_cast<const float*>(f.data), n)
+                               : value_range_cpu(static_cast<const double*>(f.data), n);
+}
+}  // namespace
+
+std::vector<uint8_t> compress(const FieldView& f, const CompressOptions& opt) {
+  f.shape.validate();
+  require(f.data != nullptr, Status::invalid_argument, "field data pointer is null");
+  validate_bound(opt.eb);
+  const Pipeline& pipe = find_pipeline(opt.pipeline);
+  const Device device = resolve_device(opt.device);
+  if (f.on_device) dev::require_available();
+  const ValueRange vr = range_of(f, device, opt.stream);
+
+  Header h;
+  h.dtype = f.dtype;
+  h.shape = f.shape;
+  h.eb_mode = opt.eb.mode;
+  h.eb_value = opt.eb.value;
+  h.eb_abs = resolve_bound(opt.eb, vr);
+  h.value_min = vr.finite ? vr.min : NAN;
+  h.value_max = vr.finite ? vr.max : NAN;
+  h.nonfinite = vr.nonfinite;
+  h.pipeline = pipe.name();
+
+  CompressJob job{f.data, f.on_device, f.dtype, f.shape, effective_extent(f.shape), h.eb_abs, device, opt};
+  std::vector<SectionIn> sections;
+  pipe.compress(job, h.params, sections);
+  return write_stream(h, sections);
+}
+
+void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, Device device, bool out_on_device,
+                Stream cuda_stream) {
+  const ParsedStream ps = read_stream(stream);
+  const Header& h = ps.header;
+  const uint64_t need = h.shape.count() * dtype_size(h.dtype);
+  require(out_bytes == need, Status::invalid_argument,
+          "output buffer holds " + std::to_string(out_bytes) + " bytes, the stream decodes to " + std::to_string(need) +
+              " (" + h.shape.str() + " " + dtype_name(h.dtype) + ")");
+  require(out != nullptr, Status::invalid_argument, "output pointer is null");
+  const Pipeline* pipe = nullptr;
+  try {
+    pipe = &find_pipeline(h.pipeline);
+  } catch (const Error&) {
+    fail(Status::unsupported, "stream uses pipeline '" + h.pipeline + "', which this build does not know");
+  }
+  const Device d = resolve_device(device);
+  if (out_on_device) dev::require_available();
+  DecompressJob job{&ps, effective_extent(h.shape), out, out_on_device, d, cuda_stream};
+  pipe->decompress(job);
+}
+
+StreamInfo inspect(std::span<const uint8_t> stream) {
+  const ParsedStream ps = read_stream(stream);
+  const Header& h = ps.header;
+  StreamInfo info{h.version,  h.dtype,     h.shape,     h.eb_mode,   h.eb_value, h.eb_abs,
+                  h.value_min, h.value_max, h.nonfinite, h.pipeline, {},         {},
+                  stream.size()};
+  try {
+    info.params = find_pipeline(h.pipeline).describe(h.params);
+  } catch (const Error& e) {
+    info.params = {{"params", e.what()}};
+  }
+  for (const auto& s : ps.sections) {
+    const uint64_t off = static_cast<uint64_t>(s.bytes.data() - stream.data());
+    info.sections.push_back({s.id, off, s.bytes.size(), xxh64(s.bytes.data(), s.bytes.size())});
+  }
+  return info;
+}
+
+}  // namespace sciz

@@ -1,0 +1,19 @@
+// Built only without CUDA: every device entry point says so clearly instead of failing to link.
+#include <sciz/error.hpp>
+
+#include "core/device.hpp"
+
+namespace sciz::dev {
+namespace {
+[[noreturn]] void no_cuda() { fail(Status::no_device, "this sciz was built without CUDA; use --device cpu"); }
+}  // namespace
+bool available() { return false; }
+void require_available() { no_cuda(); }
+void* alloc(size_t, cudaStream_t) { no_cuda(); }
+void release(void*, cudaStream_t) noexcept {}
+void copy_to_device(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
+void copy_to_host(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
+void copy_on_device(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
+void sync(cudaStream_t) { no_cuda(); }
+bool is_device_pointer(const void*) { return false; }
+}  // namespace sciz::dev

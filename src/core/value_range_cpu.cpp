@@ -1,0 +1,35 @@
+#include <cmath>
+#include <limits>
+
+#include "core/value_range.hpp"
+
+namespace sciz {
+
+template <class T>
+ValueRange value_range_cpu(const T* x, uint64_t n) {
+  T lo = std::numeric_limits<T>::infinity(), hi = -lo;
+  uint64_t bad = 0;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : bad) schedule(static)
+  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
+    const T v = x[i];
+    if (std::isfinite(v)) {
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    } else {
+      ++bad;
+    }
+  }
+  ValueRange r;
+  r.nonfinite = bad;
+  r.finite = n - bad;
+  if (r.finite) {
+    r.min = lo;
+    r.max = hi;
+  }
+  return r;
+}
+
+template ValueRange value_range_cpu<float>(const float*, uint64_t);
+template ValueRange value_range_cpu<double>(const double*, uint64_t);
+
+}  // namespace sciz

@@ -1,0 +1,86 @@
+#include <sciz/error.hpp>
+
+#include <cstring>
+
+#include "lossless/bitpack/bitpack.hpp"
+#include "lossless/bitpack/bitpack_math.hpp"
+
+namespace sciz::bitpack {
+
+uint64_t max_encoded_bytes(uint64_t n) { return words_offset(n) + num_blocks(n) * kMaxWidth * 4; }
+
+std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, uint16_t centre) {
+  const uint64_t n = sym.size(), nb = num_blocks(n);
+  std::vector<uint8_t> out(words_offset(n));
+  std::memcpy(out.data(), &n, 8);
+  std::memcpy(out.data() + 8, &centre, 2);
+  std::vector<uint32_t> words;
+  words.reserve(nb * 4);
+  for (uint64_t b = 0; b < nb; ++b) {
+    uint32_t z[kBlock], acc = 0;
+    for (uint32_t i = 0; i < kBlock; ++i) {
+      const uint64_t k = b * kBlock + i;
+      z[i] = k < n ? zigzag(sym[k], centre) : 0;
+      acc |= z[i];
+    }
+    const uint32_t w = bit_width(acc);
+    out[kHeaderBytes + b] = static_cast<uint8_t>(w);
+    for (uint32_t plane = 0; plane < w; ++plane) {
+      uint32_t word = 0;
+      for (uint32_t i = 0; i < kBlock; ++i) word |= ((z[i] >> plane) & 1u) << i;
+      words.push_back(word);
+    }
+  }
+  const size_t at = out.size();
+  out.resize(at + words.size() * 4);
+  std::memcpy(out.data() + at, words.data(), words.size() * 4);
+  return out;
+}
+
+Parsed parse(std::span<const uint8_t> enc, uint64_t expected_n) {
+  require(enc.size() >= kHeaderBytes, Status::corrupt_stream,
+          "bitpack: section of " + std::to_string(enc.size()) + " bytes is shorter than its header");
+  Parsed p{};
+  std::memcpy(&p.n, enc.data(), 8);
+  std::memcpy(&p.centre, enc.data() + 8, 2);
+  require(p.n == expected_n, Status::corrupt_stream,
+          "bitpack: holds " + std::to_string(p.n) + " symbols, expected " + std::to_string(expected_n));
+  const uint64_t nb = num_blocks(p.n), wo = words_offset(p.n);
+  require(wo <= enc.size(), Status::corrupt_stream, "bitpack: truncated block-width table");
+  p.widths = enc.data() + kHeaderBytes;
+  uint64_t total = 0;
+  for (uint64_t b = 0; b < nb; ++b) {
+    require(p.widths[b] <= kMaxWidth, Status::corrupt_stream,
+            "bitpack: block " + std::to_string(b) + " has width " + std::to_string(p.widths[b]) + " > 16");
+    total += p.widths[b];
+  }
+  require(enc.size() - wo == total * 4, Status::corrupt_stream,
+          "bitpack: widths call for " + std::to_string(total * 4) + " payload bytes, section has " +
+              std::to_string(enc.size() - wo));
+  p.words = reinterpret_cast<const uint32_t*>(enc.data() + wo);
+  p.total_words = total;
+  return p;
+}
+
+void decode_cpu(std::span<const uint8_t> enc, std::span<uint16_t> out) {
+  const Parsed p = parse(enc, out.size());
+  const uint8_t* words = enc.data() + words_offset(p.n);
+  const uint64_t nb = num_blocks(p.n);
+  uint64_t w_at = 0;
+  for (uint64_t b = 0; b < nb; ++b) {
+    const uint32_t w = p.widths[b];
+    uint32_t z[kBlock] = {};
+    for (uint32_t plane = 0; plane < w; ++plane) {
+      uint32_t word;
+      std::memcpy(&word, words + (w_at + plane) * 4, 4);
+      for (uint32_t i = 0; i < kBlock; ++i) z[i] |= ((word >> i) & 1u) << plane;
+    }
+    w_at += w;
+    for (uint32_t i = 0; i < kBlock; ++i) {
+      const uint64_t k = b * kBlock + i;
+      if (k < p.n) out[k] = unzigzag(z[i], p.centre);
+    }
+  }
+}
+
+}  // namespace sciz::bitpack

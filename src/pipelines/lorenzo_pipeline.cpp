@@ -1,0 +1,184 @@
+// `lorenzo` = dual-quant Lorenzo predictor -> 16-bit quant codes -> bitpack, with outliers and
+// exactly stored values as sparse sections. Composition only.
+#include <sciz/error.hpp>
+
+#include <cstring>
+
+#include "core/byteio.hpp"
+#include "core/device.hpp"
+#include "core/sparse_io.hpp"
+#include "lossless/bitpack/bitpack.hpp"
+#include "pipelines/pipeline.hpp"
+#include "predict/lorenzo/lorenzo.hpp"
+
+namespace sciz {
+namespace {
+
+enum Section : uint32_t { kCodes = 1, kOutliers = 2, kExact = 3 };
+enum Lossless : uint8_t { kBitpack = 1 };
+
+struct LorenzoParams {
+  int32_t radius;
+  ChunkShape chunk;
+  uint8_t lossless;
+};
+
+std::vector<uint8_t> encode_params(const LorenzoParams& lp) {
+  ByteWriter w;
+  w.put<uint16_t>(static_cast<uint16_t>(lp.radius == lorenzo::kMaxRadius ? 0 : lp.radius));  // 0 means 32768
+  w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cz));
+  w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cy));
+  w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cx));
+  w.put<uint8_t>(lp.lossless);
+  for (int i = 0; i < 3; ++i) w.put<uint8_t>(0);
+  return std::move(w.buffer());
+}
+
+LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e) {
+  ByteReader r(b.data(), b.size(), "lorenzo params");
+  LorenzoParams lp;
+  const uint16_t rad = r.get<uint16_t>("radius");
+  lp.radius = rad == 0 ? lorenzo::kMaxRadius : rad;
+  lp.chunk.cz = r.get<uint16_t>("chunk z");
+  lp.chunk.cy = r.get<uint16_t>("chunk y");
+  lp.chunk.cx = r.get<uint16_t>("chunk x");
+  lp.lossless = r.get<uint8_t>("lossless stage");
+  r.take(3, "reserved");
+  require(r.remaining() == 0, Status::corrupt_stream, "lorenzo params: " + std::to_string(r.remaining()) + " extra bytes");
+  const ChunkShape& c = lp.chunk;
+  require(c.cz >= 1 && c.cy >= 1 && c.cx >= 1 && c.volume() <= (1u << 16), Status::corrupt_stream,
+          "lorenzo params: chunk " + std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" + std::to_string(c.cx) +
+              " is empty or larger than 65536 values");
+  require((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1), Status::corrupt_stream,
+          "lorenzo params: chunk shape does not match a " + std::to_string(e.ndim) + "-D field");
+  require(lp.lossless == kBitpack, Status::unsupported,
+          "lorenzo params: unknown lossless stage " + std::to_string(lp.lossless));
+  return lp;
+}
+
+template <class T>
+void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
+  const Extent& e = job.extent;
+  const uint64_t n = e.count();
+  require(job.opt.radius >= 1 && job.opt.radius <= lorenzo::kMaxRadius, Status::invalid_argument,
+          "radius must be in 1..32768, got " + std::to_string(job.opt.radius));
+  const LorenzoParams lp{job.opt.radius, lorenzo::default_chunk(e.ndim), kBitpack};
+  const auto qp = lorenzo::make_params<T>(job.eb_abs, lp.radius);
+  const uint16_t centre = static_cast<uint16_t>(lp.radius);
+  lorenzo::Sparse<T> sp;
+  std::vector<uint8_t> packed;
+  cudaStream_t s = job.opt.stream;
+  if (job.device == Device::cpu) {
+    std::vector<T> staged;
+    const T* x = static_cast<const T*>(job.data);
+    if (job.on_device) {
+      staged.resize(n);
+      dev::copy_to_host(staged.data(), x, n * sizeof(T), s);
+      dev::sync(s);
+      x = staged.data();
+    }
+    std::vector<uint16_t> codes(n);
+    lorenzo::compress_cpu<T>(x, e, lp.chunk, qp, codes.data(), sp);
+    packed = bitpack::encode_cpu(codes, centre);
+  } else {
+    dev::Buffer<T> staged;
+    const T* dx = static_cast<const T*>(job.data);
+    if (!job.on_device) {
+      staged = dev::Buffer<T>(n, s);
+      dev::copy_to_device(staged.get(), dx, n * sizeof(T), s);
+      dx = staged.get();
+    }
+    dev::Buffer<uint16_t> codes(n, s);
+    lorenzo::compress_cuda<T>(dx, e, lp.chunk, qp, codes.get(), sp, s);
+    packed = bitpack::encode_cuda(codes.get(), n, centre, s);
+  }
+  params = encode_params(lp);
+  const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
+  sections.push_back({kCodes, std::move(packed)});
+  sections.push_back({kOutliers, write_sparse(sp.outlier_idx, sp.outlier_val, slots)});
+  sections.push_back({kExact, write_sparse(sp.exact_idx, sp.exact_val, n)});
+}
+
+template <class T>
+void decompress_typed(const DecompressJob& job) {
+  const ParsedStream& ps = *job.stream;
+  const Extent& e = job.extent;
+  const uint64_t n = e.count();
+  const LorenzoParams lp = decode_params(ps.header.params, e);
+  const auto qp = lorenzo::make_params<T>(ps.header.eb_abs, lp.radius);
+  const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
+  lorenzo::Sparse<T> sp;
+  read_sparse(ps.section(kOutliers, "outliers").bytes, slots, "outliers section", sp.outlier_idx, sp.outlier_val);
+  read_sparse(ps.section(kExact, "exact values").bytes, n, "exact-values section", sp.exact_idx, sp.exact_val);
+  const auto packed = ps.section(kCodes, "quant codes").bytes;
+  bitpack::parse(packed, n);  // validate before any device work
+  cudaStream_t s = job.cuda_stream;
+  if (job.device == Device::cpu) {
+    std::vector<uint16_t> codes(n);
+    bitpack::decode_cpu(packed, codes);
+    if (job.out_on_device) {
+      std::vector<T> host(n);
+      lorenzo::decompress_cpu<T>(codes.data(), sp, e, lp.chunk, qp, host.data());
+      dev::copy_to_device(job.out, host.data(), n * sizeof(T), s);
+      dev::sync(s);
+    } else {
+      lorenzo::decompress_cpu<T>(codes.data(), sp, e, lp.chunk, qp, static_cast<T*>(job.out));
+    }
+  } else {
+    dev::Buffer<uint16_t> codes(n, s);
+    bitpack::decode_cuda(packed, codes.get(), n, s);
+    if (job.out_on_device) {
+      lorenzo::decompress_cuda<T>(codes.get(), sp, e, lp.chunk, qp, static_cast<T*>(job.out), s);
+      dev::sync(s);
+    } else {
+      dev::Buffer<T> out(n, s);
+      lorenzo::decompress_cuda<T>(codes.get(), sp, e, lp.chunk, qp, out.get(), s);
+      dev::copy_to_host(job.out, out.get(), n * sizeof(T), s);
+      dev::sync(s);
+    }
+  }
+}
+
+class LorenzoPipeline final : public Pipeline {
+ public:
+  const char* name() const override { return "lorenzo"; }
+
+  uint64_t max_compressed_bytes(DType dtype, const Shape& shape) const override {
+    const Extent e = effective_extent(shape);
+    const uint64_t n = e.count();
+    const uint64_t iw = 8;  // index width, worst case
+    // Every value may be both an outlier and stored exactly: summing the worst cases keeps
+    // the bound obviously safe (4096 covers header and section table).
+    return 4096 + bitpack::max_encoded_bytes(n) + 16 + n * (iw + 4) + 16 + n * (iw + dtype_size(dtype));
+  }
+
+  void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
+    if (job.dtype == DType::f32)
+      compress_typed<float>(job, params, sections);
+    else
+      compress_typed<double>(job, params, sections);
+  }
+
+  void decompress(const DecompressJob& job) const override {
+    if (job.stream->header.dtype == DType::f32)
+      decompress_typed<float>(job);
+    else
+      decompress_typed<double>(job);
+  }
+
+  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
+    ByteReader r(params.data(), params.size(), "lorenzo params");
+    const uint16_t rad = r.get<uint16_t>("radius");
+    const auto cz = r.get<uint16_t>("cz"), cy = r.get<uint16_t>("cy"), cx = r.get<uint16_t>("cx");
+    const auto ll = r.get<uint8_t>("lossless");
+    return {{"radius", std::to_string(rad == 0 ? 32768 : rad)},
+            {"chunk", std::to_string(cz) + "x" + std::to_string(cy) + "x" + std::to_string(cx)},
+            {"lossless", ll == kBitpack ? "bitpack" : "unknown(" + std::to_string(ll) + ")"}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pipeline> make_lorenzo_pipeline() { return std::make_unique<LorenzoPipeline>(); }
+
+}  // namespace sciz

@@ -1,0 +1,31 @@
+#include <sciz/error.hpp>
+
+#include "pipelines/pipeline.hpp"
+
+namespace sciz {
+namespace {
+const std::vector<std::unique_ptr<Pipeline>>& registry() {
+  static const std::vector<std::unique_ptr<Pipeline>> all = [] {
+    std::vector<std::unique_ptr<Pipeline>> v;
+    v.push_back(make_lorenzo_pipeline());
+    return v;
+  }();
+  return all;
+}
+}  // namespace
+
+const Pipeline& find_pipeline(const std::string& name) {
+  for (const auto& p : registry())
+    if (name == p->name()) return *p;
+  std::string known;
+  for (const auto& p : registry()) known += std::string(known.empty() ? "" : ", ") + p->name();
+  fail(Status::invalid_argument, "unknown pipeline '" + name + "' (known: " + known + ")");
+}
+
+std::vector<std::string> pipeline_names() {
+  std::vector<std::string> v;
+  for (const auto& p : registry()) v.push_back(p->name());
+  return v;
+}
+
+}  // namespace sciz

@@ -1,0 +1,81 @@
+// Shared helpers for tests: synthetic fields, fixture loading, the every-point bound check.
+#pragma once
+#include <sciz/sciz.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sciz::test {
+
+template <class T>
+std::vector<T> smooth_field(const Shape& s, uint32_t seed) {
+  std::vector<T> v(s.count());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> ph(0, 6.28);
+  const double a = ph(rng), b = ph(rng), c = ph(rng);
+  const auto& d = s.dims;
+  for (uint64_t i = 0; i < v.size(); ++i) {
+    uint64_t r = i;
+    double acc = 0;
+    for (size_t k = d.size(); k-- > 0;) {
+      const double t = static_cast<double>(r % d[k]) / (double)std::max<uint64_t>(d[k], 2);
+      r /= d[k];
+      acc += std::sin(6.0 * t + a + k) * std::cos(3.0 * t + b) + 0.3 * t * c;
+    }
+    v[i] = static_cast<T>(100.0 * acc + 7.0);
+  }
+  return v;
+}
+
+template <class T>
+std::vector<T> random_field(uint64_t n, uint32_t seed, double scale = 1.0) {
+  std::vector<T> v(n);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd(0, scale);
+  for (auto& x : v) x = static_cast<T>(nd(rng));
+  return v;
+}
+
+// Every point within eb (checked in double, and in T's own arithmetic), and every non-finite
+// value back bit for bit. Returns an empty string when all is well, else the first failure.
+template <class T>
+std::string check_bound(const std::vector<T>& orig, const std::vector<T>& dec, double eb) {
+  if (orig.size() != dec.size()) return "size mismatch";
+  for (size_t i = 0; i < orig.size(); ++i) {
+    const T a = orig[i], b = dec[i];
+    if (!std::isfinite(a)) {
+      if (std::memcmp(&a, &b, sizeof(T)) != 0) return "non-finite value at " + std::to_string(i) + " not exact";
+      continue;
+    }
+    const double err = std::fabs(static_cast<double>(a) - static_cast<double>(b));
+    const T err_t = static_cast<T>(std::fabs(a - b));
+    if (!(err <= eb) || !(err_t <= static_cast<T>(eb)) || !std::isfinite(b))
+      return "point " + std::to_string(i) + ": |" + std::to_string(a) + " - " + std::to_string(b) +
+             "| = " + std::to_string(err) + " > eb " + std::to_string(eb);
+  }
+  return "";
+}
+
+inline std::optional<std::filesystem::path> shared_data_dir() {
+  std::filesystem::path p = SCIZ_SHARED_DATA_DIR;
+  if (std::filesystem::is_directory(p)) return p;
+  return std::nullopt;
+}
+
+inline std::vector<uint8_t> read_file(const std::filesystem::path& p) {
+  std::vector<uint8_t> b(std::filesystem::file_size(p));
+  FILE* f = std::fopen(p.c_str(), "rb");
+  if (!f) return {};
+  const size_t got = std::fread(b.data(), 1, b.size(), f);
+  std::fclose(f);
+  b.resize(got);
+  return b;
+}
+
+}  // namespace sciz::test
