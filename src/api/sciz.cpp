@@ -2,6 +2,7 @@
 // wrap the result in the container; the reverse for decompression.
 #include <sciz/sciz.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/checksum.hpp"
@@ -25,7 +26,8 @@ std::vector<std::string> pipelines() { return pipeline_names(); }
 
 uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string& pipeline) {
   shape.validate();
-  return find_pipeline(pipeline).max_compressed_bytes(dtype, shape);
+  const uint64_t own = find_pipeline(pipeline).max_compressed_bytes(dtype, shape);
+  return std::min(own, find_pipeline("raw").max_compressed_bytes(dtype, shape));  // the fallback caps it
 }
 
 namespace {
@@ -64,7 +66,19 @@ std::vector<uint8_t> compress(const FieldView& f, const CompressOptions& opt) {
   CompressJob job{f.data, f.on_device, f.dtype, f.shape, effective_extent(f.shape), h.eb_abs, device, opt};
   std::vector<SectionIn> sections;
   pipe.compress(job, h.params, sections);
-  return write_stream(h, sections);
+  auto stream = write_stream(h, sections);
+  const uint64_t raw_bytes = f.shape.count() * dtype_size(f.dtype);
+  if (stream.size() > raw_bytes + kMaxHeaderBytes / 16) {
+    // The pipeline would expand this field: store it verbatim instead (exact, so the bound
+    // holds trivially), keeping every stream within max_compressed_size().
+    const Pipeline& raw = find_pipeline("raw");
+    h.pipeline = raw.name();
+    h.params.clear();
+    sections.clear();
+    raw.compress(job, h.params, sections);
+    stream = write_stream(h, sections);
+  }
+  return stream;
 }
 
 void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, Device device, bool out_on_device,

@@ -6,6 +6,7 @@
 
 #include "core/byteio.hpp"
 #include "core/device.hpp"
+#include "core/exact_runs.hpp"
 #include "core/sparse_io.hpp"
 #include "lossless/bitpack/bitpack.hpp"
 #include "pipelines/pipeline.hpp"
@@ -96,7 +97,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
   sections.push_back({kCodes, std::move(packed)});
   sections.push_back({kOutliers, write_sparse(sp.outlier_idx, sp.outlier_val, slots)});
-  sections.push_back({kExact, write_sparse(sp.exact_idx, sp.exact_val, n)});
+  sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
 }
 
 template <class T>
@@ -109,7 +110,7 @@ void decompress_typed(const DecompressJob& job) {
   const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
   lorenzo::Sparse<T> sp;
   read_sparse(ps.section(kOutliers, "outliers").bytes, slots, "outliers section", sp.outlier_idx, sp.outlier_val);
-  read_sparse(ps.section(kExact, "exact values").bytes, n, "exact-values section", sp.exact_idx, sp.exact_val);
+  read_runs(ps.section(kExact, "exact values").bytes, n, "exact-values section", sp.exact_idx, sp.exact_val);
   const auto packed = ps.section(kCodes, "quant codes").bytes;
   bitpack::parse(packed, n);  // validate before any device work
   cudaStream_t s = job.cuda_stream;
@@ -149,7 +150,8 @@ class LorenzoPipeline final : public Pipeline {
     const uint64_t iw = 8;  // index width, worst case
     // Every value may be both an outlier and stored exactly: summing the worst cases keeps
     // the bound obviously safe (4096 covers header and section table).
-    return 4096 + bitpack::max_encoded_bytes(n) + 16 + n * (iw + 4) + 16 + n * (iw + dtype_size(dtype));
+    // Exact runs: at most n runs of two 10-byte varints and a value.
+    return 4096 + bitpack::max_encoded_bytes(n) + 16 + n * (iw + 4) + 24 + n * (20 + dtype_size(dtype));
   }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {

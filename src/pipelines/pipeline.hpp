@@ -47,5 +47,9 @@ const Pipeline& find_pipeline(const std::string& name);  // throws invalid_argum
 std::vector<std::string> pipeline_names();
 
 std::unique_ptr<Pipeline> make_lorenzo_pipeline();
+std::unique_ptr<Pipeline> make_raw_pipeline();
+
+// Generous bound on magic + header + section table of any stream we write.
+inline constexpr uint64_t kMaxHeaderBytes = 4096;
 
 }  // namespace sciz

@@ -69,6 +69,7 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
 #endif
     ThreadOut<T>& o = outs[tid];
     std::vector<int32_t> d(c.volume());
+    std::vector<uint8_t> fill(c.cx);
     // Static schedule: thread t takes a contiguous run of chunks, so concatenating the
     // per-thread lists in thread order keeps outliers in chunk-major order.
 #pragma omp for schedule(static)
@@ -76,16 +77,27 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
       const ChunkBox b = chunk_box(static_cast<uint64_t>(id), e, c, g);
       std::fill(d.begin(), d.end(), 0);
       for (uint32_t z = 0; z < b.vz; ++z)
-        for (uint32_t y = 0; y < b.vy; ++y)
+        for (uint32_t y = 0; y < b.vy; ++y) {
+          int32_t* row = &d[(z * c.cy + y) * c.cx];
+          int64_t first_valid = -1;
           for (uint32_t xx = 0; xx < b.vx; ++xx) {
             const uint64_t gi = linear(e, b, z, y, xx);
-            int32_t q;
-            if (!prequantize(x[gi], p, q)) {
+            const Prequant pq = prequantize(x[gi], p, row[xx]);
+            if (pq != kQuantized) {
               o.ei.push_back(gi);
               o.ev.push_back(x[gi]);
             }
-            d[(z * c.cy + y) * c.cx + xx] = q;
+            fill[xx] = pq == kExactFill;
+            if (!fill[xx] && first_valid < 0) first_valid = xx;
           }
+          int32_t carry = first_valid >= 0 ? row[first_valid] : 0;  // the row fill rule
+          for (uint32_t xx = 0; xx < b.vx; ++xx) {
+            if (fill[xx])
+              row[xx] = carry;
+            else
+              carry = row[xx];
+          }
+        }
       auto at = [&](int z, int y, int xx) -> int32_t {
         return (z < 0 || y < 0 || xx < 0) ? 0 : d[(static_cast<uint32_t>(z) * c.cy + y) * c.cx + xx];
       };

@@ -48,21 +48,35 @@ SCIZ_HD T reconstruct(int32_t d, T ebx2) {
   return mul_rn(static_cast<T>(d), ebx2);
 }
 
-// Prequantize x to d = round(x / 2eb). Returns false when the value must be stored exactly:
-// non-finite, outside the integer range, or its reconstruction misses the bound in the real
-// arithmetic of T (never trust the algebra alone). d is 0 for unrepresentable values so
-// neighbours still get a defined prediction.
+// What prequantization decided for one value.
+enum Prequant : int {
+  kQuantized = 0,  // d reconstructs x within the bound
+  kExactKeep = 1,  // d is right but its reconstruction misses the bound by rounding: store x
+                   // exactly and keep d, which still predicts the neighbours well
+  kExactFill = 2,  // non-finite or beyond the integer range: store x exactly; d is a
+                   // placeholder the twins replace by the row fill (see fill rule below)
+};
+
+// Prequantize x to d = round(x / 2eb), then check the reconstruction in the real arithmetic
+// of T (never trust the algebra alone).
 template <class T>
-SCIZ_HD bool prequantize(T x, const QuantParams<T>& p, int32_t& d) {
+SCIZ_HD Prequant prequantize(T x, const QuantParams<T>& p, int32_t& d) {
   const T r = round_even(mul_rn(x, p.inv_ebx2));
   if (!(fabs(r) <= static_cast<T>(kMaxPrequant))) {  // also catches NaN and Inf
     d = 0;
-    return false;
+    return kExactFill;
   }
   d = static_cast<int32_t>(r);
   const T rec = reconstruct(d, p.ebx2);
-  return fabs(static_cast<double>(x) - static_cast<double>(rec)) <= p.eb_check;
+  return fabs(static_cast<double>(x) - static_cast<double>(rec)) <= p.eb_check ? kQuantized : kExactKeep;
 }
+
+// Fill rule for kExactFill points (NaN land masks, huge values): inside each chunk row (the
+// x-extent of a chunk at fixed z,y), such a point takes the d of the nearest quantized-or-kept
+// point before it in the row, or, when there is none, of the first such point after it, or 0
+// when the whole row is filled. The decoder never needs the fill (the exact value overrides
+// the reconstruction), but the residuals around a mask edge stay small instead of jumping to
+// and from 0. Both twins implement exactly this rule.
 
 // First-order Lorenzo residual inside a chunk; at(z,y,x) returns 0 for any negative index,
 // so the chunk's first row/plane is predicted from zeros exactly as the decoder assumes.

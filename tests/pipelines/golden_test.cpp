@@ -1,0 +1,75 @@
+// Golden streams: streams written by a released format version must decode forever, to the
+// same bits. Each golden is decoded and its output digest compared with the recorded one; the
+// fixture is re-compressed to catch silent encoder changes within a version.
+// Regenerate (only when adding a new golden): SCIZ_WRITE_GOLDEN=1 ./sciz_tests --gtest_filter=Golden.*
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "core/checksum.hpp"
+#include "support/test_data.hpp"
+
+using namespace sciz;
+namespace fs = std::filesystem;
+
+namespace {
+struct Golden {
+  const char* fixture;
+  DType dtype;
+  const char* dims;
+  EbMode mode;
+  double eb;
+  const char* name;
+};
+const Golden kGoldens[] = {
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v1_isabel_f32_rel1e-3"},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2, "lorenzo_v1_ocean_nan_f32_rel1e-2"},
+    {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::abs, 0.5, "lorenzo_v1_mpas_f64_abs0.5"},
+};
+const fs::path kDir = fs::path(SCIZ_FIXTURES_DIR).parent_path() / "golden";
+}  // namespace
+
+TEST(Golden, DecodesToRecordedBitsAndEncoderIsStable) {
+  const bool write = std::getenv("SCIZ_WRITE_GOLDEN") != nullptr;
+  for (const auto& g : kGoldens) {
+    SCOPED_TRACE(g.name);
+    const auto raw = test::read_file(fs::path(SCIZ_FIXTURES_DIR) / g.fixture);
+    const Shape s = Shape::parse(g.dims);
+    ASSERT_EQ(raw.size(), s.count() * dtype_size(g.dtype));
+    CompressOptions o;
+    o.eb = {g.mode, g.eb};
+    o.device = Device::cpu;
+    const auto fresh = compress({raw.data(), g.dtype, s}, o);
+    const fs::path sp = kDir / (std::string(g.name) + ".sciz"), dp = kDir / (std::string(g.name) + ".xxh64");
+    if (write) {
+      std::vector<uint8_t> dec(raw.size());
+      decompress(fresh, dec.data(), dec.size(), Device::cpu);
+      std::ofstream(sp, std::ios::binary).write(reinterpret_cast<const char*>(fresh.data()), fresh.size());
+      std::ofstream(dp) << std::hex << xxh64(dec.data(), dec.size()) << "\n";
+    }
+    const auto golden = test::read_file(sp);
+    ASSERT_FALSE(golden.empty()) << "missing " << sp;
+    std::ifstream df(dp);
+    std::string digest;
+    df >> digest;
+    std::vector<uint8_t> dec(raw.size());
+    decompress(golden, dec.data(), dec.size(), Device::cpu);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(xxh64(dec.data(), dec.size())));
+    EXPECT_EQ(digest, buf) << "golden stream no longer decodes to the recorded bits";
+    const double eb = inspect(golden).eb_abs;
+    if (g.dtype == DType::f32) {
+      std::vector<float> a(s.count()), b(s.count());
+      std::memcpy(a.data(), raw.data(), raw.size());
+      std::memcpy(b.data(), dec.data(), dec.size());
+      EXPECT_EQ(test::check_bound(a, b, eb), "");
+    } else {
+      std::vector<double> a(s.count()), b(s.count());
+      std::memcpy(a.data(), raw.data(), raw.size());
+      std::memcpy(b.data(), dec.data(), dec.size());
+      EXPECT_EQ(test::check_bound(a, b, eb), "");
+    }
+    EXPECT_TRUE(fresh == golden) << "encoder output changed within format version 1: bump the version and add a golden";
+  }
+}
