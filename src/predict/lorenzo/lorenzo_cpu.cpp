@@ -83,11 +83,11 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
           for (uint32_t xx = 0; xx < b.vx; ++xx) {
             const uint64_t gi = linear(e, b, z, y, xx);
             const Prequant pq = prequantize(x[gi], p, row[xx]);
-            if (pq != kQuantized) {
+            if (pq != Prequant::kQuantized) {
               o.ei.push_back(gi);
               o.ev.push_back(x[gi]);
             }
-            fill[xx] = pq == kExactFill;
+            fill[xx] = pq == Prequant::kExactFill;
             if (!fill[xx] && first_valid < 0) first_valid = xx;
           }
           int32_t carry = first_valid >= 0 ? row[first_valid] : 0;  // the row fill rule

@@ -49,7 +49,7 @@ SCIZ_HD T reconstruct(int32_t d, T ebx2) {
 }
 
 // What prequantization decided for one value.
-enum Prequant : int {
+enum class Prequant : int {
   kQuantized = 0,  // d reconstructs x within the bound
   kExactKeep = 1,  // d is right but its reconstruction misses the bound by rounding: store x
                    // exactly and keep d, which still predicts the neighbours well
@@ -64,14 +64,14 @@ SCIZ_HD Prequant prequantize(T x, const QuantParams<T>& p, int32_t& d) {
   const T r = round_even(mul_rn(x, p.inv_ebx2));
   if (!(fabs(r) <= static_cast<T>(kMaxPrequant))) {  // also catches NaN and Inf
     d = 0;
-    return kExactFill;
+    return Prequant::kExactFill;
   }
   d = static_cast<int32_t>(r);
   const T rec = reconstruct(d, p.ebx2);
-  return fabs(static_cast<double>(x) - static_cast<double>(rec)) <= p.eb_check ? kQuantized : kExactKeep;
+  return fabs(static_cast<double>(x) - static_cast<double>(rec)) <= p.eb_check ? Prequant::kQuantized : Prequant::kExactKeep;
 }
 
-// Fill rule for kExactFill points (NaN land masks, huge values): inside each chunk row (the
+// Fill rule for Prequant::kExactFill points (NaN land masks, huge values): inside each chunk row (the
 // x-extent of a chunk at fixed z,y), such a point takes the d of the nearest quantized-or-kept
 // point before it in the row, or, when there is none, of the first such point after it, or 0
 // when the whole row is filled. The decoder never needs the fill (the exact value overrides
