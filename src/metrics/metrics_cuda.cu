@@ -7,9 +7,9 @@
 
 #include <sciz/error.hpp>
 
-#include <string>
 #include <vector>
 
+#include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "metrics/metrics.hpp"
 #include "metrics/metrics_math.hpp"
@@ -19,11 +19,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 8;  // enough resident warps to hide latency; more only adds partials
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    fail(Status::cuda_error, std::string("metrics: ") + what + " failed: " + cudaGetErrorString(e));
-}
 
 template <class T>
 __global__ void point_kernel(const T* orig, const T* dec, uint64_t n, PointStats* partial) {
@@ -52,8 +47,8 @@ __global__ void window_kernel(const T* orig, const T* dec, SsimGeom g, double c1
 
 unsigned grid_for(uint64_t work) {
   int device = 0, sms = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  SCIZ_CUDA_CHECK(cudaGetDevice(&device));
+  SCIZ_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const uint64_t cap = static_cast<uint64_t>(sms > 0 ? sms : 1) * kBlocksPerSm;
   const uint64_t need = (work + kThreads - 1) / kThreads;
   return static_cast<unsigned>(need < 1 ? 1 : (need < cap ? need : cap));
@@ -81,7 +76,7 @@ Quality compare_cuda(const T* d_orig, const T* d_dec, const Shape& shape, cudaSt
   const unsigned pb = grid_for(n);
   dev::Buffer<PointStats> d_pp(pb, s);
   point_kernel<T><<<pb, kThreads, 0, s>>>(d_orig, d_dec, n, d_pp.get());
-  check(cudaGetLastError(), "point kernel launch");
+  SCIZ_CUDA_CHECK_LAUNCH("metrics point_kernel");
   const PointStats p = merge_partials(d_pp, pb, point_identity(), CombinePoints{}, s);
 
   // The SSIM constants need the range of pass 1, hence two passes rather than one fused one.
@@ -91,7 +86,7 @@ Quality compare_cuda(const T* d_orig, const T* d_dec, const Shape& shape, cudaSt
   const unsigned wb = grid_for(g.count());
   dev::Buffer<WindowStats> d_wp(wb, s);
   window_kernel<T><<<wb, kThreads, 0, s>>>(d_orig, d_dec, g, c1, c2, d_wp.get());
-  check(cudaGetLastError(), "SSIM kernel launch");
+  SCIZ_CUDA_CHECK_LAUNCH("metrics window_kernel");
   const WindowStats w = merge_partials(d_wp, wb, window_identity(), CombineWindows{}, s);
   return finish(p, w, n);
 }

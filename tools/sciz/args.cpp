@@ -1,0 +1,185 @@
+#include "args.hpp"
+
+#include <sciz/error.hpp>
+#include <sciz/sciz.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "cli_error.hpp"
+
+namespace sciz::cli {
+
+const char* command_name(Command c) {
+  switch (c) {
+    case Command::compress: return "compress";
+    case Command::decompress: return "decompress";
+    case Command::info: return "info";
+    case Command::eval: return "eval";
+    case Command::version: return "--version";
+    default: return "--help";
+  }
+}
+
+namespace {
+
+struct Spec {
+  const char* short_name;  // may be nullptr
+  const char* long_name;
+  bool takes_value;
+  std::vector<Command> commands;  // where it applies
+};
+
+const std::vector<Spec>& specs() {
+  using C = Command;
+  const std::vector<C> data_in = {C::compress, C::eval};
+  static const std::vector<Spec> all = {
+      {"-i", "--input", true, {C::compress, C::decompress, C::info, C::eval}},
+      {"-o", "--output", true, {C::compress, C::decompress, C::eval}},
+      {"-t", "--type", true, data_in},
+      {"-d", "--dims", true, data_in},
+      {"-r", "--rel", true, data_in},
+      {"-a", "--abs", true, data_in},
+      {"-p", "--pipeline", true, data_in},
+      {nullptr, "--device", true, {C::compress, C::decompress, C::eval}},
+      {nullptr, "--radius", true, data_in},
+      {nullptr, "--runs", true, {C::eval}},
+      {"-q", "--quiet", false, {C::compress, C::decompress, C::eval}},
+      {nullptr, "--json", false, {C::info, C::eval}},
+  };
+  return all;
+}
+
+std::optional<Command> command_of(const std::string& s) {
+  for (Command c : {Command::compress, Command::decompress, Command::info, Command::eval})
+    if (s == command_name(c)) return c;
+  return std::nullopt;
+}
+
+double parse_bound(const std::string& opt, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  const double x = v.empty() ? 0.0 : std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size())
+    usage_error("error bound " + opt + " " + quote(v) + " is not a number");
+  if (!(std::isfinite(x) && x > 0) || errno == ERANGE)
+    usage_error("error bound " + opt + " " + quote(v) + " must be a finite number > 0");
+  return x;
+}
+
+long long parse_int(const std::string& opt, const std::string& v, long long lo, long long hi) {
+  errno = 0;
+  char* end = nullptr;
+  const long long x = v.empty() ? 0 : std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || x < lo || x > hi)
+    usage_error(opt + " " + quote(v) + " must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return x;
+}
+
+Shape parse_dims(const std::string& v) {
+  try {
+    return Shape::parse(v);
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    // Shape's own messages do not always repeat the text the user typed.
+    if (msg.find(quote(v)) != std::string::npos) usage_error(msg);
+    usage_error("bad dims " + quote(v) + ": " + msg);
+  }
+}
+
+void apply(Options& o, const Spec& s, const std::string& name, const std::string& v) {
+  const std::string ln = s.long_name;
+  try {
+    if (ln == "--input") o.input = v;
+    else if (ln == "--output") o.output = v;
+    else if (ln == "--type") o.dtype = parse_dtype(v), o.dtype_arg = v;
+    else if (ln == "--dims") o.dims = parse_dims(v), o.dims_arg = v;
+    else if (ln == "--rel") o.rel = parse_bound(name, v), o.rel_arg = v;
+    else if (ln == "--abs") o.abs = parse_bound(name, v), o.abs_arg = v;
+    else if (ln == "--pipeline") o.pipeline = v;
+    else if (ln == "--device") o.device = parse_device(v);
+    else if (ln == "--radius") o.radius = static_cast<int32_t>(parse_int(name, v, 1, 32768));
+    else if (ln == "--runs") o.runs = static_cast<int>(parse_int(name, v, 1, 100000));
+    else if (ln == "--quiet") o.quiet = true;
+    else if (ln == "--json") o.json = true;
+  } catch (const Error& e) {  // parse_dtype / parse_device already name the value
+    usage_error(e.what());
+  }
+}
+
+void check_complete(const Options& o) {
+  const std::string cmd = command_name(o.cmd);
+  if (o.input.empty()) usage_error(cmd + " needs an input: -i PATH");
+  if (o.output.empty() && (o.cmd == Command::compress || o.cmd == Command::decompress))
+    usage_error(cmd + " needs an output: -o PATH");
+  if (o.cmd == Command::compress || o.cmd == Command::eval) {
+    if (!o.rel && !o.abs) usage_error(cmd + " needs an error bound: -r REL or -a ABS");
+    if (o.rel && o.abs) usage_error("give -r or -a, not both (got -r " + quote(o.rel_arg) + " and -a " + quote(o.abs_arg) + ")");
+    const auto known = pipelines();
+    if (std::find(known.begin(), known.end(), o.pipeline) == known.end()) {
+      std::string list;
+      for (const auto& p : known) list += (list.empty() ? "" : ", ") + p;
+      usage_error("unknown pipeline " + quote(o.pipeline) + " (known: " + list + ")");
+    }
+  }
+}
+
+}  // namespace
+
+Options parse_args(const std::vector<std::string>& args) {
+  Options o;
+  if (args.empty()) usage_error("no command given (try 'sciz --help')");
+  const std::string& first = args[0];
+  if (first == "--help" || first == "-h" || first == "help") {
+    o.cmd = Command::help;
+    if (first == "help" && args.size() > 1) o.help_for = command_of(args[1]);
+    return o;
+  }
+  if (first == "--version" || first == "-V") {
+    o.cmd = Command::version;
+    return o;
+  }
+  const auto cmd = command_of(first);
+  if (!cmd) usage_error("unknown command " + quote(first) + " (expected compress, decompress, info or eval)");
+  o.cmd = *cmd;
+  // --help wins over everything else on the line, even over malformed options.
+  for (size_t k = 1; k < args.size(); ++k)
+    if (args[k] == "--help" || args[k] == "-h") {
+      o.help_for = o.cmd;
+      o.cmd = Command::help;
+      return o;
+    }
+
+  for (size_t k = 1; k < args.size(); ++k) {
+    std::string name = args[k], value;
+    bool inline_value = false;
+    if (name.rfind("--", 0) == 0) {
+      const auto eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        inline_value = true;
+      }
+    }
+    if (name.empty() || name[0] != '-') usage_error("unexpected argument " + quote(name) + " for " + first);
+    const Spec* spec = nullptr;
+    for (const auto& s : specs())
+      if (name == s.long_name || (s.short_name && name == s.short_name)) spec = &s;
+    if (!spec) usage_error("unknown option " + quote(name) + " for " + first + " (see 'sciz " + first + " --help')");
+    if (std::find(spec->commands.begin(), spec->commands.end(), o.cmd) == spec->commands.end())
+      usage_error("option " + quote(name) + " does not apply to " + first);
+    if (spec->takes_value && !inline_value) {
+      if (k + 1 >= args.size()) usage_error("option " + quote(name) + " needs a value");
+      value = args[++k];
+    } else if (!spec->takes_value && inline_value) {
+      usage_error("option " + quote(name) + " takes no value");
+    }
+    apply(o, *spec, name, value);
+  }
+  check_complete(o);
+  return o;
+}
+
+}  // namespace sciz::cli

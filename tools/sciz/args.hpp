@@ -1,0 +1,37 @@
+// Command-line parsing: argv -> one validated Options, or a usage error naming the culprit.
+#pragma once
+#include <sciz/types.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sciz::cli {
+
+enum class Command { compress, decompress, info, eval, help, version };
+
+struct Options {
+  Command cmd = Command::help;
+  std::optional<Command> help_for;  // `sciz CMD --help`
+  std::string input, output;
+  std::optional<DType> dtype;
+  std::optional<Shape> dims;
+  std::string dtype_arg, dims_arg, rel_arg, abs_arg;  // as typed, for messages
+  std::optional<double> rel, abs;
+  std::string pipeline = "lorenzo";
+  Device device = Device::auto_select;
+  int32_t radius = 512;
+  int runs = 1;
+  bool quiet = false;
+  bool json = false;
+
+  ErrorBound bound() const { return rel ? ErrorBound{EbMode::rel, *rel} : ErrorBound{EbMode::abs, *abs}; }
+};
+
+const char* command_name(Command c);
+
+// Throws CliError(kExitUsage) on any malformed or inapplicable option.
+Options parse_args(const std::vector<std::string>& args);
+
+}  // namespace sciz::cli

@@ -1,0 +1,134 @@
+#include "help.hpp"
+
+#include <sciz/sciz.hpp>
+
+#include "core/container.hpp"
+
+// The build may pass the project version; the fallback keeps a bare compile working.
+#ifndef SCIZ_VERSION
+#define SCIZ_VERSION "0.1.0"
+#endif
+
+namespace sciz::cli {
+
+namespace {
+
+std::string pipeline_list() {
+  std::string s;
+  for (const auto& p : pipelines()) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
+const char* kUsage =
+    "usage:\n"
+    "  sciz compress   -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
+    "                  [--device cpu|cuda|auto] [--radius N] [-q]\n"
+    "  sciz decompress -i IN.sciz -o OUT [--device cpu|cuda|auto] [-q]\n"
+    "  sciz info       -i IN.sciz [--json]\n"
+    "  sciz eval       -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
+    "                  [--device cpu|cuda|auto] [--radius N] [--runs N] [--json] [-q]\n"
+    "  sciz --help | sciz COMMAND --help | sciz --version\n";
+
+std::string input_text() {
+  return "input:\n"
+         "  A .npy file (recognised by its magic bytes; little-endian <f4 or <f8, C order) carries\n"
+         "  its own type and shape: -t and -d are then optional and, if given, must match it.\n"
+         "  Any other file is raw little-endian values and needs -t and -d; its size must be\n"
+         "  exactly product(DIMS) x 4 (f32) or x 8 (f64) bytes.\n"
+         "  DIMS lists 1 to 4 sizes slowest to fastest varying, like a numpy shape: -d 100x500x500\n"
+         "  is an array of shape (100, 500, 500) whose last index varies fastest in memory.\n";
+}
+
+std::string field_options() {
+  return "  -i, --input PATH     input field (raw or .npy)\n"
+         "  -t, --type T         f32 or f64 (float32/float64 also accepted)\n"
+         "  -d, --dims DIMS      e.g. 100x500x500, slowest to fastest varying\n"
+         "  -r, --rel REL        error bound relative to the value range (max - min of the\n"
+         "                       finite values): every point is kept within REL x range\n"
+         "  -a, --abs ABS        absolute error bound: every point is kept within ABS\n"
+         "  -p, --pipeline NAME  " + pipeline_list() + " (default lorenzo)\n"
+         "      --device D       cpu, cuda or auto (default auto: cuda when a GPU is usable)\n"
+         "      --radius N       lorenzo quantisation radius, 1..32768 (default 512)\n";
+}
+
+const char* kExit =
+    "exit status: 0 success, 1 data or stream error, 2 usage error,\n"
+    "             3 eval measured an error above the bound\n";
+
+}  // namespace
+
+std::string version_text() {
+  std::string s = "sciz " SCIZ_VERSION " (stream format " + std::to_string(kFormatVersion) + ", CUDA ";
+#if defined(SCIZ_HAVE_CUDA)
+  s += "built in";
+#else
+  s += "not built";
+#endif
+  return s + ")\n";
+}
+
+std::string help_text(std::optional<Command> cmd) {
+  if (!cmd || *cmd == Command::help || *cmd == Command::version) {
+    return "sciz " SCIZ_VERSION ": error-bounded lossy compression of float32/float64 fields (1 to 4 dims)\n\n" +
+           std::string(kUsage) +
+           "\ncommands:\n"
+           "  compress    field -> .sciz stream; every finite value kept within the bound,\n"
+           "              NaN/Inf kept bit for bit\n"
+           "  decompress  .sciz stream -> raw values, same type and exact size as the input\n"
+           "  info        describe a stream: header, bound, pipeline parameters, sections\n"
+           "  eval        compress + decompress + compare: ratio, errors, PSNR, SSIM, speed\n\n" +
+           input_text() + "\n" + kExit + "\nRun 'sciz COMMAND --help' for the options of one command.\n";
+  }
+  switch (*cmd) {
+    case Command::compress:
+      return "usage: sciz compress -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
+             "                     [--device cpu|cuda|auto] [--radius N] [-q]\n\n"
+             "Compresses a field into a .sciz stream. Exactly one of -r and -a is required.\n\n"
+             "options:\n" +
+             field_options() +
+             "  -o, --output PATH    the stream (written to PATH.tmp, renamed when complete)\n"
+             "  -q, --quiet          no summary or progress on stderr\n\n" +
+             input_text() + "\n" + kExit;
+    case Command::decompress:
+      return "usage: sciz decompress -i IN.sciz -o OUT [--device cpu|cuda|auto] [-q]\n\n"
+             "Decodes a stream into raw little-endian values of the original type, exactly\n"
+             "product(dims) x sizeof(type) bytes (never padded, no header); 'sciz info' tells\n"
+             "the type and dims.\n\n"
+             "options:\n"
+             "  -i, --input PATH     the .sciz stream\n"
+             "  -o, --output PATH    raw output (written to PATH.tmp, renamed when complete)\n"
+             "      --device D       cpu, cuda or auto (default auto)\n"
+             "  -q, --quiet          no progress on stderr\n\n" +
+             std::string(kExit);
+    case Command::info:
+      return "usage: sciz info -i IN.sciz [--json]\n\n"
+             "Describes a stream: format version, type, dims, error bound, value range, pipeline\n"
+             "and its parameters, and every section (id, offset, length, xxh64 checksum).\n"
+             "All checksums are verified.\n\n"
+             "options:\n"
+             "  -i, --input PATH     the .sciz stream\n"
+             "      --json           one JSON object instead of a table\n\n" +
+             std::string(kExit);
+    case Command::eval:
+      return "usage: sciz eval -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
+             "                 [--device cpu|cuda|auto] [--radius N] [--runs N] [--json] [-q]\n\n"
+             "Compresses and decompresses on the chosen device, compares the result with the\n"
+             "input and reports: ratio, bit rate, max abs error (and / eb), whether the bound held\n"
+             "(max abs error <= resolved eb and every NaN/Inf back exactly), PSNR, NRMSE, SSIM and\n"
+             "throughput (original bytes / median wall time of the API call, GB = 1e9 bytes).\n"
+             "Exits with 3 when the bound did not hold.\n\n"
+             "options:\n" +
+             field_options() +
+             "  -o, --output PATH    also keep the stream\n"
+             "      --runs N         time N compressions and N decompressions, report the median\n"
+             "                       (default 1)\n"
+             "      --json           one JSON object instead of a table (non-finite numbers,\n"
+             "                       e.g. the PSNR of an exact reconstruction, are null)\n"
+             "  -q, --quiet          no progress on stderr\n\n" +
+             input_text() + "\n" + kExit;
+    default:
+      return help_text(std::nullopt);
+  }
+}
+
+}  // namespace sciz::cli

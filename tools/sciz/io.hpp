@@ -1,0 +1,72 @@
+// Files in and out: input fields (raw or .npy), whole stream files, and outputs that appear
+// under their final name only once completely written.
+#pragma once
+#include <sciz/types.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "args.hpp"
+
+namespace sciz::cli {
+
+// Uninitialised on purpose: zero-filling a multi-GB buffer that fread overwrites anyway
+// costs as long as reading it.
+struct HostBuffer {
+  std::unique_ptr<uint8_t[]> p;
+  uint64_t size = 0;
+  static HostBuffer allocate(uint64_t n, const std::string& what);
+  uint8_t* data() const { return p.get(); }
+};
+
+struct Field {
+  DType dtype;
+  Shape shape;
+  HostBuffer data;  // exactly shape.count() * dtype_size(dtype) bytes
+  uint64_t bytes() const { return data.size; }
+};
+
+// Phase lines on stderr, only for big inputs and never with -q.
+class Progress {
+ public:
+  inline static constexpr uint64_t kThreshold = 256ull << 20;
+  Progress(bool quiet) : quiet_(quiet) {}
+  void consider(uint64_t input_bytes) { enabled_ = !quiet_ && input_bytes > kThreshold; }
+  void phase(const std::string& what) const;
+
+ private:
+  bool quiet_;
+  bool enabled_ = false;
+};
+
+// Reads -i as .npy (detected by its magic) or raw (-t and -d required), checks -t/-d against
+// an .npy header and the raw file size against the dims.
+Field read_field(const Options& o, Progress& progress);
+
+// The whole file, e.g. a .sciz stream.
+HostBuffer read_whole(const std::string& path, const char* role, Progress& progress);
+
+// Opens PATH.tmp at once, so an unwritable output fails before any expensive work, and
+// renames it to PATH on commit(). Destroyed without commit, it removes the temporary.
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  void write(const void* data, uint64_t n);
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  [[noreturn]] void failed(const std::string& why);
+  std::string path_, tmp_;
+  std::FILE* f_ = nullptr;
+  bool committed_ = false;
+};
+
+std::string human_bytes(uint64_t n);
+
+}  // namespace sciz::cli
