@@ -23,8 +23,8 @@ ValueRange value_range_cpu(const T* x, uint64_t n) {
   r.nonfinite = bad;
   r.finite = n - bad;
   if (r.finite) {
-    r.min = lo;
-    r.max = hi;
+    r.min = static_cast<double>(lo) + 0.0;  // -0 -> +0: the header must not depend on scan order
+    r.max = static_cast<double>(hi) + 0.0;
   }
   return r;
 }

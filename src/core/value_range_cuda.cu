@@ -72,9 +72,9 @@ ValueRange value_range_cuda(const T* d_x, uint64_t n, cudaStream_t stream) {
   }
   r.nonfinite = bad;
   r.finite = n - bad;
-  if (r.finite) {
-    r.min = lo;
-    r.max = hi;
+  if (r.finite) {  // + 0.0 turns -0 into +0: which zero a reduction keeps depends on its order
+    r.min = static_cast<double>(lo) + 0.0;
+    r.max = static_cast<double>(hi) + 0.0;
   }
   return r;
 }

@@ -1,0 +1,256 @@
+// sciz_bench: GPU throughput of the lorenzo pipeline on a real field, kernel by kernel and end
+// to end, against the device-to-device copy rate of the same GPU, plus the quality figures
+// (ratio, PSNR, every point checked against the bound). Timings: CUDA events (host clock for
+// the blocking end-to-end calls), median of --runs runs after warm-ups.
+#include <cuda_runtime.h>
+#include <sciz/sciz.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench_host.hpp"
+#include "core/cuda_check.cuh"
+#include "core/device.hpp"
+#include "core/geometry.hpp"
+#include "lossless/bitpack/bitpack.hpp"
+#include "lossless/bitpack/bitpack_cuda.cuh"
+#include "predict/lorenzo/lorenzo.hpp"
+#include "predict/lorenzo/lorenzo_cuda.cuh"
+
+using namespace sciz;
+using bench::Quality;
+
+namespace {
+
+struct Args {
+  std::string field, json;
+  Shape dims, tile{{1, 1, 1}};
+  double rel = 1e-3;
+  int runs = 30, warmups = 3;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr,
+               "sciz_bench: %s\nusage: sciz_bench --field PATH --dims ZxYxX [--tile AxBxC] [--rel 1e-3] [--runs 30] "
+               "[--json OUT]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  bool have_dims = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) usage("missing value after " + k);
+      return argv[++i];
+    };
+    if (k == "--field") a.field = val();
+    else if (k == "--dims") a.dims = Shape::parse(val()), have_dims = true;
+    else if (k == "--tile") a.tile = Shape::parse(val());
+    else if (k == "--rel") a.rel = std::stod(val());
+    else if (k == "--runs") a.runs = std::stoi(val());
+    else if (k == "--json") a.json = val();
+    else usage("unknown option " + k);
+  }
+  if (a.field.empty() || !have_dims) usage("--field and --dims are required");
+  if (a.tile.dims.size() != a.dims.dims.size()) usage("--tile needs as many factors as --dims has axes");
+  a.runs = std::max(a.runs, 20);
+  return a;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Median milliseconds of `body` between two events on the default stream. `prep` runs
+// before the start event (resetting counters and the like, not timed).
+double time_gpu(const Args& a, const std::function<void()>& body, const std::function<void()>& prep = [] {}) {
+  cudaEvent_t t0, t1;
+  SCIZ_CUDA_CHECK(cudaEventCreate(&t0));
+  SCIZ_CUDA_CHECK(cudaEventCreate(&t1));
+  std::vector<double> ms;
+  for (int i = 0; i < a.warmups + a.runs; ++i) {
+    prep();
+    SCIZ_CUDA_CHECK(cudaEventRecord(t0, nullptr));
+    body();
+    SCIZ_CUDA_CHECK(cudaEventRecord(t1, nullptr));
+    SCIZ_CUDA_CHECK(cudaEventSynchronize(t1));
+    float m = 0;
+    SCIZ_CUDA_CHECK(cudaEventElapsedTime(&m, t0, t1));
+    if (i >= a.warmups) ms.push_back(m);
+  }
+  SCIZ_CUDA_CHECK(cudaEventDestroy(t0));
+  SCIZ_CUDA_CHECK(cudaEventDestroy(t1));
+  return median(ms);
+}
+
+// Median milliseconds of a blocking host call.
+double time_host(const Args& a, const std::function<void()>& body) {
+  std::vector<double> ms;
+  for (int i = 0; i < a.warmups + a.runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    const auto t1 = std::chrono::steady_clock::now();
+    if (i >= a.warmups) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  return median(ms);
+}
+
+struct Row {
+  std::string stage;
+  double ms;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Args a = parse_args(argc, argv);
+  dev::require_available();
+  cudaDeviceProp prop{};
+  SCIZ_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  Shape shape;
+  const std::vector<float> x = bench::load_tiled(a.field, a.dims, a.tile, shape);
+  const uint64_t n = x.size(), bytes = n * sizeof(float);
+  const double gb = static_cast<double>(bytes) / 1e9;
+  std::printf("sciz_bench on %s: %s (%s tiled %s = %s, %.1f MB f32), rel %.0e, median of %d runs after %d warm-ups\n",
+              prop.name, a.field.c_str(), a.dims.str().c_str(), a.tile.str().c_str(), shape.str().c_str(), bytes / 1e6,
+              a.rel, a.runs, a.warmups);
+
+  // The bound the API would resolve, and the pipeline's own parameters.
+  CompressOptions opt;
+  opt.eb = {EbMode::rel, a.rel};
+  opt.device = Device::cuda;
+  const auto stream = compress({x.data(), DType::f32, shape}, opt);
+  const StreamInfo info = inspect(stream);
+  const Extent e = effective_extent(shape);
+  const ChunkShape c = lorenzo::default_chunk(e.ndim);
+  const auto qp = lorenzo::make_params<float>(info.eb_abs, lorenzo::kDefaultRadius);
+  const uint16_t centre = static_cast<uint16_t>(qp.radius);
+
+  dev::Buffer<float> d_x(n, nullptr), d_out(n, nullptr), d_copy(n, nullptr);
+  dev::Buffer<uint16_t> d_codes(n, nullptr), d_codes2(n, nullptr);
+  dev::copy_to_device(d_x.get(), x.data(), bytes, nullptr);
+  dev::sync(nullptr);
+  std::vector<Row> rows;
+
+  // (a) the yardstick: device-to-device copy of the same size
+  const double copy_ms = time_gpu(a, [&] { dev::copy_on_device(d_copy.get(), d_x.get(), bytes, nullptr); });
+  rows.push_back({"D2D copy (size/time)", copy_ms});
+
+  // (b) predict + quantize kernel alone
+  const uint64_t cap = std::min<uint64_t>(n, std::max<uint64_t>(1u << 20, n / 8));
+  dev::Buffer<unsigned long long> counts(2, nullptr);
+  dev::Buffer<uint64_t> oidx(cap, nullptr), eidx(cap, nullptr);
+  dev::Buffer<int32_t> oval(cap, nullptr);
+  dev::Buffer<float> evals(cap, nullptr);
+  const lorenzo::cuda::SparseSink<float> sink{counts.get(), oidx.get(), oval.get(), cap, eidx.get(), evals.get(), cap};
+  rows.push_back({"predict+quantize kernel",
+                  time_gpu(
+                      a, [&] { lorenzo::cuda::launch_quantize<float>(d_x.get(), e, c, qp, d_codes.get(), sink, nullptr); },
+                      [&] { SCIZ_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(unsigned long long), nullptr)); })});
+
+  // (c) reconstruct kernel alone, codes and sorted outliers already on the device
+  lorenzo::Sparse<float> sp;
+  lorenzo::compress_cuda<float>(d_x.get(), e, c, qp, d_codes.get(), sp, nullptr);
+  const uint64_t m = sp.outlier_idx.size();
+  dev::Buffer<uint64_t> d_oidx(m, nullptr);
+  dev::Buffer<int32_t> d_oval(m, nullptr);
+  dev::copy_to_device(d_oidx.get(), sp.outlier_idx.data(), m * 8, nullptr);
+  dev::copy_to_device(d_oval.get(), sp.outlier_val.data(), m * 4, nullptr);
+  rows.push_back({"reconstruct kernel", time_gpu(a, [&] {
+                    lorenzo::cuda::launch_reconstruct<float>(d_codes.get(), d_oidx.get(), d_oval.get(), m, e, c, qp,
+                                                             d_out.get(), nullptr);
+                  })});
+
+  // (d) bitpack on the device (encode includes its one sync to learn the length)
+  dev::Buffer<uint8_t> d_enc(bitpack::max_encoded_bytes(n), nullptr);
+  uint64_t enc_bytes = 0;
+  rows.push_back({"bitpack encode", time_gpu(a, [&] {
+                    enc_bytes = bitpack::cuda::encode(d_codes.get(), n, centre, d_enc.get(), nullptr);
+                  })});
+  rows.push_back({"bitpack decode", time_gpu(a, [&] {
+                    bitpack::cuda::decode(d_enc.get(), n, centre, d_codes2.get(), nullptr);
+                  })});
+  {
+    std::vector<uint16_t> h1(n), h2(n);
+    dev::copy_to_host(h1.data(), d_codes.get(), n * 2, nullptr);
+    dev::copy_to_host(h2.data(), d_codes2.get(), n * 2, nullptr);
+    dev::sync(nullptr);
+    if (h1 != h2) std::printf("ERROR: bitpack decode did not return the encoded codes\n");
+  }
+
+  // (e) end to end through the public API, host memory in and out
+  std::vector<uint8_t> st;
+  std::vector<float> y(n);
+  rows.push_back({"e2e compress (pageable host)", time_host(a, [&] { st = compress({x.data(), DType::f32, shape}, opt); })});
+  rows.push_back({"e2e decompress (pageable host)",
+                  time_host(a, [&] { decompress(st, y.data(), bytes, Device::cuda); })});
+  SCIZ_CUDA_CHECK(cudaHostRegister(const_cast<float*>(x.data()), bytes, cudaHostRegisterDefault));
+  SCIZ_CUDA_CHECK(cudaHostRegister(y.data(), bytes, cudaHostRegisterDefault));
+  rows.push_back({"e2e compress (pinned host)", time_host(a, [&] { st = compress({x.data(), DType::f32, shape}, opt); })});
+  rows.push_back({"e2e decompress (pinned host)", time_host(a, [&] { decompress(st, y.data(), bytes, Device::cuda); })});
+  SCIZ_CUDA_CHECK(cudaHostUnregister(y.data()));
+  SCIZ_CUDA_CHECK(cudaHostUnregister(const_cast<float*>(x.data())));
+
+  // Quality, every point checked; and the CPU twin must write the very same stream.
+  Quality q;
+  q.eb = info.eb_abs;
+  q.stream_bytes = st.size();
+  q.ratio = static_cast<double>(bytes) / static_cast<double>(st.size());
+  q.outliers = m;
+  q.exact = sp.exact_idx.size();
+  bench::check_quality(x, y, info.eb_abs, q);
+  CompressOptions cpu_opt = opt;
+  cpu_opt.device = Device::cpu;
+  q.same_as_cpu = compress({x.data(), DType::f32, shape}, cpu_opt) == st;
+
+  std::printf("\nquality: ratio %.2f (%llu bytes), PSNR %.2f dB, max |err| %.6g vs eb %.6g (%.4f eb), %llu points "
+              "over the bound: %s\n",
+              q.ratio, static_cast<unsigned long long>(q.stream_bytes), q.psnr, q.max_err, q.eb, q.max_err / q.eb,
+              static_cast<unsigned long long>(q.bad_points), q.bad_points == 0 ? "PASS" : "FAIL");
+  std::printf("outliers %llu (%.3f%%), exact values %llu, bitpacked codes %llu bytes, GPU stream == CPU stream: %s\n",
+              static_cast<unsigned long long>(q.outliers), 100.0 * q.outliers / n,
+              static_cast<unsigned long long>(q.exact), static_cast<unsigned long long>(enc_bytes),
+              q.same_as_cpu ? "yes" : "NO");
+
+  const double copy_gbs = gb / (copy_ms / 1e3);
+  std::printf("D2D copy: %.1f GB/s as bytes read+written / time, %.1f GB/s as size / time\n", 2 * copy_gbs, copy_gbs);
+  std::printf("\nGB/s = field bytes (%.1f MB f32) / median time; 'of copy' = that rate / D2D copy size/time rate\n",
+              bytes / 1e6);
+  std::printf("%-32s %10s %10s %8s\n", "stage", "ms", "GB/s", "of copy");
+  for (const auto& r : rows) {
+    const double gbs = gb / (r.ms / 1e3);
+    std::printf("%-32s %10.3f %10.1f %8.3f\n", r.stage.c_str(), r.ms, gbs, gbs / copy_gbs);
+  }
+
+  if (!a.json.empty()) {
+    std::ofstream j(a.json);
+    j << "{\n  \"device\": \"" << prop.name << "\",\n  \"field\": \"" << a.field << "\",\n  \"shape\": \"" << shape.str()
+      << "\",\n  \"bytes\": " << bytes << ",\n  \"rel\": " << a.rel << ",\n  \"eb_abs\": " << q.eb
+      << ",\n  \"runs\": " << a.runs << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
+      << ",\n  \"max_abs_err\": " << q.max_err << ",\n  \"points_over_bound\": " << q.bad_points
+      << ",\n  \"bound_check\": \"" << (q.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"same_stream_as_cpu\": "
+      << (q.same_as_cpu ? "true" : "false") << ",\n  \"copy_gbs_read_plus_write\": " << 2 * copy_gbs
+      << ",\n  \"stages\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const double gbs = gb / (rows[i].ms / 1e3);
+      j << "    {\"stage\": \"" << rows[i].stage << "\", \"ms\": " << rows[i].ms << ", \"gbs\": " << gbs
+        << ", \"of_copy\": " << gbs / copy_gbs << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    j << "  ]\n}\n";
+  }
+  return q.bad_points == 0 && q.same_as_cpu ? 0 : 1;
+} catch (const std::exception& ex) {
+  std::fprintf(stderr, "sciz_bench: %s\n", ex.what());
+  return 1;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The whole GPU check in one call on a CUDA machine: Release build, GPU tests, CPU tests,
+# the benchmark on the tiled Isabel field at three bounds, then a compact summary (last).
+# Full logs go to $OUT when set (the device runner fetches that folder), else build-gpu/logs.
+# Budget: well under 9 minutes; every step has its own timeout.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+LOG=${OUT:-$ROOT/build-gpu/logs}
+mkdir -p "$LOG"
+T0=$(date +%s)
+elapsed() { echo $(($(date +%s) - T0)); }
+say() { echo "[$(elapsed)s] $*"; }
+
+FIELD_NAME=isabel_TCf25_downsampled5xy_100x100x100.f32
+FIELD=.devdata/$FIELD_NAME
+# .devdata may be carried split into subfolders: look for the file anywhere under it.
+[ -f "$FIELD" ] || FIELD=$(find .devdata -name "$FIELD_NAME" 2>/dev/null | head -1)
+[ -n "$FIELD" ] || FIELD=.devdata/$FIELD_NAME
+summary=()
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$LOG/gpu.txt" 2>/dev/null ||
+  echo "unknown GPU (no nvidia-smi)" > "$LOG/gpu.txt"
+say "GPU: $(head -1 "$LOG/gpu.txt")"
+
+# 1. configure + build
+cfg=(-G Ninja -DCMAKE_BUILD_TYPE=Release)
+# CMake < 3.26 knows no C++20 flag for nvcc and refuses to generate CUDA targets of a C++20
+# project; naming the flag here is harmless where CMake knows it.
+cfg+=(-DCMAKE_CUDA20_STANDARD_COMPILE_OPTION=-std=c++20 -DCMAKE_CUDA20_EXTENSION_COMPILE_OPTION=-std=c++20)
+[ -d .deps/googletest ] && cfg+=("-DSCIZ_GTEST_SRC=$ROOT/.deps/googletest")
+if ! timeout 120 cmake -S . -B build-gpu "${cfg[@]}" > "$LOG/configure.log" 2>&1; then
+  tail -40 "$LOG/configure.log"
+  echo "SUMMARY: configure FAILED (log: $LOG/configure.log)"
+  exit 1
+fi
+if ! timeout 300 ninja -C build-gpu -j16 > "$LOG/build.log" 2>&1; then
+  grep -A25 -m3 "FAILED\|error" "$LOG/build.log" | head -80
+  echo "SUMMARY: build FAILED (log: $LOG/build.log)"
+  exit 1
+fi
+say "build ok"
+summary+=("build: ok ($(elapsed)s)")
+
+# ctest's closing line, "N% tests passed, M tests failed out of K", condensed.
+ctest_line() { grep -E "tests passed|No tests were found" "$1" | tail -1; }
+
+# 2. tests: GPU first (the point of this machine), then the CPU suite as time allows
+timeout 240 ctest --test-dir build-gpu -L gpu --output-on-failure -j4 > "$LOG/ctest_gpu.log" 2>&1
+gpu_rc=$?
+grep -E "\*\*\*Failed|\*\*\*Exception|\*\*\*Timeout|Not Run" "$LOG/ctest_gpu.log" | head -20
+grep -A12 -m4 -E ": Failure$|C\+\+ exception" "$LOG/ctest_gpu.log" | head -60
+say "gpu tests rc=$gpu_rc: $(ctest_line "$LOG/ctest_gpu.log")"
+summary+=("gpu tests: $(ctest_line "$LOG/ctest_gpu.log") (rc $gpu_rc)")
+
+if [ "$(elapsed)" -lt 300 ]; then
+  timeout 150 ctest --test-dir build-gpu -L cpu -j16 --output-on-failure > "$LOG/ctest_cpu.log" 2>&1
+  cpu_rc=$?
+  grep -E "\*\*\*Failed|\*\*\*Exception|Timeout" "$LOG/ctest_cpu.log" | head -20
+  say "cpu tests rc=$cpu_rc: $(ctest_line "$LOG/ctest_cpu.log")"
+  summary+=("cpu tests: $(ctest_line "$LOG/ctest_cpu.log") (rc $cpu_rc)")
+else
+  summary+=("cpu tests: skipped for time")
+fi
+
+# 3. benchmark: Isabel 100^3 tiled 5x5x5 = 500^3 f32 (500 MB)
+bench_rows=()
+if [ ! -f "$FIELD" ]; then
+  echo "ERROR: $FIELD is missing: carry .devdata to the device machine"
+  summary+=("bench: $FIELD missing")
+else
+  for rel in 1e-2 1e-3 1e-4; do
+    if [ "$(elapsed)" -gt 460 ]; then
+      summary+=("bench rel $rel: skipped for time")
+      continue
+    fi
+    timeout 120 build-gpu/sciz_bench --field "$FIELD" --dims 100x100x100 --tile 5x5x5 --rel "$rel" --runs 20 \
+      --json "$LOG/bench_$rel.json" > "$LOG/bench_$rel.log" 2>&1
+    rc=$?
+    say "bench rel $rel rc=$rc"
+    cat "$LOG/bench_$rel.log"
+    bench_rows+=("$rel:$rc")
+  done
+fi
+
+# 4. compact summary, last
+j() {  # value of a top-level numeric/string key in a bench json
+  grep -m1 "\"$2\":" "$1" | sed -E 's/.*": "?([^",]*)"?,?$/\1/'
+}
+s() {  # GB/s and fraction of copy of one stage
+  grep "\"stage\": \"$2" "$1" | head -1 | sed -E 's/.*"gbs": ([0-9.eE+-]+), "of_copy": ([0-9.eE+-]+).*/\1 \2/' |
+    awk '{printf "%7.0f (%.2f)", $1, $2}'
+}
+echo
+echo "==================== SUMMARY ($(head -1 "$LOG/gpu.txt"), $(elapsed)s) ===================="
+for line in "${summary[@]}"; do echo "$line"; done
+if [ ${#bench_rows[@]} -gt 0 ]; then
+  echo "bench: 500x500x500 f32 (Isabel tiled 5x5x5); GB/s = field bytes / median time, (x) = fraction of D2D copy"
+  printf "%-6s %7s %7s %5s %4s %9s %15s %15s %15s %15s %15s %15s\n" rel ratio PSNR bound ==cpu copyGB/s \
+    quantize reconstruct bp-encode bp-decode e2e-comp e2e-decomp
+  for row in "${bench_rows[@]}"; do
+    rel=${row%%:*}
+    f="$LOG/bench_$rel.json"
+    if [ ! -s "$f" ]; then
+      echo "$rel: no result (rc ${row##*:}, see $LOG/bench_$rel.log)"
+      continue
+    fi
+    printf "%-6s %7.2f %7.2f %5s %4s %9.0f %15s %15s %15s %15s %15s %15s\n" "$rel" "$(j "$f" ratio)" "$(j "$f" psnr_db)" \
+      "$(j "$f" bound_check)" "$(j "$f" same_stream_as_cpu | sed 's/true/yes/;s/false/NO/')" \
+      "$(awk "BEGIN{print $(j "$f" copy_gbs_read_plus_write)/2}")" \
+      "$(s "$f" "predict+quantize")" "$(s "$f" "reconstruct")" "$(s "$f" "bitpack encode")" \
+      "$(s "$f" "bitpack decode")" "$(s "$f" "e2e compress (pinned")" "$(s "$f" "e2e decompress (pinned")"
+  done
+  echo "(e2e = public API, host memory in/out, pinned; pageable figures are in the per-bound logs)"
+fi

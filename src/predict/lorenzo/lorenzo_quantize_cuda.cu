@@ -1,0 +1,220 @@
+// Predict + quantize: one CTA per chunk. Each thread loads its points (all loads issued before
+// any is used), prequantizes them, applies the row fill rule, and stores d in shared memory with
+// a zero halo at index -1 of every predicted axis, so lorenzo::delta's at(-1) is a plain load.
+#include <cub/block/block_scan.cuh>
+
+#include "core/cuda_check.cuh"
+#include "predict/lorenzo/lorenzo_cuda.cuh"
+#include "predict/lorenzo/lorenzo_tile.cuh"
+
+namespace sciz::lorenzo::cuda {
+namespace {
+
+// Shared layout of d with the zero halo; only the axes delta looks back along get one.
+template <class Tl, int ND>
+struct Halo {
+  static constexpr int hz = ND >= 3, hy = ND >= 2;
+  static constexpr int pz = Tl::cz + hz, py = Tl::cy + hy, px = Tl::cx + 1;
+  static constexpr int volume = pz * py * px;
+  __device__ static int slot(int z, int y, int x) { return ((z + hz) * py + (y + hy)) * px + (x + 1); }
+
+  __device__ static void zero(int32_t* s) {  // halo cells only, so no barrier against the interior writes
+    for (int i = threadIdx.x; i < pz * py; i += kThreads) s[i * px] = 0;
+    if (hy)
+      for (int i = threadIdx.x; i < pz * px; i += kThreads) s[(i / px) * py * px + i % px] = 0;
+    if (hz)
+      for (int i = threadIdx.x; i < py * px; i += kThreads) s[i] = 0;
+  }
+};
+
+// Appends entry(k) = (key, value) for every point k whose bit is set, with one atomic per CTA:
+// tight bounds can flag millions of points, which must not serialize on one counter. The
+// order inside the lists does not matter (they are sorted afterwards). Block-uniform call.
+template <int K, class V, class Entry>
+__device__ void push_block(uint32_t bits, unsigned long long* counter, uint64_t cap, uint64_t* keys, V* vals,
+                           const Entry& entry) {
+  using Scan = cub::BlockScan<int, kThreads>;
+  __shared__ typename Scan::TempStorage tmp;
+  __shared__ unsigned long long base;
+  int offset = 0, total = 0;
+  Scan(tmp).ExclusiveSum(__popc(bits), offset, total);
+  if (threadIdx.x == 0) base = atomicAdd(counter, static_cast<unsigned long long>(total));
+  __syncthreads();
+  uint64_t at = base + static_cast<uint64_t>(offset);
+#pragma unroll 1
+  for (int k = 0; k < K; ++k) {
+    if (!(bits >> k & 1u)) continue;
+    if (at < cap) entry(k, keys[at], vals[at]);
+    ++at;
+  }
+}
+
+// Row fill rule (lorenzo_math.hpp) for rows of 32: a warp holds one row, lane = x.
+__device__ int32_t fill_row32(int32_t d, bool valid, bool fill) {
+  if (!__ballot_sync(kFullMask, fill)) return d;
+  const unsigned keep = __ballot_sync(kFullMask, valid && !fill);
+  const unsigned before = keep & ((1u << lane_id()) - 1u);
+  const int src = before ? 31 - __clz(before) : (keep ? __ffs(keep) - 1 : static_cast<int>(lane_id()));
+  const int32_t got = __shfl_sync(kFullMask, d, src);
+  return fill && keep ? got : d;
+}
+
+// Row fill rule for the 1-D tile, whose single row spans the CTA. keep[s] has bit i set when
+// point 32 s + i is valid and not a fill point. Rare (NaN masks): callers branch around it.
+template <class Tl, int ND>
+__device__ void fill_row_block(int32_t* s_d, const unsigned* keep, uint32_t fill_bits) {
+  constexpr int kSegs = Tl::cx / 32;
+  static_assert(kSegs == 64 && Tl::cy == 1 && Tl::cz == 1, "block fill is for the 1-D tile");
+  using H = Halo<Tl, ND>;
+  __shared__ int prev_keep[kSegs];  // last kept point in segments before s, or -1
+  __shared__ int first_keep;
+  if (threadIdx.x < 32) {
+    const int l = threadIdx.x;
+    const unsigned m0 = keep[2 * l], m1 = keep[2 * l + 1];
+    const int last0 = m0 ? 64 * l + 31 - __clz(m0) : -1;
+    const int last1 = m1 ? 64 * l + 63 - __clz(m1) : last0;
+    int incl = last1;
+    for (int off = 1; off < 32; off <<= 1) {
+      const int t = __shfl_up_sync(kFullMask, incl, off);
+      if (l >= off) incl = max(incl, t);
+    }
+    int excl = __shfl_up_sync(kFullMask, incl, 1);
+    if (l == 0) excl = -1;
+    prev_keep[2 * l] = excl;
+    prev_keep[2 * l + 1] = max(excl, last0);
+    const unsigned any = __ballot_sync(kFullMask, (m0 | m1) != 0);
+    if (l == 0) {
+      int first = -1;
+      if (any) {
+        const int s = 2 * (__ffs(any) - 1) + (keep[2 * (__ffs(any) - 1)] ? 0 : 1);
+        first = 32 * s + __ffs(keep[s]) - 1;
+      }
+      first_keep = first;
+    }
+  }
+  __syncthreads();
+  for (int k = 0; k < Tl::per_thread; ++k) {
+    if (!(fill_bits >> k & 1u)) continue;
+    const int x = threadIdx.x + kThreads * k, s = x / 32;
+    const unsigned before = keep[s] & ((1u << (x % 32)) - 1u);
+    int src = before ? 32 * s + 31 - __clz(before) : prev_keep[s];
+    if (src < 0) src = first_keep;
+    if (src >= 0) s_d[H::slot(0, 0, x)] = s_d[H::slot(0, 0, src)];  // sources are kept points: never written here
+  }
+}
+
+// Sparse finds are rare, so the hot loops only set a bit per point; the appends run in a
+// second, block-uniform pass (re-reading x, recomputing delta) only when some bit is set.
+// That keeps registers low enough for four CTAs per SM.
+template <class T, class Tl, int ND>
+__global__ void __launch_bounds__(kThreads) quantize_kernel(const T* __restrict__ x, Extent e, ChunkGrid g,
+                                                            QuantParams<T> p, uint16_t* __restrict__ codes,
+                                                            SparseSink<T> sink) {
+  using H = Halo<Tl, ND>;
+  constexpr int K = Tl::per_thread;
+  __shared__ int32_t s_d[H::volume];
+  __shared__ unsigned s_keep[Tl::volume / 32];
+  const uint64_t id = blockIdx.x;
+  const Box b = chunk_box<Tl>(id, e, g);
+  H::zero(s_d);
+  auto point = [&](int k, int& z, int& y, int& xx) {
+    const int i = threadIdx.x + kThreads * k;
+    z = Tl::z_of(i), y = Tl::y_of(i), xx = Tl::x_of(i);
+    return inside(b, z, y, xx);
+  };
+
+  T v[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    int z, y, xx;
+    v[k] = point(k, z, y, xx) ? x[linear_index(b, e, z, y, xx)] : T(0);
+  }
+  uint32_t exact_bits = 0, fill_bits = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    int z, y, xx;
+    const bool valid = point(k, z, y, xx);
+    int32_t d = 0;
+    const Prequant pq = valid ? prequantize(v[k], p, d) : Prequant::kQuantized;
+    const bool fill = valid && pq == Prequant::kExactFill;
+    exact_bits |= static_cast<uint32_t>(valid && pq != Prequant::kQuantized) << k;
+    if constexpr (Tl::cx == 32) {
+      d = fill_row32(d, valid, fill);
+    } else {
+      const unsigned keep = __ballot_sync(kFullMask, valid && !fill);
+      if (lane_id() == 0) s_keep[(threadIdx.x + kThreads * k) / 32] = keep;
+      fill_bits |= static_cast<uint32_t>(fill) << k;
+    }
+    s_d[H::slot(z, y, xx)] = d;
+  }
+  if constexpr (Tl::cx != 32) {
+    if (__syncthreads_or(fill_bits != 0)) fill_row_block<Tl, ND>(s_d, s_keep, fill_bits);
+  }
+  if (__syncthreads_or(exact_bits != 0)) {  // also the barrier before delta reads s_d
+    push_block<K>(exact_bits, &sink.counts[1], sink.exact_cap, sink.exact_idx, sink.exact_val,
+                  [&](int k, uint64_t& key, T& val) {
+                    int z, y, xx;
+                    point(k, z, y, xx);
+                    key = linear_index(b, e, z, y, xx);
+                    val = x[key];
+                  });
+  }
+
+  auto at = [&](int z, int y, int xx) -> int32_t { return s_d[H::slot(z, y, xx)]; };
+  uint32_t outlier_bits = 0;
+#pragma unroll 1  // unrolled, the compiler hoists every shared load and runs out of registers
+  for (int k = 0; k < K; ++k) {
+    int z, y, xx;
+    const bool valid = point(k, z, y, xx);
+    uint16_t code = 0;
+    const bool in_range = to_code(delta(at, z, y, xx, ND), p.radius, code);
+    if (valid) codes[linear_index(b, e, z, y, xx)] = code;
+    outlier_bits |= static_cast<uint32_t>(valid && !in_range) << k;
+  }
+  if (__syncthreads_or(outlier_bits != 0)) {
+    push_block<K>(outlier_bits, &sink.counts[0], sink.outlier_cap, sink.outlier_idx, sink.outlier_val,
+                  [&](int k, uint64_t& key, int32_t& val) {
+                    int z, y, xx;
+                    point(k, z, y, xx);
+                    key = chunk_major_index(id, Tl::shape(), z, y, xx);
+                    val = delta(at, z, y, xx, ND);
+                  });
+  }
+}
+
+template <class T, class Tl, int ND>
+void launch(const T* d_x, const Extent& e, const QuantParams<T>& p, uint16_t* d_codes, const SparseSink<T>& sink,
+            cudaStream_t s) {
+  const ChunkGrid g = chunk_grid(e, Tl::shape());
+  const unsigned blocks = chunk_blocks(g);
+  if (blocks == 0) return;
+  quantize_kernel<T, Tl, ND><<<blocks, kThreads, 0, s>>>(d_x, e, g, p, d_codes, sink);
+  SCIZ_CUDA_CHECK_LAUNCH("lorenzo quantize_kernel");
+}
+
+}  // namespace
+
+bool supported_chunk(const ChunkShape& c) {
+  return same_shape(c, Tile1::shape()) || same_shape(c, Tile2::shape()) || same_shape(c, Tile3::shape());
+}
+
+template <class T>
+void launch_quantize(const T* d_x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* d_codes,
+                     const SparseSink<T>& sink, cudaStream_t s) {
+  require(same_shape(c, default_chunk(e.ndim)), Status::unsupported,
+          "lorenzo (CUDA): compresses a " + std::to_string(e.ndim) + "-D field only with chunk " +
+              shape_str(default_chunk(e.ndim)) + ", not " + shape_str(c));
+  if (e.ndim == 1)
+    launch<T, Tile1, 1>(d_x, e, p, d_codes, sink, s);
+  else if (e.ndim == 2)
+    launch<T, Tile2, 2>(d_x, e, p, d_codes, sink, s);
+  else
+    launch<T, Tile3, 3>(d_x, e, p, d_codes, sink, s);
+}
+
+template void launch_quantize<float>(const float*, const Extent&, const ChunkShape&, const QuantParams<float>&,
+                                     uint16_t*, const SparseSink<float>&, cudaStream_t);
+template void launch_quantize<double>(const double*, const Extent&, const ChunkShape&, const QuantParams<double>&,
+                                      uint16_t*, const SparseSink<double>&, cudaStream_t);
+
+}  // namespace sciz::lorenzo::cuda

@@ -1,0 +1,220 @@
+// Reconstruction as an N-D partial sum (cuSZ+ IV-B), one CTA per chunk: residuals from codes,
+// plus this chunk's outliers, then inclusive sums along x, y and z. Integer sums are exact and
+// order-free, so any parallel order equals the CPU's loops; wrap_add keeps hostile streams
+// defined. Points outside an edge chunk's valid box only feed sums at larger indices, which
+// are never written out, so they need no masking.
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+
+#include "core/cuda_check.cuh"
+#include "predict/lorenzo/lorenzo_cuda.cuh"
+#include "predict/lorenzo/lorenzo_tile.cuh"
+
+namespace sciz::lorenzo::cuda {
+namespace {
+
+// Shared layout of the residuals, indexed by the chunk-local offset (z cy + y) cx + x.
+// 1-D: a pad word per 32 so the blocked reads of the block scan (8 consecutive per thread)
+// hit distinct banks. 2-D: rows of 33 so a warp reading a column hits distinct banks.
+template <class Tl>
+struct Layout {
+  static constexpr bool one_d = Tl::cx > 32;
+  static constexpr int px = Tl::cx + (Tl::cy == 32 ? 1 : 0);
+  static constexpr int size = one_d ? Tl::volume + Tl::volume / 32 : Tl::cz * Tl::cy * px;
+  __device__ static int slot(int off) {
+    if constexpr (one_d)
+      return off + off / 32;
+    else
+      return (off / Tl::cx) * px + off % Tl::cx;
+  }
+};
+
+struct WrapAdd {
+  __device__ int32_t operator()(int32_t a, int32_t b) const { return wrap_add(a, b); }
+};
+
+__device__ int32_t warp_inclusive_sum(int32_t v) {
+  for (int off = 1; off < 32; off <<= 1) {
+    const int32_t t = __shfl_up_sync(kFullMask, v, off);
+    if (static_cast<int>(lane_id()) >= off) v = wrap_add(v, t);
+  }
+  return v;
+}
+
+// First i with a[i] >= key in a sorted array: a 32-way search, so a million outliers take
+// four dependent loads instead of twenty. Called by a whole warp; every lane gets the answer.
+__device__ uint64_t warp_lower_bound(const uint64_t* __restrict__ a, uint64_t n, uint64_t key) {
+  uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint64_t step = (hi - lo + 31) / 32;
+    const uint64_t probe = lo + lane_id() * step;
+    const int below = __popc(__ballot_sync(kFullMask, probe < hi && a[probe] < key));
+    if (below == 0) {
+      hi = lo;
+    } else {
+      const uint64_t last = lo + (below - 1) * step;  // a[last] < key <= a[last + step] if in range
+      hi = std::min(hi, last + step);
+      lo = last + 1;
+    }
+  }
+  return lo;
+}
+
+// Adds the chunk's run of outliers into q (which lives in registers, thread-striped).
+template <class Tl, int K>
+__device__ void add_outliers(int32_t (&q)[K], int32_t* s_q, const uint64_t* __restrict__ oidx,
+                             const int32_t* __restrict__ oval, uint64_t nout, uint64_t id) {
+  using L = Layout<Tl>;
+  __shared__ uint64_t s_run[2];
+  const unsigned warp = threadIdx.x / 32;
+  if (warp < 2) {
+    const uint64_t r = warp_lower_bound(oidx, nout, (id + warp) * Tl::volume);
+    if (lane_id() == 0) s_run[warp] = r;
+  }
+  __syncthreads();
+  const uint64_t first = s_run[0], last = s_run[1];
+  if (first >= last) return;  // block-uniform
+#pragma unroll
+  for (int k = 0; k < K; ++k) s_q[L::slot(threadIdx.x + kThreads * k)] = q[k];
+  __syncthreads();
+  for (uint64_t j = first + threadIdx.x; j < last; j += kThreads) {
+    const uint64_t off = oidx[j] - id * Tl::volume;  // < volume for a sorted list; checked anyway
+    if (off < Tl::volume) s_q[L::slot(static_cast<int>(off))] = wrap_add(s_q[L::slot(static_cast<int>(off))], oval[j]);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) q[k] = s_q[L::slot(threadIdx.x + kThreads * k)];
+  __syncthreads();  // s_q is rewritten by the sums next
+}
+
+// 1-D: one row of 2048 is a block-wide scan; blocked items come from shared memory.
+template <class Tl, int K>
+__device__ void partial_sums_1d(int32_t (&q)[K], int32_t* s_q) {
+  using L = Layout<Tl>;
+  using Scan = cub::BlockScan<int32_t, kThreads>;
+  __shared__ typename Scan::TempStorage tmp;
+#pragma unroll
+  for (int k = 0; k < K; ++k) s_q[L::slot(threadIdx.x + kThreads * k)] = q[k];
+  __syncthreads();
+  int32_t items[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) items[j] = s_q[L::slot(threadIdx.x * K + j)];
+  Scan(tmp).InclusiveScan(items, items, WrapAdd{});
+#pragma unroll
+  for (int j = 0; j < K; ++j) s_q[L::slot(threadIdx.x * K + j)] = items[j];
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) q[k] = s_q[L::slot(threadIdx.x + kThreads * k)];
+}
+
+// 2-D / 3-D (rows of 32): x by warp shuffles in registers, y and z through shared memory.
+template <class Tl, int K>
+__device__ void partial_sums_rows(int32_t (&q)[K], int32_t* s_q) {
+  using L = Layout<Tl>;
+  constexpr int CZ = Tl::cz, CY = Tl::cy, CX = Tl::cx;
+#pragma unroll
+  for (int k = 0; k < K; ++k) s_q[L::slot(threadIdx.x + kThreads * k)] = warp_inclusive_sum(q[k]);
+  __syncthreads();
+  if constexpr (CY == 32) {  // a warp scans a whole column, lane = y
+    static_assert(CZ * CX % (kThreads / 32) == 0, "columns per warp");
+    for (int c = threadIdx.x / 32; c < CZ * CX; c += kThreads / 32) {
+      const int z = c / CX, x = c % CX, at = L::slot((z * CY + static_cast<int>(lane_id())) * CX + x);
+      s_q[at] = warp_inclusive_sum(s_q[at]);
+    }
+  } else {  // a thread scans one short column
+    static_assert(CZ * CX == kThreads, "one (z, x) column per thread");
+    const int z = threadIdx.x / CX, x = threadIdx.x % CX;
+    int32_t acc = 0;
+#pragma unroll
+    for (int y = 0; y < CY; ++y) {
+      const int at = L::slot((z * CY + y) * CX + x);
+      acc = wrap_add(acc, s_q[at]);
+      s_q[at] = acc;
+    }
+  }
+  __syncthreads();
+  if constexpr (CZ > 1) {  // thread (y, x) sums over z, which is exactly its k
+    static_assert(CY * CX == kThreads && K == CZ, "one (y, x) column per thread");
+    int32_t acc = 0;
+#pragma unroll
+    for (int z = 0; z < CZ; ++z) {
+      acc = wrap_add(acc, s_q[L::slot(threadIdx.x + kThreads * z)]);
+      q[z] = acc;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k) q[k] = s_q[L::slot(threadIdx.x + kThreads * k)];
+  }
+}
+
+template <class T, class Tl>
+__global__ void __launch_bounds__(kThreads)
+    reconstruct_kernel(const uint16_t* __restrict__ codes, const uint64_t* __restrict__ oidx,
+                       const int32_t* __restrict__ oval, uint64_t nout, Extent e, ChunkGrid g, QuantParams<T> p,
+                       T* __restrict__ out) {
+  using L = Layout<Tl>;
+  constexpr int K = Tl::per_thread;
+  __shared__ int32_t s_q[L::size];
+  const uint64_t id = blockIdx.x;
+  const Box b = chunk_box<Tl>(id, e, g);
+  int32_t q[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
+    q[k] = inside(b, z, y, x) ? from_code(codes[linear_index(b, e, z, y, x)], p.radius) : 0;
+  }
+  if (nout) add_outliers<Tl>(q, s_q, oidx, oval, nout, id);
+  if constexpr (L::one_d)
+    partial_sums_1d<Tl>(q, s_q);
+  else
+    partial_sums_rows<Tl>(q, s_q);
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
+    if (inside(b, z, y, x)) out[linear_index(b, e, z, y, x)] = reconstruct(q[k], p.ebx2);
+  }
+}
+
+template <class T>
+__global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __restrict__ val, uint64_t m,
+                               T* __restrict__ out, uint64_t n) {
+  for (uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < m;
+       j += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+    if (idx[j] < n) out[idx[j]] = val[j];
+}
+
+}  // namespace
+
+template <class T>
+void launch_reconstruct(const uint16_t* d_codes, const uint64_t* d_outlier_idx, const int32_t* d_outlier_val,
+                        uint64_t n_outliers, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, T* d_out,
+                        cudaStream_t s) {
+  with_tile(c, [&](auto tile) {
+    using Tl = decltype(tile);
+    const ChunkGrid g = chunk_grid(e, Tl::shape());
+    const unsigned blocks = chunk_blocks(g);
+    if (blocks == 0) return;
+    reconstruct_kernel<T, Tl><<<blocks, kThreads, 0, s>>>(d_codes, d_outlier_idx, d_outlier_val, n_outliers, e, g, p,
+                                                          d_out);
+    SCIZ_CUDA_CHECK_LAUNCH("lorenzo reconstruct_kernel");
+  });
+}
+
+template <class T>
+void launch_scatter_exact(const uint64_t* d_idx, const T* d_val, uint64_t m, T* d_out, uint64_t n, cudaStream_t s) {
+  if (m == 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((m + 255) / 256, 4096));
+  scatter_kernel<T><<<blocks, 256, 0, s>>>(d_idx, d_val, m, d_out, n);
+  SCIZ_CUDA_CHECK_LAUNCH("lorenzo scatter_kernel");
+}
+
+#define SCIZ_INSTANTIATE(T)                                                                                          \
+  template void launch_reconstruct<T>(const uint16_t*, const uint64_t*, const int32_t*, uint64_t, const Extent&,     \
+                                      const ChunkShape&, const QuantParams<T>&, T*, cudaStream_t);                    \
+  template void launch_scatter_exact<T>(const uint64_t*, const T*, uint64_t, T*, uint64_t, cudaStream_t);
+SCIZ_INSTANTIATE(float)
+SCIZ_INSTANTIATE(double)
+#undef SCIZ_INSTANTIATE
+
+}  // namespace sciz::lorenzo::cuda

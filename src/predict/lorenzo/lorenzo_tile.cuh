@@ -1,0 +1,85 @@
+// What the Lorenzo kernels share: the compile-time chunk shapes, where a chunk sits in the
+// field, and the thread <-> point mapping. One CTA of 256 threads owns one chunk; its thread t
+// holds points e = t + 256 k, so every warp covers 32 consecutive x of one row (coalesced).
+#pragma once
+#include <sciz/error.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "core/geometry.hpp"
+#include "predict/lorenzo/lorenzo_math.hpp"
+
+namespace sciz::lorenzo::cuda {
+
+inline constexpr int kThreads = 256;
+inline constexpr unsigned kFullMask = 0xffffffffu;
+
+template <int CZ, int CY, int CX>
+struct Tile {
+  static constexpr int cz = CZ, cy = CY, cx = CX;
+  static constexpr int volume = CZ * CY * CX;
+  static constexpr int per_thread = volume / kThreads;
+  static_assert(volume % kThreads == 0 && CX % 32 == 0, "a warp must cover whole 32-wide row pieces");
+  __host__ __device__ static ChunkShape shape() { return {CZ, CY, CX}; }
+  __device__ static int z_of(int e) { return e / (CY * CX); }
+  __device__ static int y_of(int e) { return (e / CX) % CY; }
+  __device__ static int x_of(int e) { return e % CX; }
+};
+
+using Tile1 = Tile<1, 1, 2048>;  // default_chunk(1)
+using Tile2 = Tile<1, 32, 32>;   // default_chunk(2)
+using Tile3 = Tile<8, 8, 32>;    // default_chunk(3)
+
+inline bool same_shape(const ChunkShape& a, const ChunkShape& b) {
+  return a.cz == b.cz && a.cy == b.cy && a.cx == b.cx;
+}
+
+inline std::string shape_str(const ChunkShape& c) {
+  return std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" + std::to_string(c.cx);
+}
+
+// Calls f(Tile{}) for the tile matching c; throws unsupported for any other shape.
+template <class F>
+void with_tile(const ChunkShape& c, F&& f) {
+  if (same_shape(c, Tile1::shape())) return f(Tile1{});
+  if (same_shape(c, Tile2::shape())) return f(Tile2{});
+  if (same_shape(c, Tile3::shape())) return f(Tile3{});
+  fail(Status::unsupported, "lorenzo (CUDA): chunk shape " + shape_str(c) +
+                                " is not one the CUDA kernels are built for (1x1x2048, 1x32x32, 8x8x32); decode on the CPU");
+}
+
+// One CTA per chunk: the grid's x dimension bounds the chunk count.
+inline unsigned chunk_blocks(const ChunkGrid& g) {
+  require(g.count() <= 0x7fffffffull, Status::unsupported,
+          "lorenzo (CUDA): " + std::to_string(g.count()) + " chunks exceed one kernel launch");
+  return static_cast<unsigned>(g.count());
+}
+
+// A chunk's first point (linear index) and its valid extent; edge chunks are partial.
+struct Box {
+  uint64_t base;
+  int vz, vy, vx;
+};
+
+template <class Tl>
+__device__ Box chunk_box(uint64_t id, const Extent& e, const ChunkGrid& g) {
+  const uint64_t ix = id % g.gx, iy = (id / g.gx) % g.gy, iz = id / (g.gx * g.gy);
+  const uint64_t z0 = iz * Tl::cz, y0 = iy * Tl::cy, x0 = ix * Tl::cx;
+  Box b;
+  b.base = (z0 * e.ny + y0) * e.nx + x0;
+  b.vz = static_cast<int>(e.nz - z0 < Tl::cz ? e.nz - z0 : Tl::cz);
+  b.vy = static_cast<int>(e.ny - y0 < Tl::cy ? e.ny - y0 : Tl::cy);
+  b.vx = static_cast<int>(e.nx - x0 < Tl::cx ? e.nx - x0 : Tl::cx);
+  return b;
+}
+
+__device__ inline bool inside(const Box& b, int z, int y, int x) { return z < b.vz && y < b.vy && x < b.vx; }
+
+__device__ inline uint64_t linear_index(const Box& b, const Extent& e, int z, int y, int x) {
+  return b.base + (static_cast<uint64_t>(z) * e.ny + static_cast<uint64_t>(y)) * e.nx + static_cast<uint64_t>(x);
+}
+
+__device__ inline unsigned lane_id() { return threadIdx.x & 31u; }
+
+}  // namespace sciz::lorenzo::cuda
