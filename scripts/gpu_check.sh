@@ -17,6 +17,8 @@ FIELD=.devdata/$FIELD_NAME
 # .devdata may be carried split into subfolders: look for the file anywhere under it.
 [ -f "$FIELD" ] || FIELD=$(find .devdata -name "$FIELD_NAME" 2>/dev/null | head -1)
 [ -n "$FIELD" ] || FIELD=.devdata/$FIELD_NAME
+# The cross-device test over real fields reads the carried folder (see tests/gpu/shared_data_gpu_test.cpp).
+export SCIZ_DATA_DIR=${SCIZ_DATA_DIR:-$(dirname "$FIELD")}
 summary=()
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$LOG/gpu.txt" 2>/dev/null ||
