@@ -9,6 +9,7 @@
 #include "core/container.hpp"
 #include "core/device.hpp"
 #include "core/error_bound.hpp"
+#include "core/trace.hpp"
 #include "core/value_range.hpp"
 #include "pipelines/pipeline.hpp"
 
@@ -31,13 +32,12 @@ uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string&
 }
 
 namespace {
-ValueRange range_of(const FieldView& f, Device d, Stream s) {
+ValueRange range_of(const FieldView& f, Stream s) {
   const uint64_t n = f.shape.count();
   if (f.on_device) {
     return f.dtype == DType::f32 ? value_range_cuda(static_cast<const float*>(f.data), n, s)
                                  : value_range_cuda(static_cast<const double*>(f.data), n, s);
   }
-  (void)d;
   return f.dtype == DType::f32 ? value_range_cpu(static_cast<const float*>(f.data), n)
                                : value_range_cpu(static_cast<const double*>(f.data), n);
 }
@@ -50,7 +50,23 @@ std::vector<uint8_t> compress(const FieldView& f, const CompressOptions& opt) {
   const Pipeline& pipe = find_pipeline(opt.pipeline);
   const Device device = resolve_device(opt.device);
   if (f.on_device) dev::require_available();
-  const ValueRange vr = range_of(f, device, opt.stream);
+  // A host field bound for the GPU goes up once, here: the range is then reduced on the GPU
+  // too instead of in a separate pass over host memory.
+  FieldView field = f;
+  dev::Buffer<uint8_t> staged;
+  if (device == Device::cuda && !f.on_device) {
+    TracePhase t("upload field", true, opt.stream);
+    const uint64_t bytes = f.shape.count() * dtype_size(f.dtype);
+    staged = dev::Buffer<uint8_t>(bytes, opt.stream);
+    dev::copy_to_device(staged.get(), f.data, bytes, opt.stream);
+    field.data = staged.get();
+    field.on_device = true;
+  }
+  ValueRange vr;
+  {
+    TracePhase t("value range", field.on_device, opt.stream);
+    vr = range_of(field, opt.stream);
+  }
 
   Header h;
   h.dtype = f.dtype;
@@ -63,10 +79,14 @@ std::vector<uint8_t> compress(const FieldView& f, const CompressOptions& opt) {
   h.nonfinite = vr.nonfinite;
   h.pipeline = pipe.name();
 
-  CompressJob job{f.data, f.on_device, f.dtype, f.shape, effective_extent(f.shape), h.eb_abs, device, opt};
+  CompressJob job{field.data, field.on_device, f.dtype, f.shape, effective_extent(f.shape), h.eb_abs, device, opt};
   std::vector<SectionIn> sections;
   pipe.compress(job, h.params, sections);
-  auto stream = write_stream(h, sections);
+  std::vector<uint8_t> stream;
+  {
+    TracePhase t("write stream");
+    stream = write_stream(h, sections);
+  }
   const uint64_t raw_bytes = f.shape.count() * dtype_size(f.dtype);
   if (stream.size() > raw_bytes + kMaxHeaderBytes / 16) {
     // The pipeline would expand this field: store it verbatim instead (exact, so the bound
@@ -83,7 +103,11 @@ std::vector<uint8_t> compress(const FieldView& f, const CompressOptions& opt) {
 
 void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, Device device, bool out_on_device,
                 Stream cuda_stream) {
-  const ParsedStream ps = read_stream(stream);
+  ParsedStream ps;
+  {
+    TracePhase t("read stream + checksums");
+    ps = read_stream(stream);
+  }
   const Header& h = ps.header;
   const uint64_t need = h.shape.count() * dtype_size(h.dtype);
   require(out_bytes == need, Status::invalid_argument,

@@ -8,6 +8,7 @@
 #include "core/device.hpp"
 #include "core/exact_runs.hpp"
 #include "core/sparse_io.hpp"
+#include "core/trace.hpp"
 #include "lossless/bitpack/bitpack.hpp"
 #include "pipelines/pipeline.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
@@ -79,7 +80,11 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       x = staged.data();
     }
     std::vector<uint16_t> codes(n);
-    lorenzo::compress_cpu<T>(x, e, lp.chunk, qp, codes.data(), sp);
+    {
+      TracePhase t("lorenzo quantize + sparse (cpu)");
+      lorenzo::compress_cpu<T>(x, e, lp.chunk, qp, codes.data(), sp);
+    }
+    TracePhase t("bitpack encode (cpu)");
     packed = bitpack::encode_cpu(codes, centre);
   } else {
     dev::Buffer<T> staged;
@@ -90,9 +95,14 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       dx = staged.get();
     }
     dev::Buffer<uint16_t> codes(n, s);
-    lorenzo::compress_cuda<T>(dx, e, lp.chunk, qp, codes.get(), sp, s);
+    {
+      TracePhase t("lorenzo quantize + sparse (cuda)", true, s);
+      lorenzo::compress_cuda<T>(dx, e, lp.chunk, qp, codes.get(), sp, s);
+    }
+    TracePhase t("bitpack encode (cuda)", true, s);
     packed = bitpack::encode_cuda(codes.get(), n, centre, s);
   }
+  TracePhase t("serialize sparse sections");
   params = encode_params(lp);
   const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
   sections.push_back({kCodes, std::move(packed)});
@@ -109,14 +119,21 @@ void decompress_typed(const DecompressJob& job) {
   const auto qp = lorenzo::make_params<T>(ps.header.eb_abs, lp.radius);
   const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
   lorenzo::Sparse<T> sp;
-  read_sparse(ps.section(kOutliers, "outliers").bytes, slots, "outliers section", sp.outlier_idx, sp.outlier_val);
-  read_runs(ps.section(kExact, "exact values").bytes, n, "exact-values section", sp.exact_idx, sp.exact_val);
+  {
+    TracePhase t("parse sparse sections");
+    read_sparse(ps.section(kOutliers, "outliers").bytes, slots, "outliers section", sp.outlier_idx, sp.outlier_val);
+    read_runs(ps.section(kExact, "exact values").bytes, n, "exact-values section", sp.exact_idx, sp.exact_val);
+  }
+  // Both bitpack decoders validate the whole section before they touch memory.
   const auto packed = ps.section(kCodes, "quant codes").bytes;
-  bitpack::parse(packed, n);  // validate before any device work
   cudaStream_t s = job.cuda_stream;
   if (job.device == Device::cpu) {
     std::vector<uint16_t> codes(n);
-    bitpack::decode_cpu(packed, codes);
+    {
+      TracePhase t("bitpack decode (cpu)");
+      bitpack::decode_cpu(packed, codes);
+    }
+    TracePhase t("lorenzo reconstruct (cpu)");
     if (job.out_on_device) {
       std::vector<T> host(n);
       lorenzo::decompress_cpu<T>(codes.data(), sp, e, lp.chunk, qp, host.data());
@@ -127,13 +144,21 @@ void decompress_typed(const DecompressJob& job) {
     }
   } else {
     dev::Buffer<uint16_t> codes(n, s);
-    bitpack::decode_cuda(packed, codes.get(), n, s);
+    {
+      TracePhase t("bitpack decode (cuda)", true, s);
+      bitpack::decode_cuda(packed, codes.get(), n, s);
+    }
     if (job.out_on_device) {
+      TracePhase t("lorenzo reconstruct (cuda)", true, s);
       lorenzo::decompress_cuda<T>(codes.get(), sp, e, lp.chunk, qp, static_cast<T*>(job.out), s);
       dev::sync(s);
     } else {
       dev::Buffer<T> out(n, s);
-      lorenzo::decompress_cuda<T>(codes.get(), sp, e, lp.chunk, qp, out.get(), s);
+      {
+        TracePhase t("lorenzo reconstruct (cuda)", true, s);
+        lorenzo::decompress_cuda<T>(codes.get(), sp, e, lp.chunk, qp, out.get(), s);
+      }
+      TracePhase t("download field", true, s);
       dev::copy_to_host(job.out, out.get(), n * sizeof(T), s);
       dev::sync(s);
     }
