@@ -13,9 +13,9 @@ namespace sciz::bench {
 std::vector<float> load_tiled(const std::string& path, const Shape& dims, const Shape& tile, Shape& out_shape) {
   std::vector<float> src(dims.count());
   std::ifstream f(path, std::ios::binary);
-  require(static_cast<bool>(f), Status::io_error, "cannot open " + path);
+  SCIZ_REQUIRE(static_cast<bool>(f), Status::io_error, "cannot open " + path);
   f.read(reinterpret_cast<char*>(src.data()), static_cast<std::streamsize>(src.size() * 4));
-  require(static_cast<uint64_t>(f.gcount()) == src.size() * 4, Status::io_error,
+  SCIZ_REQUIRE(static_cast<uint64_t>(f.gcount()) == src.size() * 4, Status::io_error,
           path + " holds fewer than " + dims.str() + " f32 values");
   out_shape = dims;
   for (size_t k = 0; k < dims.dims.size(); ++k) out_shape.dims[k] *= tile.dims[k];

@@ -26,8 +26,17 @@ class Error : public std::runtime_error {
 };
 
 [[noreturn]] inline void fail(Status s, const std::string& msg) { throw Error(s, msg); }
-inline void require(bool cond, Status s, const std::string& msg) {
-  if (!cond) fail(s, msg);
-}
+
+}  // namespace sciz
+
+// Checks cond and throws Error(status, msg) when it fails. A macro so that msg, usually a
+// concatenation naming the offending value, is only built on failure: validation loops run
+// it millions of times on the success path.
+#define SCIZ_REQUIRE(cond, status, msg)    \
+  do {                                     \
+    if (!(cond)) ::sciz::fail(status, msg); \
+  } while (0)
+
+namespace sciz {
 
 }  // namespace sciz

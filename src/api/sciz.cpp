@@ -45,7 +45,7 @@ ValueRange range_of(const FieldView& f, Stream s) {
 
 std::vector<uint8_t> compress(const FieldView& f, const CompressOptions& opt) {
   f.shape.validate();
-  require(f.data != nullptr, Status::invalid_argument, "field data pointer is null");
+  SCIZ_REQUIRE(f.data != nullptr, Status::invalid_argument, "field data pointer is null");
   validate_bound(opt.eb);
   const Pipeline& pipe = find_pipeline(opt.pipeline);
   const Device device = resolve_device(opt.device);
@@ -110,10 +110,10 @@ void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, 
   }
   const Header& h = ps.header;
   const uint64_t need = h.shape.count() * dtype_size(h.dtype);
-  require(out_bytes == need, Status::invalid_argument,
+  SCIZ_REQUIRE(out_bytes == need, Status::invalid_argument,
           "output buffer holds " + std::to_string(out_bytes) + " bytes, the stream decodes to " + std::to_string(need) +
               " (" + h.shape.str() + " " + dtype_name(h.dtype) + ")");
-  require(out != nullptr, Status::invalid_argument, "output pointer is null");
+  SCIZ_REQUIRE(out != nullptr, Status::invalid_argument, "output pointer is null");
   const Pipeline* pipe = nullptr;
   try {
     pipe = &find_pipeline(h.pipeline);

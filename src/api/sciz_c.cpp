@@ -9,7 +9,7 @@ namespace {
 thread_local std::string g_last_error;
 
 sciz::Shape make_shape(const uint64_t* dims, int ndims) {
-  sciz::require(dims != nullptr && ndims >= 1 && ndims <= 4, sciz::Status::invalid_argument,
+  SCIZ_REQUIRE(dims != nullptr && ndims >= 1 && ndims <= 4, sciz::Status::invalid_argument,
                 "ndims must be 1..4, got " + std::to_string(ndims));
   return sciz::Shape{std::vector<uint64_t>(dims, dims + ndims)};
 }
@@ -46,7 +46,7 @@ sciz_status sciz_compress(const void* data, sciz_dtype dtype, const uint64_t* di
                           uint64_t* out_size) {
   std::vector<uint8_t> st;
   sciz_status s = guarded([&] {
-    sciz::require(dtype == SCIZ_F32 || dtype == SCIZ_F64, sciz::Status::invalid_argument,
+    SCIZ_REQUIRE(dtype == SCIZ_F32 || dtype == SCIZ_F64, sciz::Status::invalid_argument,
                   "unknown dtype code " + std::to_string(static_cast<int>(dtype)));
     sciz::CompressOptions o;
     o.eb = {mode == SCIZ_EB_REL ? sciz::EbMode::rel : sciz::EbMode::abs, eb};
@@ -68,7 +68,7 @@ sciz_status sciz_compress(const void* data, sciz_dtype dtype, const uint64_t* di
 sciz_status sciz_decompress(const void* stream, uint64_t stream_size, void* out, uint64_t out_bytes,
                             sciz_device device) {
   return guarded([&] {
-    sciz::require(stream != nullptr, sciz::Status::invalid_argument, "stream pointer is null");
+    SCIZ_REQUIRE(stream != nullptr, sciz::Status::invalid_argument, "stream pointer is null");
     sciz::decompress({static_cast<const uint8_t*>(stream), stream_size}, out, out_bytes,
                      static_cast<sciz::Device>(device));
   });

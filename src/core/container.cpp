@@ -16,8 +16,8 @@ constexpr size_t kEntryBytes = 4 + 4 + 8 + 8 + 8;
 
 std::vector<uint8_t> write_stream(const Header& h, const std::vector<SectionIn>& sections) {
   h.shape.validate();
-  require(h.pipeline.size() < 256, Status::internal, "pipeline name too long");
-  require(sections.size() <= kMaxSections, Status::internal, "too many sections");
+  SCIZ_REQUIRE(h.pipeline.size() < 256, Status::internal, "pipeline name too long");
+  SCIZ_REQUIRE(sections.size() <= kMaxSections, Status::internal, "too many sections");
   ByteWriter w;
   w.bytes(kMagic, 4);
   w.put<uint16_t>(kFormatVersion);
@@ -51,6 +51,7 @@ std::vector<uint8_t> write_stream(const Header& h, const std::vector<SectionIn>&
   const uint32_t header_size = static_cast<uint32_t>(w.size() + 8);
   std::memcpy(w.buffer().data() + header_size_at, &header_size, 4);
   w.put<uint64_t>(xxh64(w.buffer().data(), w.size()));
+  w.buffer().reserve(offset);  // one allocation for the whole stream, not one per growth step
   for (const auto& s : sections) w.bytes(s.bytes.data(), s.bytes.size());
   return std::move(w.buffer());
 }
@@ -78,24 +79,24 @@ ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) 
     fail(Status::unsupported, "stream format version " + std::to_string(h.version) +
                                   " is not supported by this build (reads version " + std::to_string(kFormatVersion) + ")");
   const auto flags = r.get<uint16_t>("flags");
-  require(flags == 0, Status::unsupported, "unknown stream flags " + std::to_string(flags));
+  SCIZ_REQUIRE(flags == 0, Status::unsupported, "unknown stream flags " + std::to_string(flags));
   const uint32_t header_size = r.get<uint32_t>("header size");
-  require(header_size <= stream.size(), Status::corrupt_stream,
+  SCIZ_REQUIRE(header_size <= stream.size(), Status::corrupt_stream,
           "header size " + std::to_string(header_size) + " exceeds stream size " + std::to_string(stream.size()));
-  require(header_size >= 12 + 8, Status::corrupt_stream, "header size " + std::to_string(header_size) + " too small");
+  SCIZ_REQUIRE(header_size >= 12 + 8, Status::corrupt_stream, "header size " + std::to_string(header_size) + " too small");
   // Verify the header checksum before trusting any field after the size.
   uint64_t stored;
   std::memcpy(&stored, stream.data() + header_size - 8, 8);
-  require(xxh64(stream.data(), header_size - 8) == stored, Status::corrupt_stream, "header checksum mismatch: stream is corrupted");
+  SCIZ_REQUIRE(xxh64(stream.data(), header_size - 8) == stored, Status::corrupt_stream, "header checksum mismatch: stream is corrupted");
   ByteReader hr(stream.data(), header_size - 8, "sciz header");
   hr.take(12, "prefix");
   const auto dt = hr.get<uint8_t>("dtype");
-  require(dt == 1 || dt == 2, Status::corrupt_stream, "unknown dtype code " + std::to_string(dt));
+  SCIZ_REQUIRE(dt == 1 || dt == 2, Status::corrupt_stream, "unknown dtype code " + std::to_string(dt));
   h.dtype = static_cast<DType>(dt);
   const auto nd = hr.get<uint8_t>("ndims");
-  require(nd >= 1 && nd <= 4, Status::corrupt_stream, "ndims " + std::to_string(nd) + " out of range 1..4");
+  SCIZ_REQUIRE(nd >= 1 && nd <= 4, Status::corrupt_stream, "ndims " + std::to_string(nd) + " out of range 1..4");
   const auto mode = hr.get<uint8_t>("eb mode");
-  require(mode <= 1, Status::corrupt_stream, "unknown error-bound mode " + std::to_string(mode));
+  SCIZ_REQUIRE(mode <= 1, Status::corrupt_stream, "unknown error-bound mode " + std::to_string(mode));
   h.eb_mode = static_cast<EbMode>(mode);
   hr.get<uint8_t>("reserved");
   for (int i = 0; i < nd; ++i) h.shape.dims.push_back(hr.get<uint64_t>("dims"));
@@ -106,7 +107,7 @@ ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) 
   }
   h.eb_value = hr.get<double>("eb value");
   h.eb_abs = hr.get<double>("resolved eb");
-  require(std::isfinite(h.eb_abs) && h.eb_abs > 0, Status::corrupt_stream, "resolved error bound " + std::to_string(h.eb_abs) + " is not positive");
+  SCIZ_REQUIRE(std::isfinite(h.eb_abs) && h.eb_abs > 0, Status::corrupt_stream, "resolved error bound " + std::to_string(h.eb_abs) + " is not positive");
   h.value_min = hr.get<double>("value min");
   h.value_max = hr.get<double>("value max");
   h.nonfinite = hr.get<uint64_t>("non-finite count");
@@ -117,7 +118,7 @@ ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) 
   const uint8_t* params = hr.take(params_len, "pipeline params");
   h.params.assign(params, params + params_len);
   const auto nsec = hr.get<uint32_t>("section count");
-  require(nsec <= kMaxSections, Status::corrupt_stream, "section count " + std::to_string(nsec) + " exceeds " + std::to_string(kMaxSections));
+  SCIZ_REQUIRE(nsec <= kMaxSections, Status::corrupt_stream, "section count " + std::to_string(nsec) + " exceeds " + std::to_string(kMaxSections));
   uint64_t prev_end = header_size;
   for (uint32_t i = 0; i < nsec; ++i) {
     const auto id = hr.get<uint32_t>("section id");
@@ -125,18 +126,18 @@ ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) 
     const auto off = hr.get<uint64_t>("section offset");
     const auto len = hr.get<uint64_t>("section length");
     const auto sum = hr.get<uint64_t>("section checksum");
-    require(off >= prev_end && off <= stream.size() && len <= stream.size() - off, Status::corrupt_stream,
+    SCIZ_REQUIRE(off >= prev_end && off <= stream.size() && len <= stream.size() - off, Status::corrupt_stream,
             "section " + std::to_string(id) + " [offset " + std::to_string(off) + ", length " + std::to_string(len) +
                 "] lies outside the stream of " + std::to_string(stream.size()) + " bytes or overlaps another");
-    require(ps.find(id) == nullptr, Status::corrupt_stream, "section id " + std::to_string(id) + " appears twice");
+    SCIZ_REQUIRE(ps.find(id) == nullptr, Status::corrupt_stream, "section id " + std::to_string(id) + " appears twice");
     if (verify_sections)
-      require(xxh64(stream.data() + off, len) == sum, Status::corrupt_stream,
+      SCIZ_REQUIRE(xxh64(stream.data() + off, len) == sum, Status::corrupt_stream,
               "section " + std::to_string(id) + " checksum mismatch: stream is corrupted");
     ps.sections.push_back({id, stream.subspan(off, len)});
     prev_end = off + len;
   }
-  require(hr.remaining() == 0, Status::corrupt_stream, "header has " + std::to_string(hr.remaining()) + " unexplained bytes");
-  require(prev_end == stream.size(), Status::corrupt_stream,
+  SCIZ_REQUIRE(hr.remaining() == 0, Status::corrupt_stream, "header has " + std::to_string(hr.remaining()) + " unexplained bytes");
+  SCIZ_REQUIRE(prev_end == stream.size(), Status::corrupt_stream,
           "stream has " + std::to_string(stream.size() - prev_end) + " trailing bytes after its last section (truncated or concatenated?)");
   (void)r;
   return ps;

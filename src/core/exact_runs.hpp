@@ -98,11 +98,11 @@ void read_runs(std::span<const uint8_t> sec, uint64_t bound, const char* what, s
   const uint8_t mode = r.get<uint8_t>("value mode");
   const uint32_t psize = r.get<uint8_t>("palette size") + 1u;
   r.take(6, "padding");
-  require(mode <= 1 && count <= bound && nruns <= count, Status::corrupt_stream,
+  SCIZ_REQUIRE(mode <= 1 && count <= bound && nruns <= count, Status::corrupt_stream,
           std::string(what) + ": " + std::to_string(count) + " entries in " + std::to_string(nruns) +
               " runs (mode " + std::to_string(mode) + ") do not fit a field of " + std::to_string(bound));
   // Every run takes at least 3 bytes, which caps a hostile run count before any allocation.
-  require(nruns <= r.remaining() / 3 + 1, Status::corrupt_stream, std::string(what) + ": run count exceeds section");
+  SCIZ_REQUIRE(nruns <= r.remaining() / 3 + 1, Status::corrupt_stream, std::string(what) + ": run count exceeds section");
   std::vector<T> palette;
   if (mode == 1) {
     palette.resize(psize);
@@ -116,12 +116,12 @@ void read_runs(std::span<const uint8_t> sec, uint64_t bound, const char* what, s
   for (uint64_t k = 0; k < nruns; ++k) {
     const uint64_t gap = detail::get_varint(r, "run gap");
     const uint64_t len = detail::get_varint(r, "run length") + 1;
-    require(gap <= bound - end && len <= bound - end - gap && len <= count - idx.size(), Status::corrupt_stream,
+    SCIZ_REQUIRE(gap <= bound - end && len <= bound - end - gap && len <= count - idx.size(), Status::corrupt_stream,
             std::string(what) + ": run " + std::to_string(k) + " leaves the field or the entry count");
     T v;
     if (mode == 1) {
       const uint8_t pi = r.get<uint8_t>("palette index");
-      require(pi < psize, Status::corrupt_stream, std::string(what) + ": palette index " + std::to_string(pi));
+      SCIZ_REQUIRE(pi < psize, Status::corrupt_stream, std::string(what) + ": palette index " + std::to_string(pi));
       v = palette[pi];
     } else {
       v = r.get<T>("run value");
@@ -133,7 +133,7 @@ void read_runs(std::span<const uint8_t> sec, uint64_t bound, const char* what, s
     }
     end = start + len;
   }
-  require(idx.size() == count && r.remaining() == 0, Status::corrupt_stream,
+  SCIZ_REQUIRE(idx.size() == count && r.remaining() == 0, Status::corrupt_stream,
           std::string(what) + ": runs hold " + std::to_string(idx.size()) + " entries, header says " +
               std::to_string(count) + (r.remaining() ? " (and trailing bytes)" : ""));
 }

@@ -37,9 +37,9 @@ void read_sparse(std::span<const uint8_t> sec, uint64_t bound, const char* what,
   ByteReader r(sec.data(), sec.size(), what);
   const uint64_t count = r.get<uint64_t>("count");
   const uint8_t width = r.get<uint8_t>("index width");
-  require(width == 4 || width == 8, Status::corrupt_stream, std::string(what) + ": index width " + std::to_string(width));
+  SCIZ_REQUIRE(width == 4 || width == 8, Status::corrupt_stream, std::string(what) + ": index width " + std::to_string(width));
   r.take(7, "padding");
-  require(count <= bound && r.remaining() == count * (width + sizeof(V)), Status::corrupt_stream,
+  SCIZ_REQUIRE(count <= bound && r.remaining() == count * (width + sizeof(V)), Status::corrupt_stream,
           std::string(what) + ": " + std::to_string(count) + " entries do not fit a section of " +
               std::to_string(sec.size()) + " bytes");
   idx.resize(count);
@@ -49,7 +49,7 @@ void read_sparse(std::span<const uint8_t> sec, uint64_t bound, const char* what,
   for (uint64_t k = 0; k < count; ++k) {
     uint64_t i = 0;
     std::memcpy(&i, ip + k * width, width);
-    require(i < bound && (k == 0 || i > prev), Status::corrupt_stream,
+    SCIZ_REQUIRE(i < bound && (k == 0 || i > prev), Status::corrupt_stream,
             std::string(what) + ": index " + std::to_string(i) + " at entry " + std::to_string(k) +
                 " is out of range or out of order");
     idx[k] = prev = i;

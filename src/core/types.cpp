@@ -58,12 +58,12 @@ Shape Shape::parse(const std::string& s) {
 }
 
 void Shape::validate() const {
-  require(!dims.empty() && dims.size() <= 4, Status::invalid_argument,
+  SCIZ_REQUIRE(!dims.empty() && dims.size() <= 4, Status::invalid_argument,
           "dims must have 1 to 4 entries, got " + std::to_string(dims.size()));
   uint64_t n = 1;
   for (auto d : dims) {
-    require(d >= 1, Status::invalid_argument, "dims '" + str() + "' contain a zero: empty array");
-    require(d < (1ull << 48) && n <= (1ull << 48) / d, Status::invalid_argument,
+    SCIZ_REQUIRE(d >= 1, Status::invalid_argument, "dims '" + str() + "' contain a zero: empty array");
+    SCIZ_REQUIRE(d < (1ull << 48) && n <= (1ull << 48) / d, Status::invalid_argument,
             "dims '" + str() + "' hold more than 2^48 values");
     n *= d;
   }

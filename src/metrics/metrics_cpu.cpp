@@ -15,7 +15,7 @@ namespace sciz::metrics {
 template <class T>
 Quality compare_cpu(const T* orig, const T* dec, const Shape& shape) {
   shape.validate();
-  require(orig != nullptr && dec != nullptr, Status::invalid_argument, "metrics: null array");
+  SCIZ_REQUIRE(orig != nullptr && dec != nullptr, Status::invalid_argument, "metrics: null array");
   const uint64_t n = shape.count();
   const int nt = omp_get_max_threads();
 

@@ -69,7 +69,7 @@ P merge_partials(const dev::Buffer<P>& d_partial, unsigned blocks, P init, Op op
 template <class T>
 Quality compare_cuda(const T* d_orig, const T* d_dec, const Shape& shape, cudaStream_t s) {
   shape.validate();
-  require(d_orig != nullptr && d_dec != nullptr, Status::invalid_argument, "metrics: null device array");
+  SCIZ_REQUIRE(d_orig != nullptr && d_dec != nullptr, Status::invalid_argument, "metrics: null device array");
   dev::require_available();
   const uint64_t n = shape.count();
 

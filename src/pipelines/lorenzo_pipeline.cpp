@@ -46,14 +46,14 @@ LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e) {
   lp.chunk.cx = r.get<uint16_t>("chunk x");
   lp.lossless = r.get<uint8_t>("lossless stage");
   r.take(3, "reserved");
-  require(r.remaining() == 0, Status::corrupt_stream, "lorenzo params: " + std::to_string(r.remaining()) + " extra bytes");
+  SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, "lorenzo params: " + std::to_string(r.remaining()) + " extra bytes");
   const ChunkShape& c = lp.chunk;
-  require(c.cz >= 1 && c.cy >= 1 && c.cx >= 1 && c.volume() <= (1u << 16), Status::corrupt_stream,
+  SCIZ_REQUIRE(c.cz >= 1 && c.cy >= 1 && c.cx >= 1 && c.volume() <= (1u << 16), Status::corrupt_stream,
           "lorenzo params: chunk " + std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" + std::to_string(c.cx) +
               " is empty or larger than 65536 values");
-  require((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1), Status::corrupt_stream,
+  SCIZ_REQUIRE((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1), Status::corrupt_stream,
           "lorenzo params: chunk shape does not match a " + std::to_string(e.ndim) + "-D field");
-  require(lp.lossless == kBitpack, Status::unsupported,
+  SCIZ_REQUIRE(lp.lossless == kBitpack, Status::unsupported,
           "lorenzo params: unknown lossless stage " + std::to_string(lp.lossless));
   return lp;
 }
@@ -62,7 +62,7 @@ template <class T>
 void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
   const Extent& e = job.extent;
   const uint64_t n = e.count();
-  require(job.opt.radius >= 1 && job.opt.radius <= lorenzo::kMaxRadius, Status::invalid_argument,
+  SCIZ_REQUIRE(job.opt.radius >= 1 && job.opt.radius <= lorenzo::kMaxRadius, Status::invalid_argument,
           "radius must be in 1..32768, got " + std::to_string(job.opt.radius));
   const LorenzoParams lp{job.opt.radius, lorenzo::default_chunk(e.ndim), kBitpack};
   const auto qp = lorenzo::make_params<T>(job.eb_abs, lp.radius);

@@ -36,10 +36,10 @@ class RawPipeline final : public Pipeline {
 
   void decompress(const DecompressJob& job) const override {
     const Header& h = job.stream->header;
-    require(h.params.empty(), Status::corrupt_stream, "raw: unexpected params");
+    SCIZ_REQUIRE(h.params.empty(), Status::corrupt_stream, "raw: unexpected params");
     const auto& sec = job.stream->section(kValues, "values");
     const uint64_t bytes = h.shape.count() * dtype_size(h.dtype);
-    require(sec.bytes.size() == bytes, Status::corrupt_stream,
+    SCIZ_REQUIRE(sec.bytes.size() == bytes, Status::corrupt_stream,
             "raw: values section holds " + std::to_string(sec.bytes.size()) + " bytes, field needs " + std::to_string(bytes));
     if (job.out_on_device) {
       dev::copy_to_device(job.out, sec.bytes.data(), bytes, job.cuda_stream);

@@ -38,23 +38,23 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, uint16_t centre) 
 }
 
 Parsed parse(std::span<const uint8_t> enc, uint64_t expected_n) {
-  require(enc.size() >= kHeaderBytes, Status::corrupt_stream,
+  SCIZ_REQUIRE(enc.size() >= kHeaderBytes, Status::corrupt_stream,
           "bitpack: section of " + std::to_string(enc.size()) + " bytes is shorter than its header");
   Parsed p{};
   std::memcpy(&p.n, enc.data(), 8);
   std::memcpy(&p.centre, enc.data() + 8, 2);
-  require(p.n == expected_n, Status::corrupt_stream,
+  SCIZ_REQUIRE(p.n == expected_n, Status::corrupt_stream,
           "bitpack: holds " + std::to_string(p.n) + " symbols, expected " + std::to_string(expected_n));
   const uint64_t nb = num_blocks(p.n), wo = words_offset(p.n);
-  require(wo <= enc.size(), Status::corrupt_stream, "bitpack: truncated block-width table");
+  SCIZ_REQUIRE(wo <= enc.size(), Status::corrupt_stream, "bitpack: truncated block-width table");
   p.widths = enc.data() + kHeaderBytes;
   uint64_t total = 0;
   for (uint64_t b = 0; b < nb; ++b) {
-    require(p.widths[b] <= kMaxWidth, Status::corrupt_stream,
+    SCIZ_REQUIRE(p.widths[b] <= kMaxWidth, Status::corrupt_stream,
             "bitpack: block " + std::to_string(b) + " has width " + std::to_string(p.widths[b]) + " > 16");
     total += p.widths[b];
   }
-  require(enc.size() - wo == total * 4, Status::corrupt_stream,
+  SCIZ_REQUIRE(enc.size() - wo == total * 4, Status::corrupt_stream,
           "bitpack: widths call for " + std::to_string(total * 4) + " payload bytes, section has " +
               std::to_string(enc.size() - wo));
   p.words = reinterpret_cast<const uint32_t*>(enc.data() + wo);

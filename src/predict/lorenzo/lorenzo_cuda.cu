@@ -61,7 +61,7 @@ void compress_cuda(const T* d_x, const Extent& e, const ChunkShape& c, const Qua
     dev::copy_to_host(found, counts.get(), sizeof(found), stream);
     dev::sync(stream);
     if (found[0] <= ocap && found[1] <= ecap) break;
-    require(attempt == 0, Status::internal, "lorenzo (CUDA): sparse lists overflowed twice");
+    SCIZ_REQUIRE(attempt == 0, Status::internal, "lorenzo (CUDA): sparse lists overflowed twice");
     ocap = std::max<uint64_t>(ocap, found[0]);
     ecap = std::max<uint64_t>(ecap, found[1]);
   }
@@ -74,10 +74,10 @@ void compress_cuda(const T* d_x, const Extent& e, const ChunkShape& c, const Qua
 template <class T>
 void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent& e, const ChunkShape& c,
                      const QuantParams<T>& p, T* d_out, cudaStream_t stream) {
-  require(cuda::supported_chunk(c), Status::unsupported,
+  SCIZ_REQUIRE(cuda::supported_chunk(c), Status::unsupported,
           "lorenzo (CUDA): chunk shape " + std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" +
               std::to_string(c.cx) + " is not one the CUDA kernels are built for; decode on the CPU");
-  require(sp.outlier_idx.size() == sp.outlier_val.size() && sp.exact_idx.size() == sp.exact_val.size(),
+  SCIZ_REQUIRE(sp.outlier_idx.size() == sp.outlier_val.size() && sp.exact_idx.size() == sp.exact_val.size(),
           Status::internal, "lorenzo (CUDA): sparse index and value lists differ in length");
   // Pageable sources: each copy returns once its bytes are staged, so no sync is needed here.
   const uint64_t m = sp.outlier_idx.size();

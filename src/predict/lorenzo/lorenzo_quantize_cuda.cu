@@ -103,32 +103,34 @@ __device__ void fill_row_block(int32_t* s_d, const unsigned* keep, uint32_t fill
   }
 }
 
-// Sparse finds are rare, so the hot loops only set a bit per point; the appends run in a
-// second, block-uniform pass (re-reading x, recomputing delta) only when some bit is set.
-// That keeps registers low enough for four CTAs per SM.
+// Loads the chunk's points (0 outside an edge chunk's valid box); every load is issued before
+// any is used.
+template <class T, class Tl>
+__device__ void load_chunk(const T* __restrict__ x, const Extent& e, const ChunkGrid& g, uint64_t id,
+                           T (&v)[Tl::per_thread]) {
+  const Box b = chunk_box<Tl>(id, e, g);
+#pragma unroll
+  for (int k = 0; k < Tl::per_thread; ++k) {
+    const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), xx = Tl::x_of(i);
+    v[k] = inside(b, z, y, xx) ? x[linear_index(b, e, z, y, xx)] : T(0);
+  }
+}
+
+// One chunk, its values already in registers. Sparse finds are rare, so the hot loops only
+// set a bit per point; the appends run in a second, block-uniform pass (re-reading x,
+// recomputing delta) only when some bit is set. That keeps registers low.
 template <class T, class Tl, int ND>
-__global__ void __launch_bounds__(kThreads) quantize_kernel(const T* __restrict__ x, Extent e, ChunkGrid g,
-                                                            QuantParams<T> p, uint16_t* __restrict__ codes,
-                                                            SparseSink<T> sink) {
+__device__ void quantize_chunk(const T* __restrict__ x, const Extent& e, const ChunkGrid& g, const QuantParams<T>& p,
+                               uint16_t* __restrict__ codes, const SparseSink<T>& sink, uint64_t id,
+                               const T (&v)[Tl::per_thread], int32_t* s_d, unsigned* s_keep) {
   using H = Halo<Tl, ND>;
   constexpr int K = Tl::per_thread;
-  __shared__ int32_t s_d[H::volume];
-  __shared__ unsigned s_keep[Tl::volume / 32];
-  const uint64_t id = blockIdx.x;
   const Box b = chunk_box<Tl>(id, e, g);
-  H::zero(s_d);
   auto point = [&](int k, int& z, int& y, int& xx) {
     const int i = threadIdx.x + kThreads * k;
     z = Tl::z_of(i), y = Tl::y_of(i), xx = Tl::x_of(i);
     return inside(b, z, y, xx);
   };
-
-  T v[K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    int z, y, xx;
-    v[k] = point(k, z, y, xx) ? x[linear_index(b, e, z, y, xx)] : T(0);
-  }
   uint32_t exact_bits = 0, fill_bits = 0;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -182,11 +184,38 @@ __global__ void __launch_bounds__(kThreads) quantize_kernel(const T* __restrict_
   }
 }
 
+// Persistent CTAs walk the chunks with a grid stride and load chunk i + grid while computing
+// chunk i: one chunk of loads per CTA would leave the memory system idle during each chunk's
+// compute phase (measured: ~1 TB/s of traffic against ~2.9 TB/s for a copy).
+template <class T, class Tl, int ND>
+__global__ void __launch_bounds__(kThreads) quantize_kernel(const T* __restrict__ x, Extent e, ChunkGrid g,
+                                                            QuantParams<T> p, uint16_t* __restrict__ codes,
+                                                            SparseSink<T> sink) {
+  using H = Halo<Tl, ND>;
+  constexpr int K = Tl::per_thread;
+  __shared__ int32_t s_d[H::volume];
+  __shared__ unsigned s_keep[Tl::volume / 32];
+  const uint64_t nchunks = g.count();
+  H::zero(s_d);  // interior writes never touch the halo: zero it once per CTA
+  uint64_t id = blockIdx.x;
+  T v[K];
+  if (id < nchunks) load_chunk<T, Tl>(x, e, g, id, v);
+  for (; id < nchunks; id += gridDim.x) {
+    const uint64_t next = id + gridDim.x;
+    T vn[K];
+    if (next < nchunks) load_chunk<T, Tl>(x, e, g, next, vn);
+    quantize_chunk<T, Tl, ND>(x, e, g, p, codes, sink, id, v, s_d, s_keep);
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k] = vn[k];
+    __syncthreads();  // the next chunk rewrites s_d and s_keep
+  }
+}
+
 template <class T, class Tl, int ND>
 void launch(const T* d_x, const Extent& e, const QuantParams<T>& p, uint16_t* d_codes, const SparseSink<T>& sink,
             cudaStream_t s) {
   const ChunkGrid g = chunk_grid(e, Tl::shape());
-  const unsigned blocks = chunk_blocks(g);
+  const unsigned blocks = persistent_blocks(chunk_blocks(g), quantize_kernel<T, Tl, ND>);
   if (blocks == 0) return;
   quantize_kernel<T, Tl, ND><<<blocks, kThreads, 0, s>>>(d_x, e, g, p, d_codes, sink);
   SCIZ_CUDA_CHECK_LAUNCH("lorenzo quantize_kernel");
@@ -201,7 +230,7 @@ bool supported_chunk(const ChunkShape& c) {
 template <class T>
 void launch_quantize(const T* d_x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* d_codes,
                      const SparseSink<T>& sink, cudaStream_t s) {
-  require(same_shape(c, default_chunk(e.ndim)), Status::unsupported,
+  SCIZ_REQUIRE(same_shape(c, default_chunk(e.ndim)), Status::unsupported,
           "lorenzo (CUDA): compresses a " + std::to_string(e.ndim) + "-D field only with chunk " +
               shape_str(default_chunk(e.ndim)) + ", not " + shape_str(c));
   if (e.ndim == 1)

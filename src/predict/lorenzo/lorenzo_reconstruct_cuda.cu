@@ -148,6 +148,19 @@ __device__ void partial_sums_rows(int32_t (&q)[K], int32_t* s_q) {
   }
 }
 
+template <class Tl>
+__device__ void load_codes(const uint16_t* __restrict__ codes, const Extent& e, const ChunkGrid& g, uint64_t id,
+                           uint16_t (&c)[Tl::per_thread]) {
+  const Box b = chunk_box<Tl>(id, e, g);
+#pragma unroll
+  for (int k = 0; k < Tl::per_thread; ++k) {
+    const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
+    c[k] = inside(b, z, y, x) ? codes[linear_index(b, e, z, y, x)] : uint16_t(0);
+  }
+}
+
+// Persistent CTAs with a grid stride, loading chunk i + grid's codes while summing chunk i
+// (see quantize_kernel for why).
 template <class T, class Tl>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const uint16_t* __restrict__ codes, const uint64_t* __restrict__ oidx,
@@ -156,23 +169,31 @@ __global__ void __launch_bounds__(kThreads)
   using L = Layout<Tl>;
   constexpr int K = Tl::per_thread;
   __shared__ int32_t s_q[L::size];
-  const uint64_t id = blockIdx.x;
-  const Box b = chunk_box<Tl>(id, e, g);
-  int32_t q[K];
+  const uint64_t nchunks = g.count();
+  uint64_t id = blockIdx.x;
+  uint16_t c[K];
+  if (id < nchunks) load_codes<Tl>(codes, e, g, id, c);
+  for (; id < nchunks; id += gridDim.x) {
+    const uint64_t next = id + gridDim.x;
+    uint16_t cn[K];
+    if (next < nchunks) load_codes<Tl>(codes, e, g, next, cn);
+    const Box b = chunk_box<Tl>(id, e, g);
+    int32_t q[K];
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
-    q[k] = inside(b, z, y, x) ? from_code(codes[linear_index(b, e, z, y, x)], p.radius) : 0;
-  }
-  if (nout) add_outliers<Tl>(q, s_q, oidx, oval, nout, id);
-  if constexpr (L::one_d)
-    partial_sums_1d<Tl>(q, s_q);
-  else
-    partial_sums_rows<Tl>(q, s_q);
+    for (int k = 0; k < K; ++k) q[k] = from_code(c[k], p.radius);  // points outside the box: see the note above
+    if (nout) add_outliers<Tl>(q, s_q, oidx, oval, nout, id);
+    if constexpr (L::one_d)
+      partial_sums_1d<Tl>(q, s_q);
+    else
+      partial_sums_rows<Tl>(q, s_q);
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
-    if (inside(b, z, y, x)) out[linear_index(b, e, z, y, x)] = reconstruct(q[k], p.ebx2);
+    for (int k = 0; k < K; ++k) {
+      const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
+      if (inside(b, z, y, x)) out[linear_index(b, e, z, y, x)] = reconstruct(q[k], p.ebx2);
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) c[k] = cn[k];
+    __syncthreads();  // the next chunk rewrites s_q
   }
 }
 
@@ -193,7 +214,7 @@ void launch_reconstruct(const uint16_t* d_codes, const uint64_t* d_outlier_idx, 
   with_tile(c, [&](auto tile) {
     using Tl = decltype(tile);
     const ChunkGrid g = chunk_grid(e, Tl::shape());
-    const unsigned blocks = chunk_blocks(g);
+    const unsigned blocks = persistent_blocks(chunk_blocks(g), reconstruct_kernel<T, Tl>);
     if (blocks == 0) return;
     reconstruct_kernel<T, Tl><<<blocks, kThreads, 0, s>>>(d_codes, d_outlier_idx, d_outlier_val, n_outliers, e, g, p,
                                                           d_out);

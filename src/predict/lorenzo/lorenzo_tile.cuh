@@ -4,7 +4,9 @@
 #pragma once
 #include <sciz/error.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "core/geometry.hpp"
@@ -51,9 +53,33 @@ void with_tile(const ChunkShape& c, F&& f) {
 
 // One CTA per chunk: the grid's x dimension bounds the chunk count.
 inline unsigned chunk_blocks(const ChunkGrid& g) {
-  require(g.count() <= 0x7fffffffull, Status::unsupported,
+  SCIZ_REQUIRE(g.count() <= 0x7fffffffull, Status::unsupported,
           "lorenzo (CUDA): " + std::to_string(g.count()) + " chunks exceed one kernel launch");
   return static_cast<unsigned>(g.count());
+}
+
+// Grid for persistent CTAs: as many as can be resident at once (occupancy x SMs, queried once
+// per kernel and device), never more than there are chunks.
+template <class Kernel>
+unsigned persistent_blocks(unsigned chunks, Kernel kernel) {
+  static int resident[64] = {};  // per device ordinal; a benign race: every writer stores the same value
+  static const bool off = [] {  // A/B switch for the benchmark: one CTA per chunk, no prefetch
+    const char* v = std::getenv("SCIZ_PERSISTENT");
+    return v && *v == '0';
+  }();
+  if (off) return chunks;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return chunks;
+  if (resident[dev] == 0) {
+    int per_sm = 0, sms = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || per_sm * sms <= 0) {
+      (void)cudaGetLastError();
+      return chunks;
+    }
+    resident[dev] = per_sm * sms;
+  }
+  return std::min<unsigned>(chunks, static_cast<unsigned>(resident[dev]));
 }
 
 // A chunk's first point (linear index) and its valid extent; edge chunks are partial.
