@@ -88,6 +88,9 @@ SCIZ_HD int32_t delta(const Get& at, int z, int y, int x, int ndim) {
          at(z - 1, y, x - 1) + at(z - 1, y - 1, x) - at(z - 1, y - 1, x - 1);
 }
 
+// A twin may evaluate delta() in factored form (Dz Dy Dx of d): the integers are exact and no
+// partial exceeds 2^30, so the result is the same number (the CUDA twin does, for rows of 32).
+
 // Quant code around the radius; out-of-range residuals keep the zero code as placeholder
 // and travel as outliers that the decoder adds back before the partial sums.
 SCIZ_HD bool to_code(int32_t delta, int32_t radius, uint16_t& code) {

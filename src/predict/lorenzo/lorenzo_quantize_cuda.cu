@@ -7,6 +7,11 @@
 #include "predict/lorenzo/lorenzo_cuda.cuh"
 #include "predict/lorenzo/lorenzo_tile.cuh"
 
+// Minimum resident CTAs per SM the compiler must allow (a register cap); tuned on the H100.
+#ifndef SCIZ_QUANTIZE_MIN_BLOCKS
+#define SCIZ_QUANTIZE_MIN_BLOCKS 1
+#endif
+
 namespace sciz::lorenzo::cuda {
 namespace {
 
@@ -103,35 +108,65 @@ __device__ void fill_row_block(int32_t* s_d, const unsigned* keep, uint32_t fill
   }
 }
 
-// Loads the chunk's points (0 outside an edge chunk's valid box); every load is issued before
-// any is used.
-template <class T, class Tl>
-__device__ void load_chunk(const T* __restrict__ x, const Extent& e, const ChunkGrid& g, uint64_t id,
-                           T (&v)[Tl::per_thread]) {
-  const Box b = chunk_box<Tl>(id, e, g);
+// Lorenzo residual for rows of 32 in factored form: delta = Dz Dy Dx d, exactly the sum that
+// lorenzo::delta spells out (integer arithmetic, every partial bounded by 2^30), but with one
+// shuffle for Dx, one shared-memory read for Dy and registers for Dz (thread t holds the points
+// t + 256 k, so for the 3-D tile its k is z) instead of eight shared-memory reads per point.
+// Neighbours outside the chunk are 0 as in delta(). The GPU-vs-CPU stream tests pin equality.
+template <class Tl, int ND>
+__device__ void residual_rows(int32_t (&r)[Tl::per_thread], int32_t* s_a) {
+  constexpr int K = Tl::per_thread;
+  static_assert(Tl::cx == 32 && (ND == 2 || (ND == 3 && Tl::cy * Tl::cx == kThreads && K == Tl::cz)),
+                "rows of 32; for 3-D each thread owns a z column");
 #pragma unroll
-  for (int k = 0; k < Tl::per_thread; ++k) {
-    const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), xx = Tl::x_of(i);
-    v[k] = inside(b, z, y, xx) ? x[linear_index(b, e, z, y, xx)] : T(0);
+  for (int k = 0; k < K; ++k) {
+    const int32_t left = __shfl_up_sync(kFullMask, r[k], 1);
+    if (lane_id() != 0) r[k] -= left;
   }
+  __syncthreads();  // s_a may still be read by the exact-value appends
+#pragma unroll
+  for (int k = 0; k < K; ++k) s_a[threadIdx.x + kThreads * k] = r[k];
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int i = threadIdx.x + kThreads * k;
+    if (Tl::y_of(i) != 0) r[k] -= s_a[i - 32];
+  }
+  if constexpr (ND == 3) {
+#pragma unroll
+    for (int k = K - 1; k > 0; --k) r[k] -= r[k - 1];
+  }
+  __syncthreads();  // callers may reuse s_a
 }
 
-// One chunk, its values already in registers. Sparse finds are rare, so the hot loops only
-// set a bit per point; the appends run in a second, block-uniform pass (re-reading x,
-// recomputing delta) only when some bit is set. That keeps registers low.
+// Sparse finds are rare, so the hot loops only set a bit per point; the appends run in a
+// second, block-uniform pass (re-reading x, recomputing delta) only when some bit is set.
+// That keeps registers low enough for four CTAs per SM.
 template <class T, class Tl, int ND>
-__device__ void quantize_chunk(const T* __restrict__ x, const Extent& e, const ChunkGrid& g, const QuantParams<T>& p,
-                               uint16_t* __restrict__ codes, const SparseSink<T>& sink, uint64_t id,
-                               const T (&v)[Tl::per_thread], int32_t* s_d, unsigned* s_keep) {
+__global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_kernel(const T* __restrict__ x, Extent e, ChunkGrid g,
+                                                            QuantParams<T> p, uint16_t* __restrict__ codes,
+                                                            SparseSink<T> sink) {
   using H = Halo<Tl, ND>;
   constexpr int K = Tl::per_thread;
+  __shared__ int32_t s_d[H::volume];
+  __shared__ unsigned s_keep[Tl::volume / 32];
+  const uint64_t id = blockIdx.x;
   const Box b = chunk_box<Tl>(id, e, g);
+  H::zero(s_d);
   auto point = [&](int k, int& z, int& y, int& xx) {
     const int i = threadIdx.x + kThreads * k;
     z = Tl::z_of(i), y = Tl::y_of(i), xx = Tl::x_of(i);
     return inside(b, z, y, xx);
   };
+
+  T v[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    int z, y, xx;
+    v[k] = point(k, z, y, xx) ? x[linear_index(b, e, z, y, xx)] : T(0);
+  }
   uint32_t exact_bits = 0, fill_bits = 0;
+  int32_t r[K];  // rows of 32: d, then the residual, stays in registers
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     int z, y, xx;
@@ -141,13 +176,13 @@ __device__ void quantize_chunk(const T* __restrict__ x, const Extent& e, const C
     const bool fill = valid && pq == Prequant::kExactFill;
     exact_bits |= static_cast<uint32_t>(valid && pq != Prequant::kQuantized) << k;
     if constexpr (Tl::cx == 32) {
-      d = fill_row32(d, valid, fill);
+      r[k] = fill_row32(d, valid, fill);
     } else {
       const unsigned keep = __ballot_sync(kFullMask, valid && !fill);
       if (lane_id() == 0) s_keep[(threadIdx.x + kThreads * k) / 32] = keep;
       fill_bits |= static_cast<uint32_t>(fill) << k;
+      s_d[H::slot(z, y, xx)] = d;
     }
-    s_d[H::slot(z, y, xx)] = d;
   }
   if constexpr (Tl::cx != 32) {
     if (__syncthreads_or(fill_bits != 0)) fill_row_block<Tl, ND>(s_d, s_keep, fill_bits);
@@ -160,6 +195,33 @@ __device__ void quantize_chunk(const T* __restrict__ x, const Extent& e, const C
                     key = linear_index(b, e, z, y, xx);
                     val = x[key];
                   });
+  }
+
+  if constexpr (Tl::cx == 32) {
+    residual_rows<Tl, ND>(r, s_d);
+    uint32_t outlier_bits = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      int z, y, xx;
+      const bool valid = point(k, z, y, xx);
+      uint16_t code = 0;
+      const bool in_range = to_code(r[k], p.radius, code);
+      if (valid) codes[linear_index(b, e, z, y, xx)] = code;
+      outlier_bits |= static_cast<uint32_t>(valid && !in_range) << k;
+    }
+    if (__syncthreads_or(outlier_bits != 0)) {  // rare: park the residuals where the appends can index them
+#pragma unroll
+      for (int k = 0; k < K; ++k) s_d[threadIdx.x + kThreads * k] = r[k];
+      __syncthreads();
+      push_block<K>(outlier_bits, &sink.counts[0], sink.outlier_cap, sink.outlier_idx, sink.outlier_val,
+                    [&](int k, uint64_t& key, int32_t& val) {
+                      int z, y, xx;
+                      point(k, z, y, xx);
+                      key = chunk_major_index(id, Tl::shape(), z, y, xx);
+                      val = s_d[threadIdx.x + kThreads * k];
+                    });
+    }
+    return;
   }
 
   auto at = [&](int z, int y, int xx) -> int32_t { return s_d[H::slot(z, y, xx)]; };
@@ -184,38 +246,11 @@ __device__ void quantize_chunk(const T* __restrict__ x, const Extent& e, const C
   }
 }
 
-// Persistent CTAs walk the chunks with a grid stride and load chunk i + grid while computing
-// chunk i: one chunk of loads per CTA would leave the memory system idle during each chunk's
-// compute phase (measured: ~1 TB/s of traffic against ~2.9 TB/s for a copy).
-template <class T, class Tl, int ND>
-__global__ void __launch_bounds__(kThreads) quantize_kernel(const T* __restrict__ x, Extent e, ChunkGrid g,
-                                                            QuantParams<T> p, uint16_t* __restrict__ codes,
-                                                            SparseSink<T> sink) {
-  using H = Halo<Tl, ND>;
-  constexpr int K = Tl::per_thread;
-  __shared__ int32_t s_d[H::volume];
-  __shared__ unsigned s_keep[Tl::volume / 32];
-  const uint64_t nchunks = g.count();
-  H::zero(s_d);  // interior writes never touch the halo: zero it once per CTA
-  uint64_t id = blockIdx.x;
-  T v[K];
-  if (id < nchunks) load_chunk<T, Tl>(x, e, g, id, v);
-  for (; id < nchunks; id += gridDim.x) {
-    const uint64_t next = id + gridDim.x;
-    T vn[K];
-    if (next < nchunks) load_chunk<T, Tl>(x, e, g, next, vn);
-    quantize_chunk<T, Tl, ND>(x, e, g, p, codes, sink, id, v, s_d, s_keep);
-#pragma unroll
-    for (int k = 0; k < K; ++k) v[k] = vn[k];
-    __syncthreads();  // the next chunk rewrites s_d and s_keep
-  }
-}
-
 template <class T, class Tl, int ND>
 void launch(const T* d_x, const Extent& e, const QuantParams<T>& p, uint16_t* d_codes, const SparseSink<T>& sink,
             cudaStream_t s) {
   const ChunkGrid g = chunk_grid(e, Tl::shape());
-  const unsigned blocks = persistent_blocks(chunk_blocks(g), quantize_kernel<T, Tl, ND>);
+  const unsigned blocks = chunk_blocks(g);
   if (blocks == 0) return;
   quantize_kernel<T, Tl, ND><<<blocks, kThreads, 0, s>>>(d_x, e, g, p, d_codes, sink);
   SCIZ_CUDA_CHECK_LAUNCH("lorenzo quantize_kernel");
