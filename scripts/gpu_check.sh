@@ -6,7 +6,10 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-LOG=${OUT:-$ROOT/build-gpu/logs}
+# The device runner returns at most 8 files from $OUT: logs go to a folder that is packed into
+# one archive at the end (logs.tgz), beside the summary.
+LOG=$ROOT/build-gpu/logs
+rm -rf "$LOG"
 mkdir -p "$LOG"
 T0=$(date +%s)
 elapsed() { echo $(($(date +%s) - T0)); }
@@ -114,4 +117,8 @@ if [ ${#bench_rows[@]} -gt 0 ]; then
       "$(s "$f" "bitpack decode")" "$(s "$f" "e2e compress (pinned")" "$(s "$f" "e2e decompress (pinned")"
   done
   echo "(e2e = public API, host memory in/out, pinned; pageable figures are in the per-bound logs)"
+fi
+if [ -n "${OUT:-}" ]; then
+  tar czf "$OUT/logs.tgz" -C "$LOG" . 2>/dev/null
+  cp "$LOG"/bench_*.json "$OUT"/ 2>/dev/null || true
 fi

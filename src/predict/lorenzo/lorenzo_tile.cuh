@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "core/geometry.hpp"
@@ -63,11 +62,6 @@ inline unsigned chunk_blocks(const ChunkGrid& g) {
 template <class Kernel>
 unsigned persistent_blocks(unsigned chunks, Kernel kernel) {
   static int resident[64] = {};  // per device ordinal; a benign race: every writer stores the same value
-  static const bool off = [] {  // A/B switch for the benchmark: one CTA per chunk, no prefetch
-    const char* v = std::getenv("SCIZ_PERSISTENT");
-    return v && *v == '0';
-  }();
-  if (off) return chunks;
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return chunks;
   if (resident[dev] == 0) {
