@@ -13,9 +13,8 @@ using namespace sciz;
 
 namespace {
 template <class T>
-void cross_check(const test::RealField& f, const std::vector<uint8_t>& raw) {
-  std::vector<T> x(f.shape.count());
-  std::memcpy(x.data(), raw.data(), raw.size());
+void cross_check(const test::RealField& f, const std::vector<T>& x) {
+  const uint64_t bytes = x.size() * sizeof(T);
   for (double rel : {1e-2, 1e-3, 1e-4}) {
     CompressOptions o;
     o.eb = {EbMode::rel, rel};
@@ -30,15 +29,14 @@ void cross_check(const test::RealField& f, const std::vector<uint8_t>& raw) {
     decompress(s_gpu, gc.data(), gc.size() * sizeof(T), Device::cpu);
     decompress(s_gpu, gg.data(), gg.size() * sizeof(T), Device::cuda);
     const bool same_stream = s_cpu == s_gpu;
-    const bool same_bits = std::memcmp(cc.data(), cg.data(), raw.size()) == 0 &&
-                           std::memcmp(cc.data(), gc.data(), raw.size()) == 0 &&
-                           std::memcmp(cc.data(), gg.data(), raw.size()) == 0;
+    const bool same_bits = std::memcmp(cc.data(), cg.data(), bytes) == 0 && std::memcmp(cc.data(), gc.data(), bytes) == 0 &&
+                           std::memcmp(cc.data(), gg.data(), bytes) == 0;
     const std::string bound = test::check_bound(x, gg, eb);
     double maxerr = 0;
     for (size_t i = 0; i < x.size(); ++i)
       if (std::isfinite(x[i])) maxerr = std::max(maxerr, std::fabs(static_cast<double>(x[i]) - static_cast<double>(gg[i])));
     std::printf("| %-48s | %-6g | %8.2f | %7.5f | %-4s | %-4s | %-4s |\n", f.name.c_str(), rel,
-                static_cast<double>(raw.size()) / s_gpu.size(), maxerr / eb, bound.empty() ? "yes" : "NO",
+                static_cast<double>(bytes) / s_gpu.size(), maxerr / eb, bound.empty() ? "yes" : "NO",
                 same_stream ? "yes" : "NO", same_bits ? "yes" : "NO");
     EXPECT_TRUE(same_stream) << f.name << " rel " << rel;
     EXPECT_TRUE(same_bits) << f.name << " rel " << rel;
@@ -55,12 +53,5 @@ TEST(SharedDataGpu, CrossDeviceEveryFieldEveryBound) {
   if (!dir || !std::filesystem::is_directory(*dir)) GTEST_SKIP() << "no real fields to test";
   std::printf("| %-48s | %-6s | %8s | %7s | %-4s | %-4s | %-4s |\n", "field", "rel", "ratio", "err/eb", "bnd",
               "strm", "bits");
-  for (const auto& f : test::real_fields(*dir)) {
-    const auto raw = test::read_file(f.path);
-    ASSERT_EQ(raw.size(), f.shape.count() * dtype_size(f.dtype)) << f.name;
-    if (f.dtype == DType::f32)
-      cross_check<float>(f, raw);
-    else
-      cross_check<double>(f, raw);
-  }
+  test::for_each_real_field(*dir, [](const test::RealField& f, const auto& x) { cross_check(f, x); });
 }

@@ -4,7 +4,9 @@
 #include <sciz/sciz.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,26 @@ inline std::vector<RealField> real_fields(const std::filesystem::path& dir) {
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return out;
+}
+
+// Calls visit(field, values) for every real field in dir, values a std::vector<float> or
+// std::vector<double> holding the file (whose size was checked against the name's dims).
+template <class Visit>
+void for_each_real_field(const std::filesystem::path& dir, Visit&& visit) {
+  for (const auto& f : real_fields(dir)) {
+    const auto raw = read_file(f.path);
+    if (raw.size() != f.shape.count() * dtype_size(f.dtype))
+      throw std::runtime_error(f.path.string() + ": size does not match the dims in its name");
+    auto typed = [&](auto zero) {
+      std::vector<decltype(zero)> x(f.shape.count());
+      std::memcpy(x.data(), raw.data(), raw.size());
+      visit(f, x);
+    };
+    if (f.dtype == DType::f32)
+      typed(0.0f);
+    else
+      typed(0.0);
+  }
 }
 
 }  // namespace sciz::test
