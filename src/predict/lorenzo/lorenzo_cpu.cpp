@@ -1,7 +1,6 @@
 // CPU twin of the Lorenzo predictor: loops over chunks, calling lorenzo_math.hpp for every
 // decision so its output is bit-identical to the CUDA twin's.
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 #if defined(_OPENMP)
 #include <omp.h>
@@ -19,8 +18,6 @@ QuantParams<T> make_params(double eb_abs, int32_t radius) {
   // Hold the bound both as the double the user gave and as T(eb), whichever is tighter, so a
   // check done in either precision passes.
   p.eb_check = std::min(eb_abs, static_cast<double>(static_cast<T>(eb_abs)));
-  p.eb_check_t = static_cast<T>(p.eb_check);
-  if (static_cast<double>(p.eb_check_t) > p.eb_check) p.eb_check_t = std::nextafter(p.eb_check_t, T(0));
   p.radius = radius;
   return p;
 }

@@ -11,13 +11,8 @@
 namespace sciz::lorenzo {
 
 // Prequantized integers are kept within +-2^27 so a 3-D Lorenzo delta (8 terms) and every
-// partial sum of the decoder (at most 4 terms of a difference) stay inside int32; float32
-// fields stop at 2^22, where rounding by the magic constant (round_even) stays exact.
+// partial sum of the decoder (at most 4 terms of a difference) stay inside int32.
 inline constexpr int32_t kMaxPrequant = 1 << 27;
-template <class T>
-SCIZ_HD T max_prequant() {
-  return sizeof(T) == 4 ? T(1 << 22) : T(kMaxPrequant);
-}
 inline constexpr int32_t kDefaultRadius = 512;
 inline constexpr int32_t kMaxRadius = 32768;
 
@@ -26,7 +21,6 @@ struct QuantParams {
   T inv_ebx2;        // T(1 / (2 eb)), rounded once on the host
   T ebx2;            // T(2 eb)
   double eb_check;   // the bound every reconstructed value is checked against
-  T eb_check_t;      // the largest T <= eb_check, for checks done exactly in T
   int32_t radius;
 };
 
@@ -46,29 +40,8 @@ SCIZ_HD double mul_rn(double a, double b) {
 #endif
 }
 
-// Round half to even by adding and subtracting 1.5 x 2^(mantissa bits): exact for
-// |v| < 2^22 (float) or 2^51 (double), and only adds, where rint is a conversion (a quarter of
-// the FP32 rate on the GPU). Plain IEEE adds: no compiler may fold them (no fast-math).
-SCIZ_HD float round_even(float v) {
-  const float m = 12582912.0f;  // 1.5 x 2^23
-  return (v + m) - m;
-}
-SCIZ_HD double round_even(double v) {
-  const double m = 6755399441055744.0;  // 1.5 x 2^52
-  return (v + m) - m;
-}
-
-// |x - rec| <= eb_check, decided exactly. For float, x - rec is exact in float whenever x and
-// rec lie within a factor 2 of each other (Sterbenz), which is the usual case; then |x - rec|
-// is a float and <= eb_check iff <= eb_check_t. Otherwise the difference is taken in double.
-// The answer is the same either way, so the fast path changes no decision.
-SCIZ_HD bool within_bound(float x, float rec, const QuantParams<float>& p) {
-  const float ax = fabsf(x), ar = fabsf(rec);
-  const bool same_sign = (x >= 0) == (rec >= 0);
-  if (same_sign && ar <= 2.0f * ax && ax <= 2.0f * ar) return fabsf(x - rec) <= p.eb_check_t;
-  return fabs(static_cast<double>(x) - static_cast<double>(rec)) <= p.eb_check;
-}
-SCIZ_HD bool within_bound(double x, double rec, const QuantParams<double>& p) { return fabs(x - rec) <= p.eb_check; }
+SCIZ_HD float round_even(float v) { return rintf(v); }
+SCIZ_HD double round_even(double v) { return rint(v); }
 
 template <class T>
 SCIZ_HD T reconstruct(int32_t d, T ebx2) {
@@ -88,15 +61,14 @@ enum class Prequant : int {
 // of T (never trust the algebra alone).
 template <class T>
 SCIZ_HD Prequant prequantize(T x, const QuantParams<T>& p, int32_t& d) {
-  const T s = mul_rn(x, p.inv_ebx2);
-  if (!(fabs(s) < max_prequant<T>())) {  // also catches NaN and Inf; keeps round_even exact
+  const T r = round_even(mul_rn(x, p.inv_ebx2));
+  if (!(fabs(r) <= static_cast<T>(kMaxPrequant))) {  // also catches NaN and Inf
     d = 0;
     return Prequant::kExactFill;
   }
-  const T r = round_even(s);
   d = static_cast<int32_t>(r);
-  const T rec = mul_rn(r, p.ebx2);  // r == T(d) exactly, so this is reconstruct(d, ebx2)
-  return within_bound(x, rec, p) ? Prequant::kQuantized : Prequant::kExactKeep;
+  const T rec = reconstruct(d, p.ebx2);
+  return fabs(static_cast<double>(x) - static_cast<double>(rec)) <= p.eb_check ? Prequant::kQuantized : Prequant::kExactKeep;
 }
 
 // Fill rule for Prequant::kExactFill points (NaN land masks, huge values): inside each chunk row (the
