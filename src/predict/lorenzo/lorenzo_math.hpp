@@ -114,7 +114,7 @@ SCIZ_HD int32_t wrap_add(int32_t a, int32_t b) {
 SCIZ_HD ChunkShape default_chunk(int ndim) {
   if (ndim == 1) return {1, 1, 2048};
   if (ndim == 2) return {1, 32, 32};
-  return {8, 4, 64};  // rows of 64: 256 B of float32 per row keep DRAM streaming (PERF_NOTES)
+  return {8, 8, 32};
 }
 
 // Outliers are addressed chunk-major: chunk id * chunk volume + offset inside the chunk, so

@@ -139,59 +139,6 @@ __device__ void residual_rows(int32_t (&r)[Tl::per_thread], int32_t* s_a) {
   __syncthreads();  // callers may reuse s_a
 }
 
-// Residual for rows wider than a warp (the 3-D tile's rows of 64): d sits in s_d with its zero
-// halo; Dx and Dy come from shared memory (the halo stands in for out-of-chunk neighbours), Dz
-// from registers (each thread owns a z column). Same factored sum as residual_rows.
-template <class Tl, int ND>
-__device__ void residual_wide_rows(int32_t (&r)[Tl::per_thread], int32_t* s_d) {
-  using H = Halo<Tl, ND>;
-  constexpr int K = Tl::per_thread;
-  static_assert(ND == 3 && Tl::cy * Tl::cx == kThreads && K == Tl::cz, "each thread owns a z column");
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
-    r[k] = s_d[H::slot(z, y, x)] - s_d[H::slot(z, y, x - 1)];
-  }
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int i = threadIdx.x + kThreads * k;
-    s_d[H::slot(Tl::z_of(i), Tl::y_of(i), Tl::x_of(i))] = r[k];
-  }
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int i = threadIdx.x + kThreads * k;
-    r[k] -= s_d[H::slot(Tl::z_of(i), Tl::y_of(i) - 1, Tl::x_of(i))];
-  }
-#pragma unroll
-  for (int k = K - 1; k > 0; --k) r[k] -= r[k - 1];
-  __syncthreads();  // callers may reuse s_d
-}
-
-// Row fill rule for tiles of several rows, each a few 32-wide segments: every fill point
-// looks back through its row's keep masks, then forward from the row's start. Rare (masks).
-template <class Tl, int ND>
-__device__ void fill_rows(int32_t* s_d, const unsigned* keep, uint32_t fill_bits) {
-  using H = Halo<Tl, ND>;
-  constexpr int S = Tl::cx / 32;
-  static_assert(S >= 1 && S <= 4, "a few segments per row");
-  auto slot_of = [](int i) { return H::slot(Tl::z_of(i), Tl::y_of(i), Tl::x_of(i)); };
-#pragma unroll 1
-  for (int k = 0; k < Tl::per_thread; ++k) {
-    if (!(fill_bits >> k & 1u)) continue;
-    const int i = threadIdx.x + kThreads * k, seg = i / 32, row0 = seg - seg % S;
-    int src = -1;
-    const unsigned before = keep[seg] & ((1u << (i % 32)) - 1u);
-    if (before) src = 32 * seg + 31 - __clz(before);
-    for (int sg = seg - 1; src < 0 && sg >= row0; --sg)
-      if (keep[sg]) src = 32 * sg + 31 - __clz(keep[sg]);
-    for (int sg = row0; src < 0 && sg < row0 + S; ++sg)
-      if (keep[sg]) src = 32 * sg + __ffs(keep[sg]) - 1;
-    if (src >= 0) s_d[slot_of(i)] = s_d[slot_of(src)];  // sources are kept points: never written here
-  }
-}
-
 // Sparse finds are rare, so the hot loops only set a bit per point; the appends run in a
 // second, block-uniform pass (re-reading x, recomputing delta) only when some bit is set.
 // That keeps registers low enough for four CTAs per SM.
@@ -238,12 +185,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
     }
   }
   if constexpr (Tl::cx != 32) {
-    if (__syncthreads_or(fill_bits != 0)) {
-      if constexpr (ND == 1)
-        fill_row_block<Tl, ND>(s_d, s_keep, fill_bits);
-      else
-        fill_rows<Tl, ND>(s_d, s_keep, fill_bits);
-    }
+    if (__syncthreads_or(fill_bits != 0)) fill_row_block<Tl, ND>(s_d, s_keep, fill_bits);
   }
   if (__syncthreads_or(exact_bits != 0)) {  // also the barrier before delta reads s_d
     push_block<K>(exact_bits, &sink.counts[1], sink.exact_cap, sink.exact_idx, sink.exact_val,
@@ -255,11 +197,8 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
                   });
   }
 
-  if constexpr (ND >= 2) {
-    if constexpr (Tl::cx == 32)
-      residual_rows<Tl, ND>(r, s_d);
-    else
-      residual_wide_rows<Tl, ND>(r, s_d);
+  if constexpr (Tl::cx == 32) {
+    residual_rows<Tl, ND>(r, s_d);
     uint32_t outlier_bits = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -320,8 +259,7 @@ void launch(const T* d_x, const Extent& e, const QuantParams<T>& p, uint16_t* d_
 }  // namespace
 
 bool supported_chunk(const ChunkShape& c) {
-  return same_shape(c, Tile1::shape()) || same_shape(c, Tile2::shape()) || same_shape(c, Tile3::shape()) ||
-         same_shape(c, Tile3Narrow::shape());
+  return same_shape(c, Tile1::shape()) || same_shape(c, Tile2::shape()) || same_shape(c, Tile3::shape());
 }
 
 template <class T>

@@ -11,11 +11,6 @@
 #include "predict/lorenzo/lorenzo_cuda.cuh"
 #include "predict/lorenzo/lorenzo_tile.cuh"
 
-// Minimum resident CTAs per SM the compiler must allow (a register cap).
-#ifndef SCIZ_RECONSTRUCT_MIN_BLOCKS
-#define SCIZ_RECONSTRUCT_MIN_BLOCKS 3
-#endif
-
 namespace sciz::lorenzo::cuda {
 namespace {
 
@@ -121,34 +116,21 @@ __device__ void partial_sums_rows(int32_t (&q)[K], int32_t* s_q) {
 #pragma unroll
   for (int k = 0; k < K; ++k) s_q[L::slot(threadIdx.x + kThreads * k)] = warp_inclusive_sum(q[k]);
   __syncthreads();
-  if constexpr (CX == 64) {  // the right half-row adds the left half's total
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int i = threadIdx.x + kThreads * k;
-      if (Tl::x_of(i) >= 32) s_q[L::slot(i)] = wrap_add(s_q[L::slot(i)], s_q[L::slot(i - Tl::x_of(i) + 31)]);
-    }
-    __syncthreads();
-  } else {
-    static_assert(CX == 32, "rows of 32 or 64");
-  }
   if constexpr (CY == 32) {  // a warp scans a whole column, lane = y
     static_assert(CZ * CX % (kThreads / 32) == 0, "columns per warp");
     for (int c = threadIdx.x / 32; c < CZ * CX; c += kThreads / 32) {
       const int z = c / CX, x = c % CX, at = L::slot((z * CY + static_cast<int>(lane_id())) * CX + x);
       s_q[at] = warp_inclusive_sum(s_q[at]);
     }
-  } else {  // a thread scans short (z, x) columns
-    static_assert(CZ * CX % kThreads == 0, "whole columns per thread");
-#pragma unroll 1
-    for (int c = threadIdx.x; c < CZ * CX; c += kThreads) {
-      const int z = c / CX, x = c % CX;
-      int32_t acc = 0;
+  } else {  // a thread scans one short column
+    static_assert(CZ * CX == kThreads, "one (z, x) column per thread");
+    const int z = threadIdx.x / CX, x = threadIdx.x % CX;
+    int32_t acc = 0;
 #pragma unroll
-      for (int y = 0; y < CY; ++y) {
-        const int at = L::slot((z * CY + y) * CX + x);
-        acc = wrap_add(acc, s_q[at]);
-        s_q[at] = acc;
-      }
+    for (int y = 0; y < CY; ++y) {
+      const int at = L::slot((z * CY + y) * CX + x);
+      acc = wrap_add(acc, s_q[at]);
+      s_q[at] = acc;
     }
   }
   __syncthreads();
@@ -180,7 +162,7 @@ __device__ void load_codes(const uint16_t* __restrict__ codes, const Extent& e, 
 // Persistent CTAs with a grid stride, loading chunk i + grid's codes while summing chunk i
 // (see quantize_kernel for why).
 template <class T, class Tl>
-__global__ void __launch_bounds__(kThreads, SCIZ_RECONSTRUCT_MIN_BLOCKS)
+__global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const uint16_t* __restrict__ codes, const uint64_t* __restrict__ oidx,
                        const int32_t* __restrict__ oval, uint64_t nout, Extent e, ChunkGrid g, QuantParams<T> p,
                        T* __restrict__ out) {

@@ -30,10 +30,7 @@ struct Tile {
 
 using Tile1 = Tile<1, 1, 2048>;  // default_chunk(1)
 using Tile2 = Tile<1, 32, 32>;   // default_chunk(2)
-using Tile3 = Tile<8, 4, 64>;    // default_chunk(3)
-// The first 3-D shape: rows of 32 floats (128 B) left the kernels at ~0.45 of copy rate
-// where contiguous 1-D chunks reach ~0.63 (docs/PERF_NOTES.md). Still decoded.
-using Tile3Narrow = Tile<8, 8, 32>;
+using Tile3 = Tile<8, 8, 32>;    // default_chunk(3)
 
 inline bool same_shape(const ChunkShape& a, const ChunkShape& b) {
   return a.cz == b.cz && a.cy == b.cy && a.cx == b.cx;
@@ -49,9 +46,8 @@ void with_tile(const ChunkShape& c, F&& f) {
   if (same_shape(c, Tile1::shape())) return f(Tile1{});
   if (same_shape(c, Tile2::shape())) return f(Tile2{});
   if (same_shape(c, Tile3::shape())) return f(Tile3{});
-  if (same_shape(c, Tile3Narrow::shape())) return f(Tile3Narrow{});
   fail(Status::unsupported, "lorenzo (CUDA): chunk shape " + shape_str(c) +
-                                " is not one the CUDA kernels are built for (1x1x2048, 1x32x32, 8x4x64, 8x8x32); decode on the CPU");
+                                " is not one the CUDA kernels are built for (1x1x2048, 1x32x32, 8x8x32); decode on the CPU");
 }
 
 // One CTA per chunk: the grid's x dimension bounds the chunk count.
