@@ -21,7 +21,7 @@ FIELD=.devdata/$FIELD_NAME
 [ -f "$FIELD" ] || FIELD=$(find .devdata -name "$FIELD_NAME" 2>/dev/null | head -1)
 [ -n "$FIELD" ] || FIELD=.devdata/$FIELD_NAME
 # The cross-device test over real fields reads the carried folder (see tests/gpu/shared_data_gpu_test.cpp).
-export SCIZ_DATA_DIR=${SCIZ_DATA_DIR:-$(dirname "$FIELD")}
+export SCIZ_DATA_DIR=${SCIZ_DATA_DIR:-$(cd "$(dirname "$FIELD")" 2>/dev/null && pwd)}  # absolute: ctest runs tests from the build tree
 summary=()
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$LOG/gpu.txt" 2>/dev/null ||

@@ -19,7 +19,7 @@ namespace {
 // hit distinct banks. 2-D: rows of 33 so a warp reading a column hits distinct banks.
 template <class Tl>
 struct Layout {
-  static constexpr bool one_d = Tl::cx > 32;
+  static constexpr bool one_d = Tl::cy == 1 && Tl::cz == 1;  // one row: the 1-D tile
   static constexpr int px = Tl::cx + (Tl::cy == 32 ? 1 : 0);
   static constexpr int size = one_d ? Tl::volume + Tl::volume / 32 : Tl::cz * Tl::cy * px;
   __device__ static int slot(int off) {
