@@ -91,26 +91,7 @@ TEST(CrossDevice, SpecialValues) {
   expect_cross_device<double>(s, huge, {EbMode::abs, 1e-3}, "beyond the prequant range");
 }
 
-TEST(CrossDevice, SharedRealFields) {
-  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
-  const auto dir = test::shared_data_dir();
-  if (!dir) GTEST_SKIP() << "no shared data";
-  for (const auto& f : test::real_fields(*dir)) {
-    const auto raw = test::read_file(f.path);
-    ASSERT_EQ(raw.size(), f.shape.count() * dtype_size(f.dtype)) << f.name;
-    for (double rel : {1e-2, 1e-4}) {
-      if (f.dtype == DType::f32) {
-        std::vector<float> x(f.shape.count());
-        std::memcpy(x.data(), raw.data(), raw.size());
-        expect_cross_device<float>(f.shape, x, {EbMode::rel, rel}, f.name);
-      } else {
-        std::vector<double> x(f.shape.count());
-        std::memcpy(x.data(), raw.data(), raw.size());
-        expect_cross_device<double>(f.shape, x, {EbMode::rel, rel}, f.name);
-      }
-    }
-  }
-}
+// Real fields: tests/gpu/shared_data_gpu_test.cpp (all fields, three bounds, from a carried folder).
 
 TEST(CrossDevice, DamagedStreamRejectedOnGpu) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
