@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "gpu/gpu_util.hpp"
-#include "support/shared_fields.hpp"
 #include "support/test_data.hpp"
 
 using namespace sciz;
