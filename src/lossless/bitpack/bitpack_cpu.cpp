@@ -9,31 +9,52 @@ namespace sciz::bitpack {
 
 uint64_t max_encoded_bytes(uint64_t n) { return words_offset(n) + num_blocks(n) * kMaxWidth * 4; }
 
+namespace {
+// Zigzagged offsets of block b (the last block padded with zeros) and their bit width.
+uint32_t block_zigzag(std::span<const uint16_t> sym, uint16_t centre, uint64_t b, uint32_t (&z)[kBlock]) {
+  const uint64_t n = sym.size();
+  uint32_t acc = 0;
+  for (uint32_t i = 0; i < kBlock; ++i) {
+    const uint64_t k = b * kBlock + i;
+    z[i] = k < n ? zigzag(sym[k], centre) : 0;
+    acc |= z[i];
+  }
+  return bit_width(acc);
+}
+
+// Word offset of every block: an exclusive prefix of the widths (serial: one add per block).
+std::vector<uint64_t> word_offsets(const uint8_t* widths, uint64_t nb) {
+  std::vector<uint64_t> off(nb + 1);
+  for (uint64_t b = 0; b < nb; ++b) off[b + 1] = off[b] + widths[b];
+  return off;
+}
+}  // namespace
+
 std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, uint16_t centre) {
-  const uint64_t n = sym.size(), nb = num_blocks(n);
-  std::vector<uint8_t> out(words_offset(n));
-  std::memcpy(out.data(), &n, 8);
-  std::memcpy(out.data() + 8, &centre, 2);
-  std::vector<uint32_t> words;
-  words.reserve(nb * 4);
-  for (uint64_t b = 0; b < nb; ++b) {
-    uint32_t z[kBlock], acc = 0;
-    for (uint32_t i = 0; i < kBlock; ++i) {
-      const uint64_t k = b * kBlock + i;
-      z[i] = k < n ? zigzag(sym[k], centre) : 0;
-      acc |= z[i];
-    }
-    const uint32_t w = bit_width(acc);
-    out[kHeaderBytes + b] = static_cast<uint8_t>(w);
+  const uint64_t n = sym.size(), nb = num_blocks(n), wo = words_offset(n);
+  std::vector<uint8_t> head(wo);
+  std::memcpy(head.data(), &n, 8);
+  std::memcpy(head.data() + 8, &centre, 2);
+  uint8_t* widths = head.data() + kHeaderBytes;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < static_cast<int64_t>(nb); ++b) {
+    uint32_t z[kBlock];
+    widths[b] = static_cast<uint8_t>(block_zigzag(sym, centre, static_cast<uint64_t>(b), z));
+  }
+  const std::vector<uint64_t> off = word_offsets(widths, nb);
+  std::vector<uint8_t> out(wo + off[nb] * 4);
+  std::memcpy(out.data(), head.data(), wo);
+  uint8_t* words = out.data() + wo;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < static_cast<int64_t>(nb); ++b) {
+    uint32_t z[kBlock];
+    const uint32_t w = block_zigzag(sym, centre, static_cast<uint64_t>(b), z);
     for (uint32_t plane = 0; plane < w; ++plane) {
       uint32_t word = 0;
       for (uint32_t i = 0; i < kBlock; ++i) word |= ((z[i] >> plane) & 1u) << i;
-      words.push_back(word);
+      std::memcpy(words + (off[b] + plane) * 4, &word, 4);
     }
   }
-  const size_t at = out.size();
-  out.resize(at + words.size() * 4);
-  std::memcpy(out.data() + at, words.data(), words.size() * 4);
   return out;
 }
 
@@ -66,16 +87,17 @@ void decode_cpu(std::span<const uint8_t> enc, std::span<uint16_t> out) {
   const Parsed p = parse(enc, out.size());
   const uint8_t* words = enc.data() + words_offset(p.n);
   const uint64_t nb = num_blocks(p.n);
-  uint64_t w_at = 0;
-  for (uint64_t b = 0; b < nb; ++b) {
+  const std::vector<uint64_t> off = word_offsets(p.widths, nb);
+#pragma omp parallel for schedule(static)
+  for (int64_t bb = 0; bb < static_cast<int64_t>(nb); ++bb) {
+    const uint64_t b = static_cast<uint64_t>(bb);
     const uint32_t w = p.widths[b];
     uint32_t z[kBlock] = {};
     for (uint32_t plane = 0; plane < w; ++plane) {
       uint32_t word;
-      std::memcpy(&word, words + (w_at + plane) * 4, 4);
+      std::memcpy(&word, words + (off[b] + plane) * 4, 4);
       for (uint32_t i = 0; i < kBlock; ++i) z[i] |= ((word >> i) & 1u) << plane;
     }
-    w_at += w;
     for (uint32_t i = 0; i < kBlock; ++i) {
       const uint64_t k = b * kBlock + i;
       if (k < p.n) out[k] = unzigzag(z[i], p.centre);
