@@ -82,10 +82,14 @@ struct Box {
   int vz, vy, vx;
 };
 
+// Chunk ids and grid extents fit in 32 bits (chunk_blocks refuses more than 2^31 - 1 chunks),
+// so the coordinates come from 32-bit division: 64-bit division is a long software routine,
+// and every thread of every chunk runs this.
 template <class Tl>
 __device__ Box chunk_box(uint64_t id, const Extent& e, const ChunkGrid& g) {
-  const uint64_t ix = id % g.gx, iy = (id / g.gx) % g.gy, iz = id / (g.gx * g.gy);
-  const uint64_t z0 = iz * Tl::cz, y0 = iy * Tl::cy, x0 = ix * Tl::cx;
+  const uint32_t id32 = static_cast<uint32_t>(id), gx = static_cast<uint32_t>(g.gx), gy = static_cast<uint32_t>(g.gy);
+  const uint32_t row = id32 / gx, ix = id32 - row * gx, iz = row / gy, iy = row - iz * gy;
+  const uint64_t z0 = uint64_t{iz} * Tl::cz, y0 = uint64_t{iy} * Tl::cy, x0 = uint64_t{ix} * Tl::cx;  // origins can pass 2^32
   Box b;
   b.base = (z0 * e.ny + y0) * e.nx + x0;
   b.vz = static_cast<int>(e.nz - z0 < Tl::cz ? e.nz - z0 : Tl::cz);
