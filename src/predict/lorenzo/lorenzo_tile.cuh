@@ -79,6 +79,7 @@ unsigned persistent_blocks(unsigned chunks, Kernel kernel) {
 // A chunk's first point (linear index) and its valid extent; edge chunks are partial.
 struct Box {
   uint64_t base;
+  uint64_t row, plane;  // strides of y and z in the field, hoisted out of every point's index
   int vz, vy, vx;
 };
 
@@ -91,7 +92,9 @@ __device__ Box chunk_box(uint64_t id, const Extent& e, const ChunkGrid& g) {
   const uint32_t row = id32 / gx, ix = id32 - row * gx, iz = row / gy, iy = row - iz * gy;
   const uint64_t z0 = uint64_t{iz} * Tl::cz, y0 = uint64_t{iy} * Tl::cy, x0 = uint64_t{ix} * Tl::cx;  // origins can pass 2^32
   Box b;
-  b.base = (z0 * e.ny + y0) * e.nx + x0;
+  b.row = e.nx;
+  b.plane = e.ny * e.nx;
+  b.base = z0 * b.plane + y0 * b.row + x0;
   b.vz = static_cast<int>(e.nz - z0 < Tl::cz ? e.nz - z0 : Tl::cz);
   b.vy = static_cast<int>(e.ny - y0 < Tl::cy ? e.ny - y0 : Tl::cy);
   b.vx = static_cast<int>(e.nx - x0 < Tl::cx ? e.nx - x0 : Tl::cx);
@@ -100,8 +103,8 @@ __device__ Box chunk_box(uint64_t id, const Extent& e, const ChunkGrid& g) {
 
 __device__ inline bool inside(const Box& b, int z, int y, int x) { return z < b.vz && y < b.vy && x < b.vx; }
 
-__device__ inline uint64_t linear_index(const Box& b, const Extent& e, int z, int y, int x) {
-  return b.base + (static_cast<uint64_t>(z) * e.ny + static_cast<uint64_t>(y)) * e.nx + static_cast<uint64_t>(x);
+__device__ inline uint64_t linear_index(const Box& b, const Extent&, int z, int y, int x) {
+  return b.base + static_cast<uint64_t>(z) * b.plane + static_cast<uint64_t>(y) * b.row + static_cast<uint64_t>(x);
 }
 
 __device__ inline unsigned lane_id() { return threadIdx.x & 31u; }
