@@ -152,10 +152,11 @@ template <class Tl>
 __device__ void load_codes(const uint16_t* __restrict__ codes, const Extent& e, const ChunkGrid& g, uint64_t id,
                            uint16_t (&c)[Tl::per_thread]) {
   const Box b = chunk_box<Tl>(id, e, g);
+  const PointWalk<Tl> walk(b);
 #pragma unroll
   for (int k = 0; k < Tl::per_thread; ++k) {
     const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
-    c[k] = inside(b, z, y, x) ? codes[linear_index(b, e, z, y, x)] : uint16_t(0);
+    c[k] = inside(b, z, y, x) ? codes[walk.at(k)] : uint16_t(0);
   }
 }
 
@@ -186,10 +187,11 @@ __global__ void __launch_bounds__(kThreads)
       partial_sums_1d<Tl>(q, s_q);
     else
       partial_sums_rows<Tl>(q, s_q);
+    const PointWalk<Tl> walk(b);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int i = threadIdx.x + kThreads * k, z = Tl::z_of(i), y = Tl::y_of(i), x = Tl::x_of(i);
-      if (inside(b, z, y, x)) out[linear_index(b, e, z, y, x)] = reconstruct(q[k], p.ebx2);
+      if (inside(b, z, y, x)) out[walk.at(k)] = reconstruct(q[k], p.ebx2);
     }
 #pragma unroll
     for (int k = 0; k < K; ++k) c[k] = cn[k];

@@ -23,9 +23,20 @@ struct Tile {
   static constexpr int per_thread = volume / kThreads;
   static_assert(volume % kThreads == 0 && CX % 32 == 0, "a warp must cover whole 32-wide row pieces");
   __host__ __device__ static ChunkShape shape() { return {CZ, CY, CX}; }
-  __device__ static int z_of(int e) { return e / (CY * CX); }
-  __device__ static int y_of(int e) { return (e / CX) % CY; }
-  __device__ static int x_of(int e) { return e % CX; }
+  __host__ __device__ static constexpr int z_of(int e) { return e / (CY * CX); }
+  __host__ __device__ static constexpr int y_of(int e) { return (e / CX) % CY; }
+  __host__ __device__ static constexpr int x_of(int e) { return e % CX; }
+  // Point t + 256 k sits k whole steps of (z_of(256), y_of(256), x_of(256)) after point t,
+  // for every t and k: no step carries from one axis into the next. Checked exhaustively.
+  static constexpr bool steps_without_carry() {
+    for (int i = 0; i < volume; ++i) {
+      const int t = i % kThreads, k = i / kThreads;
+      if (z_of(i) != z_of(t) + k * z_of(kThreads) || y_of(i) != y_of(t) + k * y_of(kThreads) ||
+          x_of(i) != x_of(t) + k * x_of(kThreads))
+        return false;
+    }
+    return true;
+  }
 };
 
 using Tile1 = Tile<1, 1, 2048>;  // default_chunk(1)
@@ -106,6 +117,22 @@ __device__ inline bool inside(const Box& b, int z, int y, int x) { return z < b.
 __device__ inline uint64_t linear_index(const Box& b, const Extent&, int z, int y, int x) {
   return b.base + static_cast<uint64_t>(z) * b.plane + static_cast<uint64_t>(y) * b.row + static_cast<uint64_t>(x);
 }
+
+// Field index of a thread's points: its first point plus k steps, one add per point instead of
+// recomputing z, y, x and their strides (index arithmetic, not memory, was the kernels' limit).
+template <class Tl>
+struct PointWalk {
+  static_assert(Tl::steps_without_carry(), "the tile's thread mapping must step without carries");
+  uint64_t first, step;
+  __device__ explicit PointWalk(const Box& b) {
+    const int t = static_cast<int>(threadIdx.x);
+    first = b.base + static_cast<uint64_t>(Tl::z_of(t)) * b.plane + static_cast<uint64_t>(Tl::y_of(t)) * b.row +
+            static_cast<uint64_t>(Tl::x_of(t));
+    step = static_cast<uint64_t>(Tl::z_of(kThreads)) * b.plane + static_cast<uint64_t>(Tl::y_of(kThreads)) * b.row +
+           static_cast<uint64_t>(Tl::x_of(kThreads));
+  }
+  __device__ uint64_t at(int k) const { return first + static_cast<uint64_t>(k) * step; }
+};
 
 __device__ inline unsigned lane_id() { return threadIdx.x & 31u; }
 
