@@ -159,12 +159,11 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
     return inside(b, z, y, xx);
   };
 
-  const PointWalk<Tl> walk(b);
   T v[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     int z, y, xx;
-    v[k] = point(k, z, y, xx) ? x[walk.at(k)] : T(0);
+    v[k] = point(k, z, y, xx) ? x[linear_index(b, e, z, y, xx)] : T(0);
   }
   uint32_t exact_bits = 0, fill_bits = 0;
   int32_t r[K];  // rows of 32: d, then the residual, stays in registers
@@ -207,7 +206,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
       const bool valid = point(k, z, y, xx);
       uint16_t code = 0;
       const bool in_range = to_code(r[k], p.radius, code);
-      if (valid) codes[walk.at(k)] = code;
+      if (valid) codes[linear_index(b, e, z, y, xx)] = code;
       outlier_bits |= static_cast<uint32_t>(valid && !in_range) << k;
     }
     if (__syncthreads_or(outlier_bits != 0)) {  // rare: park the residuals where the appends can index them
@@ -233,7 +232,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
     const bool valid = point(k, z, y, xx);
     uint16_t code = 0;
     const bool in_range = to_code(delta(at, z, y, xx, ND), p.radius, code);
-    if (valid) codes[walk.at(k)] = code;
+    if (valid) codes[linear_index(b, e, z, y, xx)] = code;
     outlier_bits |= static_cast<uint32_t>(valid && !in_range) << k;
   }
   if (__syncthreads_or(outlier_bits != 0)) {
