@@ -9,6 +9,7 @@
 #include "core/device.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 #include "predict/lorenzo/lorenzo_cuda.cuh"
+#include "predict/lorenzo/lorenzo_tile.cuh"
 
 namespace sciz::lorenzo {
 namespace {
@@ -74,9 +75,7 @@ void compress_cuda(const T* d_x, const Extent& e, const ChunkShape& c, const Qua
 template <class T>
 void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent& e, const ChunkShape& c,
                      const QuantParams<T>& p, T* d_out, cudaStream_t stream) {
-  SCIZ_REQUIRE(cuda::supported_chunk(c), Status::unsupported,
-          "lorenzo (CUDA): chunk shape " + std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" +
-              std::to_string(c.cx) + " is not one the CUDA kernels are built for; decode on the CPU");
+  cuda::require_tile(c);  // before any upload
   SCIZ_REQUIRE(sp.outlier_idx.size() == sp.outlier_val.size() && sp.exact_idx.size() == sp.exact_val.size(),
           Status::internal, "lorenzo (CUDA): sparse index and value lists differ in length");
   // Pageable sources: each copy returns once its bytes are staged, so no sync is needed here.

@@ -24,9 +24,6 @@ struct SparseSink {
   uint64_t exact_cap;
 };
 
-// The chunk shapes the kernels are built for: default_chunk(1), (2) and (3).
-bool supported_chunk(const ChunkShape& c);
-
 // Codes for every point of the field (d_codes has e.count() entries). Throws
 // Error(unsupported) unless c == default_chunk(e.ndim).
 template <class T>
@@ -34,7 +31,7 @@ void launch_quantize(const T* d_x, const Extent& e, const ChunkShape& c, const Q
                      const SparseSink<T>& sink, cudaStream_t s);
 
 // Values from codes plus outliers (sorted chunk-major, strictly ascending), exact values not
-// yet applied. Throws Error(unsupported) unless supported_chunk(c).
+// yet applied. Throws Error(unsupported) unless the kernels are built for c (lorenzo_tile.cuh).
 template <class T>
 void launch_reconstruct(const uint16_t* d_codes, const uint64_t* d_outlier_idx, const int32_t* d_outlier_val,
                         uint64_t n_outliers, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, T* d_out,

@@ -258,10 +258,6 @@ void launch(const T* d_x, const Extent& e, const QuantParams<T>& p, uint16_t* d_
 
 }  // namespace
 
-bool supported_chunk(const ChunkShape& c) {
-  return same_shape(c, Tile1::shape()) || same_shape(c, Tile2::shape()) || same_shape(c, Tile3::shape());
-}
-
 template <class T>
 void launch_quantize(const T* d_x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* d_codes,
                      const SparseSink<T>& sink, cudaStream_t s) {

@@ -51,14 +51,27 @@ inline std::string shape_str(const ChunkShape& c) {
   return std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" + std::to_string(c.cx);
 }
 
+// The one list of tiles the kernels are built for: calls f(Tile{}) for the tile matching c and
+// returns true, or returns false for any other shape.
+template <class F>
+bool visit_tile(const ChunkShape& c, F&& f) {
+  if (same_shape(c, Tile1::shape())) return f(Tile1{}), true;
+  if (same_shape(c, Tile2::shape())) return f(Tile2{}), true;
+  if (same_shape(c, Tile3::shape())) return f(Tile3{}), true;
+  return false;
+}
+
+// Throws unsupported, before any device work, unless the kernels are built for c.
+inline void require_tile(const ChunkShape& c) {
+  if (!visit_tile(c, [](auto) {}))
+    fail(Status::unsupported, "lorenzo (CUDA): chunk shape " + shape_str(c) +
+                                  " is not one the CUDA kernels are built for (1x1x2048, 1x32x32, 8x8x32); decode on the CPU");
+}
+
 // Calls f(Tile{}) for the tile matching c; throws unsupported for any other shape.
 template <class F>
 void with_tile(const ChunkShape& c, F&& f) {
-  if (same_shape(c, Tile1::shape())) return f(Tile1{});
-  if (same_shape(c, Tile2::shape())) return f(Tile2{});
-  if (same_shape(c, Tile3::shape())) return f(Tile3{});
-  fail(Status::unsupported, "lorenzo (CUDA): chunk shape " + shape_str(c) +
-                                " is not one the CUDA kernels are built for (1x1x2048, 1x32x32, 8x8x32); decode on the CPU");
+  if (!visit_tile(c, f)) require_tile(c);
 }
 
 // One CTA per chunk: the grid's x dimension bounds the chunk count.
