@@ -36,7 +36,3 @@ class Error : public std::runtime_error {
   do {                                     \
     if (!(cond)) ::sciz::fail(status, msg); \
   } while (0)
-
-namespace sciz {
-
-}  // namespace sciz

@@ -174,9 +174,8 @@ class LorenzoPipeline final : public Pipeline {
     const uint64_t n = e.count();
     const uint64_t iw = 8;  // index width, worst case
     // Every value may be both an outlier and stored exactly: summing the worst cases keeps
-    // the bound obviously safe (4096 covers header and section table).
-    // Exact runs: at most n runs of two 10-byte varints and a value.
-    return 4096 + bitpack::max_encoded_bytes(n) + 16 + n * (iw + 4) + 24 + n * (20 + dtype_size(dtype));
+    // the bound obviously safe. Exact runs: at most n runs of two 10-byte varints and a value.
+    return kMaxHeaderBytes + bitpack::max_encoded_bytes(n) + 16 + n * (iw + 4) + 24 + n * (20 + dtype_size(dtype));
   }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
