@@ -66,4 +66,22 @@ class ByteReader {
   std::string what_;
 };
 
+// LEB128: seven bits per byte, low first; the reader refuses more than 64 bits.
+inline void put_varint(ByteWriter& w, uint64_t v) {
+  while (v >= 0x80) {
+    w.put<uint8_t>(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  w.put<uint8_t>(static_cast<uint8_t>(v));
+}
+inline uint64_t get_varint(ByteReader& r, const char* what) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    const uint8_t b = r.get<uint8_t>(what);
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) return v;
+  }
+  fail(Status::corrupt_stream, std::string(what) + ": varint longer than 64 bits");
+}
+
 }  // namespace sciz

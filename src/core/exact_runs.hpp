@@ -20,22 +20,6 @@
 namespace sciz {
 
 namespace detail {
-inline void put_varint(ByteWriter& w, uint64_t v) {
-  while (v >= 0x80) {
-    w.put<uint8_t>(static_cast<uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  w.put<uint8_t>(static_cast<uint8_t>(v));
-}
-inline uint64_t get_varint(ByteReader& r, const char* what) {
-  uint64_t v = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    const uint8_t b = r.get<uint8_t>(what);
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) return v;
-  }
-  fail(Status::corrupt_stream, std::string(what) + ": varint longer than 64 bits");
-}
 template <class T>
 inline bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
@@ -76,8 +60,8 @@ std::vector<uint8_t> write_runs(const std::vector<uint64_t>& idx, const std::vec
   if (use_palette) w.bytes(palette.data(), palette.size() * sizeof(T));
   uint64_t end = 0;
   for (const auto& r : runs) {
-    detail::put_varint(w, r.start - end);
-    detail::put_varint(w, r.len - 1);
+    put_varint(w, r.start - end);
+    put_varint(w, r.len - 1);
     if (use_palette) {
       const auto at = std::find_if(palette.begin(), palette.end(), [&](const T& p) { return detail::same_bits(p, r.v); });
       w.put<uint8_t>(static_cast<uint8_t>(at - palette.begin()));
@@ -114,8 +98,8 @@ void read_runs(std::span<const uint8_t> sec, uint64_t bound, const char* what, s
   val.reserve(count);
   uint64_t end = 0;
   for (uint64_t k = 0; k < nruns; ++k) {
-    const uint64_t gap = detail::get_varint(r, "run gap");
-    const uint64_t len = detail::get_varint(r, "run length") + 1;
+    const uint64_t gap = get_varint(r, "run gap");
+    const uint64_t len = get_varint(r, "run length") + 1;
     SCIZ_REQUIRE(gap <= bound - end && len <= bound - end - gap && len <= count - idx.size(), Status::corrupt_stream,
             std::string(what) + ": run " + std::to_string(k) + " leaves the field or the entry count");
     T v;

@@ -1,0 +1,160 @@
+#include "lossless/huffman/codebook.hpp"
+
+#include <sciz/error.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace sciz::huffman {
+
+namespace {
+
+// Depth of every leaf in a Huffman tree over weights sorted ascending. Two queues (leaves in
+// order, merged nodes in creation order, whose weights never decrease) replace a heap.
+std::vector<uint32_t> leaf_depths(const std::vector<uint64_t>& w_sorted) {
+  const size_t m = w_sorted.size();
+  std::vector<uint64_t> w(2 * m - 1);
+  std::vector<uint32_t> parent(2 * m - 1, 0);
+  std::copy(w_sorted.begin(), w_sorted.end(), w.begin());
+  size_t leaf = 0, merged = m, next = m;
+  auto pick = [&] {
+    if (leaf < m && (merged >= next || w[leaf] <= w[merged])) return leaf++;
+    return merged++;
+  };
+  for (; next < 2 * m - 1; ++next) {
+    const size_t a = pick(), b = pick();
+    w[next] = w[a] + w[b];
+    parent[a] = parent[b] = static_cast<uint32_t>(next);
+  }
+  std::vector<uint32_t> depth(2 * m - 1, 0);
+  for (size_t i = 2 * m - 1; i-- > 0;)  // parents sit after their children
+    if (i != 2 * m - 2) depth[i] = depth[parent[i]] + 1;
+  depth.resize(m);
+  return depth;
+}
+
+// Clamps depths to kMaxLen, then pushes the deepest leaves that are not yet at the limit one
+// level down until the Kraft sum fits again. Works on counts per length only: which symbol
+// gets which length is decided afterwards by frequency rank.
+void limit_lengths(uint64_t (&count)[64]) {
+  for (int d = kMaxLen + 1; d < 64; ++d) {
+    count[kMaxLen] += count[d];
+    count[d] = 0;
+  }
+  uint64_t kraft = 0;
+  for (int l = 1; l <= kMaxLen; ++l) kraft += count[l] << (kMaxLen - l);
+  while (kraft > (uint64_t{1} << kMaxLen)) {
+    int l = kMaxLen - 1;
+    while (count[l] == 0) --l;
+    --count[l];
+    ++count[l + 1];
+    kraft -= uint64_t{1} << (kMaxLen - l - 1);
+  }
+}
+
+}  // namespace
+
+Codebook build_codebook(std::span<const uint64_t> hist) {
+  SCIZ_REQUIRE(hist.size() <= kAlphabet, Status::internal, "huffman: histogram over more than 65536 symbols");
+  std::vector<uint8_t> len(kAlphabet, 0);
+  std::vector<uint32_t> syms;
+  for (uint32_t s = 0; s < hist.size(); ++s)
+    if (hist[s]) syms.push_back(s);
+  if (syms.size() == 1) len[syms[0]] = 1;
+  if (syms.size() >= 2) {
+    std::sort(syms.begin(), syms.end(), [&](uint32_t a, uint32_t b) { return hist[a] != hist[b] ? hist[a] < hist[b] : a < b; });
+    std::vector<uint64_t> w(syms.size());
+    for (size_t i = 0; i < syms.size(); ++i) w[i] = hist[syms[i]];
+    const std::vector<uint32_t> depth = leaf_depths(w);
+    uint64_t count[64] = {};
+    for (uint32_t d : depth) ++count[std::min<uint32_t>(d, 63)];
+    limit_lengths(count);
+    // The most frequent symbols (the end of `syms`) take the shortest lengths.
+    size_t i = syms.size();
+    for (int l = 1; l <= kMaxLen; ++l)
+      for (uint64_t k = 0; k < count[l]; ++k) len[syms[--i]] = static_cast<uint8_t>(l);
+  }
+  return codebook_from_lengths(std::move(len));
+}
+
+Codebook codebook_from_lengths(std::vector<uint8_t> len) {
+  SCIZ_REQUIRE(len.size() == kAlphabet, Status::internal, "huffman: length table must cover 65536 symbols");
+  uint32_t count[kMaxLen + 1] = {};
+  Codebook cb;
+  for (uint8_t l : len) {
+    SCIZ_REQUIRE(l <= kMaxLen, Status::corrupt_stream, "huffman codebook: code length " + std::to_string(l) + " > 16");
+    if (l) ++count[l], ++cb.used;
+  }
+  uint64_t kraft = 0;
+  for (int l = 1; l <= kMaxLen; ++l) kraft += uint64_t{count[l]} << (kMaxLen - l);
+  SCIZ_REQUIRE(kraft <= (uint64_t{1} << kMaxLen), Status::corrupt_stream,
+               "huffman codebook: code lengths over-fill the code space (not a prefix code)");
+  uint32_t next[kMaxLen + 2] = {};
+  for (int l = 1; l <= kMaxLen; ++l) next[l] = (next[l - 1] + count[l - 1]) << 1;
+  cb.code.assign(kAlphabet, 0);
+  for (uint32_t s = 0; s < kAlphabet; ++s)
+    if (len[s]) cb.code[s] = pack_code(next[len[s]]++, len[s]);
+  cb.len = std::move(len);
+  return cb;
+}
+
+uint64_t coded_bits(const Codebook& cb, std::span<const uint64_t> hist) {
+  uint64_t bits = 0;
+  for (size_t s = 0; s < hist.size(); ++s) bits += hist[s] * cb.len[s];
+  return bits;
+}
+
+void write_codebook(ByteWriter& w, const Codebook& cb) {
+  uint32_t expect = 0;
+  for (uint32_t s = 0; s < kAlphabet; ++s) {
+    if (!cb.len[s]) continue;
+    put_varint(w, s - expect);
+    w.put<uint8_t>(cb.len[s]);
+    expect = s + 1;
+  }
+}
+
+Codebook read_codebook(ByteReader& r, uint32_t used) {
+  SCIZ_REQUIRE(used <= kAlphabet, Status::corrupt_stream, "huffman codebook: more than 65536 symbols");
+  std::vector<uint8_t> len(kAlphabet, 0);
+  uint64_t s = 0;
+  for (uint32_t k = 0; k < used; ++k) {
+    s += get_varint(r, "huffman codebook symbol");
+    const uint8_t l = r.get<uint8_t>("huffman codebook length");
+    SCIZ_REQUIRE(s < kAlphabet && l >= 1, Status::corrupt_stream,
+                 "huffman codebook: entry " + std::to_string(k) + " has symbol " + std::to_string(s) + ", length " +
+                     std::to_string(l));
+    len[s++] = l;
+  }
+  return codebook_from_lengths(std::move(len));
+}
+
+DecodeTables decode_tables(const Codebook& cb) {
+  DecodeTables t;
+  uint32_t count[kMaxLen + 1] = {};
+  for (uint8_t l : cb.len)
+    if (l) ++count[l];
+  t.limit[0] = t.first[0] = t.offset[0] = 0;
+  for (int l = 1; l <= kMaxLen; ++l) {
+    t.first[l] = (t.first[l - 1] + count[l - 1]) << 1;
+    t.offset[l] = t.offset[l - 1] + count[l - 1];
+    t.limit[l] = (t.first[l] + count[l]) << (kMaxLen - l);
+  }
+  t.sorted.resize(cb.used);
+  uint32_t rank[kMaxLen + 1];
+  std::copy(t.offset, t.offset + kMaxLen + 1, rank);
+  t.primary.assign(1u << kTableBits, 0);
+  for (uint32_t s = 0; s < kAlphabet; ++s) {
+    const uint32_t l = cb.len[s];
+    if (!l) continue;
+    t.sorted[rank[l]++] = static_cast<uint16_t>(s);
+    if (l <= kTableBits) {
+      const uint32_t lo = code_bits(cb.code[s]) << (kTableBits - l), span = 1u << (kTableBits - l);
+      std::fill_n(t.primary.begin() + lo, span, pack_entry(s, l));
+    }
+  }
+  return t;
+}
+
+}  // namespace sciz::huffman

@@ -1,0 +1,44 @@
+// Canonical Huffman codebook, built on the host from a histogram (the GPU path copies the
+// histogram back: 1,024 bins for default quant codes, measured in bench as "codebook"), and
+// the tables both twins decode with.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/byteio.hpp"
+#include "lossless/huffman/huffman_math.hpp"
+
+namespace sciz::huffman {
+
+inline constexpr uint32_t kAlphabet = 65536;
+
+struct Codebook {
+  std::vector<uint8_t> len;    // per symbol [0, 65536); 0 = unused
+  std::vector<uint32_t> code;  // pack_code(code, len) per symbol, the encoders' table
+  uint32_t used = 0;
+};
+
+// Length-limited (kMaxLen) Huffman lengths, deterministic for a given histogram: ties break by
+// symbol. A histogram with one used symbol gives it a 1-bit code; an empty one, no codes.
+Codebook build_codebook(std::span<const uint64_t> hist);
+// Assigns canonical codes from lengths; throws corrupt_stream if the lengths over-fill the
+// code space (Kraft sum > 1) or exceed kMaxLen.
+Codebook codebook_from_lengths(std::vector<uint8_t> len);
+
+// Total code bits for symbols with this histogram.
+uint64_t coded_bits(const Codebook& cb, std::span<const uint64_t> hist);
+
+// Serialized as: varint gap to the previous used symbol (minus one), u8 length, per used symbol.
+void write_codebook(ByteWriter& w, const Codebook& cb);
+Codebook read_codebook(ByteReader& r, uint32_t used);
+
+struct DecodeTables {
+  std::vector<uint32_t> primary;  // 1 << kTableBits entries
+  uint32_t limit[kMaxLen + 1], first[kMaxLen + 1], offset[kMaxLen + 1];
+  std::vector<uint16_t> sorted;
+  SlowTables slow() const { return {limit, first, offset, sorted.data()}; }
+};
+DecodeTables decode_tables(const Codebook& cb);
+
+}  // namespace sciz::huffman

@@ -1,0 +1,114 @@
+// CPU twin of the huffman stage: OpenMP over chunks, the same bit writer/reader as the GPU.
+#include <sciz/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <string>
+
+#include "lossless/huffman/huffman.hpp"
+
+namespace sciz::huffman {
+
+std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym) {
+  std::vector<uint64_t> hist(kAlphabet, 0);
+  const int64_t n = static_cast<int64_t>(sym.size());
+#pragma omp parallel
+  {
+    std::vector<uint64_t> local(kAlphabet, 0);
+#pragma omp for schedule(static) nowait
+    for (int64_t i = 0; i < n; ++i) ++local[sym[i]];
+#pragma omp critical
+    for (uint32_t s = 0; s < kAlphabet; ++s) hist[s] += local[s];
+  }
+  return hist;
+}
+
+std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& cb, uint32_t chunk) {
+  SCIZ_REQUIRE(chunk >= 8 && chunk <= kMaxChunk && chunk % 8 == 0, Status::invalid_argument,
+               "huffman: chunk size must be a multiple of 8 in 8..4088");
+  const uint64_t n = sym.size(), chunks = (n + chunk - 1) / chunk;
+  std::vector<uint16_t> cbits(chunks);
+  bool unknown = false;
+#pragma omp parallel for schedule(static) reduction(|| : unknown)
+  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
+    const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);
+    uint32_t bits = 0;
+    for (uint64_t i = lo; i < hi; ++i) {
+      const uint32_t l = cb.len[sym[i]];
+      unknown = unknown || l == 0;
+      bits += l;
+    }
+    cbits[c] = static_cast<uint16_t>(bits);
+  }
+  SCIZ_REQUIRE(!unknown, Status::internal, "huffman: a symbol has no code in the codebook");
+  std::vector<uint64_t> start(chunks + 1, 0);
+  for (uint64_t c = 0; c < chunks; ++c) start[c + 1] = start[c] + cbits[c];
+  const uint64_t total = start[chunks];
+  std::vector<uint32_t> words((total + 31) / 32, 0);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
+    const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);
+    BitWriter bw(start[c]);
+    auto emit = [&](uint64_t w, uint32_t v, bool shared) {
+      if (shared)
+        std::atomic_ref<uint32_t>(words[w]).fetch_or(v, std::memory_order_relaxed);
+      else
+        words[w] = v;
+    };
+    for (uint64_t i = lo; i < hi; ++i) {
+      const uint32_t e = cb.code[sym[i]];
+      bw.put(code_bits(e), code_len(e), emit);
+    }
+    bw.finish(emit);
+  }
+  std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, total);
+  const Layout l = layout(out.size() - 32, chunks, words.size());
+  out.resize(l.bytes, 0);
+  std::memcpy(out.data() + l.chunk_bits_at, cbits.data(), chunks * 2);
+  std::memcpy(out.data() + l.words_at, words.data(), words.size() * 4);
+  return out;
+}
+
+std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym) {
+  return encode_cpu(sym, build_codebook(histogram_cpu(sym)));
+}
+
+void decode_cpu(std::span<const uint8_t> blob, std::span<uint16_t> out) {
+  const Parsed p = parse(blob, out.size());
+  const DecodeTables t = decode_tables(p.cb);
+  const SlowTables slow = t.slow();
+  const uint8_t* cbits = blob.data() + p.chunk_bits_at;
+  const uint8_t* words = blob.data() + p.words_at;
+  const uint64_t nwords = p.words;
+  std::vector<uint64_t> start(p.chunks + 1, 0);
+  for (uint64_t c = 0; c < p.chunks; ++c) {
+    uint16_t b;
+    std::memcpy(&b, cbits + 2 * c, 2);
+    start[c + 1] = start[c] + b;
+  }
+  auto load = [words, nwords](uint64_t i) {
+    uint32_t v = 0;
+    if (i < nwords) std::memcpy(&v, words + 4 * i, 4);
+    return v;
+  };
+  int64_t bad = -1;
+#pragma omp parallel for schedule(static) reduction(max : bad)
+  for (int64_t c = 0; c < static_cast<int64_t>(p.chunks); ++c) {
+    const uint64_t lo = static_cast<uint64_t>(c) * p.chunk, hi = std::min<uint64_t>(p.n, lo + p.chunk);
+    BitReader<decltype(load)> br(start[c], load);
+    uint64_t used = 0;
+    bool ok = true;
+    for (uint64_t i = lo; i < hi; ++i) {
+      uint32_t s, l;
+      ok &= decode_symbol(br, t.primary.data(), slow, s, l);
+      out[i] = static_cast<uint16_t>(s);
+      used += l;
+    }
+    if (!ok || used != start[c + 1] - start[c]) bad = std::max<int64_t>(bad, c);
+  }
+  SCIZ_REQUIRE(bad < 0, Status::corrupt_stream,
+               "huffman stream: chunk " + std::to_string(bad) + " does not decode to its stated bit count");
+}
+
+}  // namespace sciz::huffman

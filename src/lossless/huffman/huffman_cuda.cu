@@ -1,0 +1,291 @@
+// CUDA twin of the huffman stage.
+// Encode: histogram (shared-memory bins) -> host codebook -> per-chunk bit counts (a warp per
+// chunk, coalesced) -> scan -> one thread per chunk writes its codes; the two words a chunk
+// may share with its neighbours are ORed in, the rest stored.
+// Decode: scan of the stored chunk bit counts -> one thread per chunk decodes from its first
+// bit with the primary table in shared memory, 8 symbols per 16-byte store.
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/cuda_check.cuh"
+#include "core/device.hpp"
+#include "lossless/huffman/huffman.hpp"
+
+namespace sciz::huffman {
+namespace {
+
+constexpr int kThreads = 128;
+constexpr uint32_t kSharedBins = 8192;  // larger symbols count in global memory directly
+constexpr uint32_t kErrUnknownSymbol = 1, kErrCorrupt = 2;
+
+unsigned grid_for(uint64_t items, uint64_t per_cta) {
+  return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((items + per_cta - 1) / per_cta, 1u << 20)));
+}
+
+__device__ void count_symbol(uint32_t s, uint32_t k, uint32_t* sbins, uint32_t nshared, uint32_t alphabet,
+                             unsigned long long* ghist, uint32_t* err) {
+  if (s < nshared)
+    atomicAdd(&sbins[s], k);
+  else if (s < alphabet)
+    atomicAdd(&ghist[s], static_cast<unsigned long long>(k));
+  else
+    atomicOr(err, kErrUnknownSymbol);
+}
+
+// Eight symbols per load; equal neighbours are merged first, so smooth codes cost about one
+// shared atomic per load instead of eight on the same bin.
+__global__ void __launch_bounds__(kThreads)
+    histogram_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint32_t alphabet,
+                     unsigned long long* __restrict__ ghist, uint32_t* err) {
+  extern __shared__ uint32_t sbins[];
+  const uint32_t nshared = min(alphabet, kSharedBins);
+  for (uint32_t b = threadIdx.x; b < nshared; b += blockDim.x) sbins[b] = 0;
+  __syncthreads();
+  const uint64_t nvec = n / 8, stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  const uint4* v = reinterpret_cast<const uint4*>(sym);
+  for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < nvec; i += stride) {
+    const uint4 q = v[i];
+    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+    uint32_t cur = w[0] & 0xffffu, k = 0;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const uint32_t s = (w[j / 2] >> (16 * (j % 2))) & 0xffffu;
+      if (s != cur) {
+        count_symbol(cur, k, sbins, nshared, alphabet, ghist, err);
+        cur = s;
+        k = 0;
+      }
+      ++k;
+    }
+    count_symbol(cur, k, sbins, nshared, alphabet, ghist, err);
+  }
+  if (blockIdx.x == 0)
+    for (uint64_t i = nvec * 8 + threadIdx.x; i < n; i += blockDim.x)
+      count_symbol(sym[i], 1, sbins, nshared, alphabet, ghist, err);
+  __syncthreads();
+  for (uint32_t b = threadIdx.x; b < nshared; b += blockDim.x)
+    if (sbins[b]) atomicAdd(&ghist[b], static_cast<unsigned long long>(sbins[b]));
+}
+
+__device__ uint32_t warp_sum(uint32_t v) {
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    chunk_bits_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint32_t chunk, const uint32_t* __restrict__ code,
+                      uint16_t* __restrict__ cbits, uint32_t* err) {
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  const unsigned lane = threadIdx.x % 32;
+  const uint64_t warps = static_cast<uint64_t>(gridDim.x) * (kThreads / 32);
+  for (uint64_t c = (static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x) / 32; c < chunks; c += warps) {
+    const uint64_t lo = c * chunk, hi = min(n, lo + chunk);
+    uint32_t bits = 0;
+    bool unknown = false;
+    for (uint64_t i = lo + lane; i < hi; i += 32) {
+      const uint32_t l = code_len(__ldg(&code[sym[i]]));
+      unknown |= l == 0;
+      bits += l;
+    }
+    if (__any_sync(0xffffffffu, unknown) && lane == 0) atomicOr(err, kErrUnknownSymbol);
+    bits = warp_sum(bits);
+    if (lane == 0) cbits[c] = static_cast<uint16_t>(bits);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    encode_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint32_t chunk, const uint32_t* __restrict__ code,
+                  const uint64_t* __restrict__ start, uint32_t* __restrict__ words) {
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  const uint64_t c = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (c >= chunks) return;
+  const uint64_t lo = c * chunk, hi = min(n, lo + chunk);
+  BitWriter bw(start[c]);
+  auto emit = [words](uint64_t w, uint32_t v, bool shared) {
+    if (shared)
+      atomicOr(&words[w], v);
+    else
+      words[w] = v;
+  };
+  auto put = [&](uint32_t s) {
+    const uint32_t e = __ldg(&code[s]);
+    bw.put(code_bits(e), code_len(e), emit);
+  };
+  uint64_t i = lo;
+  for (; i + 8 <= hi; i += 8) {  // lo is a multiple of 8 symbols: 16-byte aligned
+    const uint4 q = *reinterpret_cast<const uint4*>(sym + i);
+    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int j = 0; j < 8; ++j) put((w[j / 2] >> (16 * (j % 2))) & 0xffffu);
+  }
+  for (; i < hi; ++i) put(sym[i]);
+  bw.finish(emit);
+}
+
+// Device copy of DecodeTables: primary, then limit/first/offset, then the sorted symbols.
+constexpr uint32_t kPrimary = 1u << kTableBits, kSmall = kMaxLen + 1;
+constexpr uint32_t kTableWords = kPrimary + 3 * kSmall;
+
+__global__ void __launch_bounds__(kThreads)
+    decode_kernel(const uint32_t* __restrict__ words, uint64_t nwords, const uint64_t* __restrict__ start, uint64_t n,
+                  uint32_t chunk, const uint32_t* __restrict__ tables, uint16_t* __restrict__ out, uint32_t* err) {
+  __shared__ uint32_t t[kTableWords];
+  for (uint32_t k = threadIdx.x; k < kTableWords; k += blockDim.x) t[k] = tables[k];
+  __syncthreads();
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  const uint64_t c = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (c >= chunks) return;
+  const SlowTables slow{t + kPrimary, t + kPrimary + kSmall, t + kPrimary + 2 * kSmall,
+                        reinterpret_cast<const uint16_t*>(tables + kTableWords)};
+  auto load = [words, nwords](uint64_t i) { return i < nwords ? __ldg(&words[i]) : 0u; };
+  const uint64_t b0 = start[c];
+  BitReader<decltype(load)> br(b0, load);
+  const uint64_t lo = c * chunk, hi = min(n, lo + chunk);
+  uint64_t used = 0;
+  bool ok = true;
+  auto next = [&]() {
+    uint32_t s, l;
+    ok &= decode_symbol(br, t, slow, s, l);
+    used += l;
+    return s;
+  };
+  uint64_t i = lo;
+  for (; i + 8 <= hi; i += 8) {
+    uint32_t w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const uint32_t a = next();
+      w[j] = a | next() << 16;
+    }
+    *reinterpret_cast<uint4*>(out + i) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+  for (; i < hi; ++i) out[i] = static_cast<uint16_t>(next());
+  if (!ok || used != start[c + 1] - b0) atomicOr(err, kErrCorrupt);
+}
+
+struct BitsAt {
+  const uint16_t* cbits;
+  uint64_t chunks;
+  __host__ __device__ uint64_t operator()(uint64_t i) const { return i < chunks ? cbits[i] : 0; }
+};
+
+// start[c] = first bit of chunk c; start[chunks] = total bits.
+dev::Buffer<uint64_t> chunk_starts(const uint16_t* d_cbits, uint64_t chunks, cudaStream_t s) {
+  dev::Buffer<uint64_t> start(chunks + 1, s);
+  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0), BitsAt{d_cbits, chunks});
+  size_t temp_bytes = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), chunks + 1, s));
+  dev::Buffer<uint8_t> temp(temp_bytes, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, in, start.get(), chunks + 1, s));
+  return start;
+}
+
+uint32_t read_flag(const dev::Buffer<uint32_t>& d_err, cudaStream_t s) {
+  uint32_t e = 0;
+  dev::copy_to_host(&e, d_err.get(), 4, s);
+  dev::sync(s);
+  return e;
+}
+
+dev::Buffer<uint32_t> zeroed_flag(cudaStream_t s) {
+  dev::Buffer<uint32_t> f(1, s);
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(f.get(), 0, 4, s));
+  return f;
+}
+
+void require_aligned(const void* p, const char* what) {
+  SCIZ_REQUIRE(reinterpret_cast<uintptr_t>(p) % 16 == 0, Status::internal,
+               std::string("huffman: ") + what + " must be 16-byte aligned");
+}
+
+}  // namespace
+
+std::vector<uint64_t> histogram_cuda(const uint16_t* d_sym, uint64_t n, uint32_t alphabet, cudaStream_t s) {
+  SCIZ_REQUIRE(alphabet >= 1 && alphabet <= kAlphabet, Status::internal, "huffman: alphabet must be 1..65536");
+  require_aligned(d_sym, "symbols");
+  dev::Buffer<unsigned long long> d_hist(alphabet, s);
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_hist.get(), 0, alphabet * sizeof(unsigned long long), s));
+  auto err = zeroed_flag(s);
+  const uint32_t smem = std::min(alphabet, kSharedBins) * 4;
+  // A few CTAs per SM amortize the shared-bin flush; grid-stride covers the rest.
+  const unsigned grid = std::min<unsigned>(grid_for(n / 8 + 1, kThreads * 16), 132 * 8);
+  histogram_kernel<<<grid, kThreads, smem, s>>>(d_sym, n, alphabet, d_hist.get(), err.get());
+  SCIZ_CUDA_CHECK_LAUNCH("huffman histogram_kernel");
+  std::vector<uint64_t> hist(alphabet);
+  dev::copy_to_host(hist.data(), d_hist.get(), alphabet * 8, s);
+  SCIZ_REQUIRE(read_flag(err, s) == 0, Status::internal, "huffman: a symbol lies outside the alphabet");
+  return hist;
+}
+
+std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, const Codebook& cb, cudaStream_t s,
+                                 uint32_t chunk) {
+  SCIZ_REQUIRE(chunk >= 8 && chunk <= kMaxChunk && chunk % 8 == 0, Status::invalid_argument,
+               "huffman: chunk size must be a multiple of 8 in 8..4088");
+  require_aligned(d_sym, "symbols");
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  dev::Buffer<uint32_t> d_code(kAlphabet, s);
+  dev::copy_to_device(d_code.get(), cb.code.data(), kAlphabet * 4, s);
+  dev::Buffer<uint16_t> d_cbits(chunks, s);
+  auto err = zeroed_flag(s);
+  if (chunks) {
+    chunk_bits_kernel<<<grid_for(chunks, kThreads / 32), kThreads, 0, s>>>(d_sym, n, chunk, d_code.get(),
+                                                                           d_cbits.get(), err.get());
+    SCIZ_CUDA_CHECK_LAUNCH("huffman chunk_bits_kernel");
+  }
+  dev::Buffer<uint64_t> start = chunk_starts(d_cbits.get(), chunks, s);
+  uint64_t total = 0;
+  dev::copy_to_host(&total, start.get() + chunks, 8, s);
+  SCIZ_REQUIRE(read_flag(err, s) == 0, Status::internal, "huffman: a symbol has no code in the codebook");
+  const uint64_t nwords = (total + 31) / 32;
+  dev::Buffer<uint32_t> d_words(nwords, s);
+  if (chunks) {
+    SCIZ_CUDA_CHECK(cudaMemsetAsync(d_words.get(), 0, nwords * 4, s));
+    encode_kernel<<<grid_for(chunks, kThreads), kThreads, 0, s>>>(d_sym, n, chunk, d_code.get(), start.get(),
+                                                                  d_words.get());
+    SCIZ_CUDA_CHECK_LAUNCH("huffman encode_kernel");
+  }
+  std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, total);
+  const Layout l = layout(out.size() - 32, chunks, nwords);
+  out.resize(l.bytes, 0);
+  dev::copy_to_host(out.data() + l.chunk_bits_at, d_cbits.get(), chunks * 2, s);
+  dev::copy_to_host(out.data() + l.words_at, d_words.get(), nwords * 4, s);
+  dev::sync(s);
+  return out;
+}
+
+std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, uint32_t alphabet, cudaStream_t s) {
+  return encode_cuda(d_sym, n, build_codebook(histogram_cuda(d_sym, n, alphabet, s)), s);
+}
+
+void decode_cuda(std::span<const uint8_t> blob, uint16_t* d_out, uint64_t n, cudaStream_t s) {
+  const Parsed p = parse(blob, n);  // every count and length checked before the device sees them
+  if (n == 0) return;
+  require_aligned(d_out, "output");
+  const DecodeTables t = decode_tables(p.cb);
+  std::vector<uint32_t> host_tables(kTableWords + (t.sorted.size() + 1) / 2, 0);
+  std::copy(t.primary.begin(), t.primary.end(), host_tables.begin());
+  std::copy(t.limit, t.limit + kSmall, host_tables.begin() + kPrimary);
+  std::copy(t.first, t.first + kSmall, host_tables.begin() + kPrimary + kSmall);
+  std::copy(t.offset, t.offset + kSmall, host_tables.begin() + kPrimary + 2 * kSmall);
+  std::memcpy(host_tables.data() + kTableWords, t.sorted.data(), t.sorted.size() * 2);
+  dev::Buffer<uint32_t> d_tables(host_tables.size(), s);
+  dev::copy_to_device(d_tables.get(), host_tables.data(), host_tables.size() * 4, s);
+  dev::Buffer<uint8_t> d_blob(blob.size(), s);
+  dev::copy_to_device(d_blob.get(), blob.data(), blob.size(), s);
+  const auto* d_cbits = reinterpret_cast<const uint16_t*>(d_blob.get() + p.chunk_bits_at);
+  const auto* d_words = reinterpret_cast<const uint32_t*>(d_blob.get() + p.words_at);
+  dev::Buffer<uint64_t> start = chunk_starts(d_cbits, p.chunks, s);
+  auto err = zeroed_flag(s);
+  decode_kernel<<<grid_for(p.chunks, kThreads), kThreads, 0, s>>>(d_words, p.words, start.get(), n, p.chunk,
+                                                                  d_tables.get(), d_out, err.get());
+  SCIZ_CUDA_CHECK_LAUNCH("huffman decode_kernel");
+  SCIZ_REQUIRE(read_flag(err, s) == 0, Status::corrupt_stream,
+               "huffman stream: a chunk does not decode to its stated bit count");
+}
+
+}  // namespace sciz::huffman

@@ -1,0 +1,176 @@
+// huffman stage, CPU twin: exact round trips over awkward sizes and distributions, codebook
+// properties (prefix code, length limit, near-entropy size) and refusal of damaged blobs.
+#include <gtest/gtest.h>
+#include <sciz/error.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "lossless/huffman/huffman.hpp"
+
+using namespace sciz;
+using namespace sciz::huffman;
+
+namespace {
+
+// Quant-code-like symbols: two-sided geometric around `centre` with decay `p`.
+std::vector<uint16_t> geometric(uint64_t n, uint16_t centre, double p, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::geometric_distribution<int> g(p);
+  std::vector<uint16_t> v(n);
+  for (auto& s : v) {
+    const int k = std::min(g(rng), 400);
+    s = static_cast<uint16_t>(centre + ((rng() & 1) ? k : -k));
+  }
+  return v;
+}
+
+void expect_round_trip(const std::vector<uint16_t>& v, uint32_t chunk = kDefaultChunk) {
+  const Codebook cb = build_codebook(histogram_cpu(v));
+  const auto enc = encode_cpu(v, cb, chunk);
+  EXPECT_EQ(enc.size(), encoded_bytes(cb, v.size(), coded_bits(cb, histogram_cpu(v)), chunk));
+  std::vector<uint16_t> out(v.size(), 0xdead);
+  decode_cpu(enc, out);
+  ASSERT_EQ(out, v) << "n=" << v.size() << " chunk=" << chunk;
+}
+
+double entropy_bits(const std::vector<uint64_t>& h, uint64_t n) {
+  double bits = 0;
+  for (uint64_t c : h)
+    if (c) bits -= static_cast<double>(c) * std::log2(static_cast<double>(c) / static_cast<double>(n));
+  return bits;
+}
+
+void expect_status(Status st, const std::function<void()>& f) {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), st) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(Huffman, RoundTripsAwkwardSizes) {
+  for (uint64_t n : {0ull, 1ull, 7ull, 8ull, 9ull, 511ull, 512ull, 513ull, 4095ull, 100003ull})
+    expect_round_trip(geometric(n, 512, 0.3, static_cast<uint32_t>(n)));
+}
+
+TEST(Huffman, RoundTripsEveryChunkSize) {
+  const auto v = geometric(50000, 512, 0.5, 7);
+  for (uint32_t chunk : {8u, 16u, 256u, 1024u, kMaxChunk}) expect_round_trip(v, chunk);
+  EXPECT_THROW(encode_cpu(v, build_codebook(histogram_cpu(v)), 12), Error);
+  EXPECT_THROW(encode_cpu(v, build_codebook(histogram_cpu(v)), 4096), Error);
+}
+
+TEST(Huffman, SingleAndTwoSymbolAlphabets) {
+  expect_round_trip(std::vector<uint16_t>(10000, 512));
+  expect_round_trip(std::vector<uint16_t>(1, 65535));
+  std::vector<uint16_t> two(9999);
+  for (size_t i = 0; i < two.size(); ++i) two[i] = i % 3 ? 0 : 65535;
+  expect_round_trip(two);
+  const Codebook cb = build_codebook(histogram_cpu(std::vector<uint16_t>(5, 7)));
+  EXPECT_EQ(cb.used, 1u);
+  EXPECT_EQ(cb.len[7], 1);
+}
+
+TEST(Huffman, FullAlphabetTakesSixteenBits) {
+  std::vector<uint16_t> v(65536 * 3);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint16_t>(i * 40503u);
+  const auto h = histogram_cpu(v);
+  const Codebook cb = build_codebook(h);
+  for (uint32_t s = 0; s < kAlphabet; ++s) ASSERT_EQ(cb.len[s], 16) << s;
+  expect_round_trip(v);
+}
+
+TEST(Huffman, DeepTreesAreLimitedToSixteenBits) {
+  // Fibonacci frequencies make an unlimited Huffman tree as deep as the alphabet (30 here).
+  std::vector<uint64_t> h(30);
+  h[0] = h[1] = 1;
+  for (size_t i = 2; i < h.size(); ++i) h[i] = h[i - 1] + h[i - 2];
+  const Codebook cb = build_codebook(h);
+  uint64_t kraft = 0;
+  for (size_t s = 0; s < h.size(); ++s) {
+    ASSERT_GE(cb.len[s], 1);
+    ASSERT_LE(cb.len[s], kMaxLen);
+    kraft += uint64_t{1} << (kMaxLen - cb.len[s]);
+  }
+  EXPECT_LE(kraft, uint64_t{1} << kMaxLen);
+  EXPECT_EQ(cb.len[29], 1);  // the most frequent symbol keeps the shortest code
+  std::vector<uint16_t> v;
+  for (size_t s = 0; s < h.size(); ++s) v.insert(v.end(), std::min<uint64_t>(h[s], 3000), static_cast<uint16_t>(s));
+  std::shuffle(v.begin(), v.end(), std::mt19937(3));
+  expect_round_trip(v);
+}
+
+TEST(Huffman, SizeIsWithinOneBitOfEntropy) {
+  for (double p : {0.05, 0.3, 0.7, 0.95}) {
+    const auto v = geometric(200000, 512, p, 11);
+    const auto h = histogram_cpu(v);
+    const Codebook cb = build_codebook(h);
+    const double H = entropy_bits(h, v.size());
+    const double bits = static_cast<double>(coded_bits(cb, h));
+    EXPECT_GE(bits, H) << "p=" << p;
+    EXPECT_LE(bits, H + static_cast<double>(v.size())) << "p=" << p;
+  }
+}
+
+TEST(Huffman, RefusesDamagedBlobs) {
+  const auto v = geometric(20000, 512, 0.3, 5);
+  const auto enc = encode_cpu(v);
+  std::vector<uint16_t> out(v.size());
+  // Truncated, extended, wrong count.
+  for (size_t cut : {size_t{0}, size_t{10}, size_t{31}, enc.size() / 2, enc.size() - 1}) {
+    std::vector<uint8_t> t(enc.begin(), enc.begin() + static_cast<std::ptrdiff_t>(cut));
+    expect_status(Status::corrupt_stream, [&] { decode_cpu(t, out); });
+  }
+  auto longer = enc;
+  longer.push_back(0);
+  expect_status(Status::corrupt_stream, [&] { decode_cpu(longer, out); });
+  std::vector<uint16_t> wrong(v.size() + 1);
+  expect_status(Status::corrupt_stream, [&] { decode_cpu(enc, wrong); });
+  // A chunk bit count off by one no longer sums to the total.
+  const Parsed p = parse(enc, v.size());
+  auto bad = enc;
+  bad[p.chunk_bits_at] ^= 1;
+  expect_status(Status::corrupt_stream, [&] { decode_cpu(bad, out); });
+  // Two counts shifted by one each keep the sum but move a chunk's start: decoding there does
+  // not end on the stated bit.
+  bad = enc;
+  uint16_t a, b;
+  std::memcpy(&a, &bad[p.chunk_bits_at], 2);
+  std::memcpy(&b, &bad[p.chunk_bits_at + 2], 2);
+  ++a, --b;
+  std::memcpy(&bad[p.chunk_bits_at], &a, 2);
+  std::memcpy(&bad[p.chunk_bits_at + 2], &b, 2);
+  expect_status(Status::corrupt_stream, [&] { decode_cpu(bad, out); });
+  // Chunk size zero, not a multiple of 8.
+  bad = enc;
+  bad[8] = 0, bad[9] = 0;
+  expect_status(Status::corrupt_stream, [&] { decode_cpu(bad, out); });
+  bad = enc;
+  bad[8] = 12, bad[9] = 0;
+  expect_status(Status::corrupt_stream, [&] { decode_cpu(bad, out); });
+}
+
+TEST(Huffman, RefusesCodebooksThatAreNotPrefixCodes) {
+  std::vector<uint8_t> len(kAlphabet, 0);
+  len[0] = len[1] = len[2] = 1;  // three 1-bit codes
+  expect_status(Status::corrupt_stream, [&] { codebook_from_lengths(len); });
+  len.assign(kAlphabet, 0);
+  len[0] = 17;
+  expect_status(Status::corrupt_stream, [&] { codebook_from_lengths(len); });
+  // Lengths with unused code space (here "11") are a valid code; bits landing there are corrupt.
+  len.assign(kAlphabet, 0);
+  len[3] = 1, len[9] = 2;
+  const Codebook cb = codebook_from_lengths(len);
+  std::vector<uint8_t> blob = header_and_codebook(cb, 8, 8, 16);
+  const Layout l = layout(blob.size() - 32, 1, 1);
+  blob.resize(l.bytes, 0xff);
+  const uint16_t bits = 16;
+  std::memcpy(&blob[l.chunk_bits_at], &bits, 2);
+  std::vector<uint16_t> out(8);
+  expect_status(Status::corrupt_stream, [&] { decode_cpu(blob, out); });
+}
