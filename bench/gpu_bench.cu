@@ -21,6 +21,10 @@
 #include "core/geometry.hpp"
 #include "lossless/bitpack/bitpack.hpp"
 #include "lossless/bitpack/bitpack_cuda.cuh"
+#include "lossless/codes/codes.hpp"
+#include "lossless/huffman/huffman.hpp"
+#include "lossless/huffman/huffman_cuda.cuh"
+#include "lossless/rle/rle.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 #include "predict/lorenzo/lorenzo_cuda.cuh"
 
@@ -109,7 +113,16 @@ double time_host(const Args& a, const std::function<void()>& body) {
 struct Row {
   std::string stage;
   double ms;
+  uint64_t basis = 0;  // bytes the GB/s figure counts; 0 = the field
 };
+
+bool same_on_device(const uint16_t* a, const uint16_t* b, uint64_t n) {
+  std::vector<uint16_t> h1(n), h2(n);
+  dev::copy_to_host(h1.data(), a, n * 2, nullptr);
+  dev::copy_to_host(h2.data(), b, n * 2, nullptr);
+  dev::sync(nullptr);
+  return h1 == h2;
+}
 
 }  // namespace
 
@@ -181,13 +194,57 @@ int main(int argc, char** argv) try {
   rows.push_back({"bitpack decode", time_gpu(a, [&] {
                     bitpack::cuda::decode(d_enc.get(), n, centre, d_codes2.get(), nullptr);
                   })});
-  {
-    std::vector<uint16_t> h1(n), h2(n);
-    dev::copy_to_host(h1.data(), d_codes.get(), n * 2, nullptr);
-    dev::copy_to_host(h2.data(), d_codes2.get(), n * 2, nullptr);
-    dev::sync(nullptr);
-    if (h1 != h2) std::printf("ERROR: bitpack decode did not return the encoded codes\n");
-  }
+  if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: bitpack decode did not return the codes\n");
+
+  // (e) the variable-length stages, GB/s of quant-code input (n x 2 bytes)
+  const uint64_t code_bytes = n * 2;
+  const uint32_t alphabet = 2 * static_cast<uint32_t>(qp.radius);
+  std::vector<uint64_t> hist;
+  rows.push_back({"huffman histogram", time_gpu(a, [&] { hist = huffman::histogram_cuda(d_codes.get(), n, alphabet, nullptr); }),
+                  code_bytes});
+  huffman::Codebook cb;
+  rows.push_back({"huffman codebook (host)", time_host(a, [&] { cb = huffman::build_codebook(hist); }), code_bytes});
+  dev::Buffer<uint32_t> d_code(huffman::kAlphabet, nullptr);
+  dev::copy_to_device(d_code.get(), cb.code.data(), huffman::kAlphabet * 4, nullptr);
+  huffman::cuda::DeviceEncoded he;
+  rows.push_back({"huffman encode kernels", time_gpu(a, [&] {
+                    he = huffman::cuda::encode(d_codes.get(), n, d_code.get(), huffman::kDefaultChunk, nullptr);
+                  }), code_bytes});
+  const std::vector<uint32_t> tables = huffman::cuda::device_tables(cb);
+  dev::Buffer<uint32_t> d_tables(tables.size(), nullptr), d_err(1, nullptr);
+  dev::copy_to_device(d_tables.get(), tables.data(), tables.size() * 4, nullptr);
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_err.get(), 0, 4, nullptr));
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_codes2.get(), 0, n * 2, nullptr));
+  rows.push_back({"huffman decode kernel", time_gpu(a, [&] {
+                    huffman::cuda::decode(he.cbits.get(), he.words.get(), (he.total_bits + 31) / 32, n,
+                                          huffman::kDefaultChunk, d_tables.get(), d_codes2.get(), d_err.get(), nullptr);
+                  }), code_bytes});
+  if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: huffman decode did not return the codes\n");
+  uint64_t r0 = 0;
+  rows.push_back({"rle run count", time_gpu(a, [&] { r0 = rle::count_runs_cuda(d_codes.get(), n, nullptr); }), code_bytes});
+  rle::DeviceRuns rr;
+  rows.push_back({"rle encode (runs)", time_gpu(a, [&] { rr = rle::runs_cuda(d_codes.get(), n, nullptr); }), code_bytes});
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_codes2.get(), 0, n * 2, nullptr));
+  rows.push_back({"rle decode (expand)", time_gpu(a, [&] {
+                    rle::expand_cuda(rr.value.get(), rr.len_m1.get(), rr.runs, d_codes2.get(), n, nullptr);
+                  }), code_bytes});
+  if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: rle expand did not return the codes\n");
+  // Whole stage as the pipeline runs it (selection included), blob to and from the host.
+  struct StageSize {
+    Lossless stage;
+    uint64_t bytes;
+  };
+  std::vector<StageSize> sizes;
+  for (Lossless l : {Lossless::huffman, Lossless::rle, Lossless::rle_huffman, Lossless::bitpack})
+    sizes.push_back({l, codes::encode_cuda(d_codes.get(), n, alphabet, centre, l, nullptr).bytes.size()});
+  codes::Encoded ce;
+  rows.push_back({"lossless auto encode (to host)", time_gpu(a, [&] {
+                    ce = codes::encode_cuda(d_codes.get(), n, alphabet, centre, Lossless::auto_select, nullptr);
+                  }), code_bytes});
+  rows.push_back({"lossless auto decode (from host)", time_gpu(a, [&] {
+                    codes::decode_cuda(ce.stage, ce.bytes, d_codes2.get(), n, nullptr);
+                  }), code_bytes});
+  if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: lossless auto did not return the codes\n");
 
   // (e) end to end through the public API, host memory in and out
   std::vector<uint8_t> st;
@@ -218,33 +275,40 @@ int main(int argc, char** argv) try {
               "over the bound: %s\n",
               q.ratio, static_cast<unsigned long long>(q.stream_bytes), q.psnr, q.max_err, q.eb, q.max_err / q.eb,
               static_cast<unsigned long long>(q.bad_points), q.bad_points == 0 ? "PASS" : "FAIL");
-  std::printf("outliers %llu (%.3f%%), exact values %llu, bitpacked codes %llu bytes, GPU stream == CPU stream: %s\n",
-              static_cast<unsigned long long>(q.outliers), 100.0 * q.outliers / n,
-              static_cast<unsigned long long>(q.exact), static_cast<unsigned long long>(enc_bytes),
+  std::printf("outliers %llu (%.3f%%), exact values %llu, GPU stream == CPU stream: %s\n",
+              static_cast<unsigned long long>(q.outliers), 100.0 * q.outliers / n, static_cast<unsigned long long>(q.exact),
               q.same_as_cpu ? "yes" : "NO");
+  std::printf("quant codes: %llu runs (mean length %.1f); auto chose %s\n", static_cast<unsigned long long>(r0),
+              static_cast<double>(n) / static_cast<double>(std::max<uint64_t>(r0, 1)), lossless_name(ce.stage));
+  for (const auto& z : sizes)
+    std::printf("  %-12s %12llu bytes, %7.3f bits/code, field ratio with this stage alone %.2f\n", lossless_name(z.stage),
+                static_cast<unsigned long long>(z.bytes), 8.0 * z.bytes / n, static_cast<double>(bytes) / z.bytes);
 
   const double copy_gbs = gb / (copy_ms / 1e3);
   std::printf("D2D copy: %.1f GB/s as bytes read+written / time, %.1f GB/s as size / time\n", 2 * copy_gbs, copy_gbs);
-  std::printf("\nGB/s = field bytes (%.1f MB f32) / median time; 'of copy' = that rate / D2D copy size/time rate\n",
-              bytes / 1e6);
-  std::printf("%-32s %10s %10s %8s\n", "stage", "ms", "GB/s", "of copy");
+  std::printf("\nGB/s = field bytes (%.1f MB f32) / median time, or quant-code bytes (%.1f MB) for rows marked *;\n"
+              "'of copy' = that rate / D2D copy size/time rate\n",
+              bytes / 1e6, code_bytes / 1e6);
+  std::printf("%-34s %10s %10s %8s\n", "stage", "ms", "GB/s", "of copy");
+  auto rate = [&](const Row& r) { return (r.basis ? r.basis / 1e9 : gb) / (r.ms / 1e3); };
   for (const auto& r : rows) {
-    const double gbs = gb / (r.ms / 1e3);
-    std::printf("%-32s %10.3f %10.1f %8.3f\n", r.stage.c_str(), r.ms, gbs, gbs / copy_gbs);
+    const double gbs = rate(r);
+    std::printf("%-34s %10.3f %10.1f %8.3f\n", (r.stage + (r.basis ? " *" : "")).c_str(), r.ms, gbs, gbs / copy_gbs);
   }
 
   if (!a.json.empty()) {
     std::ofstream j(a.json);
     j << "{\n  \"device\": \"" << prop.name << "\",\n  \"field\": \"" << a.field << "\",\n  \"shape\": \"" << shape.str()
       << "\",\n  \"bytes\": " << bytes << ",\n  \"rel\": " << a.rel << ",\n  \"eb_abs\": " << q.eb
-      << ",\n  \"runs\": " << a.runs << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
+      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
       << ",\n  \"max_abs_err\": " << q.max_err << ",\n  \"points_over_bound\": " << q.bad_points
       << ",\n  \"bound_check\": \"" << (q.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"same_stream_as_cpu\": "
       << (q.same_as_cpu ? "true" : "false") << ",\n  \"copy_gbs_read_plus_write\": " << 2 * copy_gbs
       << ",\n  \"stages\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
-      const double gbs = gb / (rows[i].ms / 1e3);
-      j << "    {\"stage\": \"" << rows[i].stage << "\", \"ms\": " << rows[i].ms << ", \"gbs\": " << gbs
+      const double gbs = rate(rows[i]);
+      j << "    {\"stage\": \"" << rows[i].stage << "\", \"basis\": \"" << (rows[i].basis ? "codes" : "field")
+        << "\", \"ms\": " << rows[i].ms << ", \"gbs\": " << gbs
         << ", \"of_copy\": " << gbs / copy_gbs << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";

@@ -116,6 +116,17 @@ if [ ${#bench_rows[@]} -gt 0 ]; then
       "$(s "$f" "predict+quantize")" "$(s "$f" "reconstruct")" "$(s "$f" "bitpack encode")" \
       "$(s "$f" "bitpack decode")" "$(s "$f" "e2e compress (pinned")" "$(s "$f" "e2e decompress (pinned")"
   done
+  echo "lossless stages on the same codes; GB/s = quant-code bytes (2 per value) / median time"
+  printf "%-6s %-12s %15s %15s %15s %15s %15s %15s\n" rel auto-chose huff-encode huff-decode rle-encode rle-decode \
+    auto-enc-host auto-dec-host
+  for row in "${bench_rows[@]}"; do
+    rel=${row%%:*}
+    f="$LOG/bench_$rel.json"
+    [ -s "$f" ] || continue
+    printf "%-6s %-12s %15s %15s %15s %15s %15s %15s\n" "$rel" "$(j "$f" lossless)" "$(s "$f" "huffman encode")" \
+      "$(s "$f" "huffman decode")" "$(s "$f" "rle encode")" "$(s "$f" "rle decode")" \
+      "$(s "$f" "lossless auto encode")" "$(s "$f" "lossless auto decode")"
+  done
   echo "(e2e = public API, host memory in/out, pinned; pageable figures are in the per-bound logs)"
 fi
 if [ -n "${OUT:-}" ]; then

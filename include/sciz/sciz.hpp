@@ -27,6 +27,7 @@ struct CompressOptions {
   std::string pipeline = "lorenzo";
   Device device = Device::auto_select;
   int32_t radius = 512;  // lorenzo: quant codes span [0, 2 radius); 1..32768
+  Lossless lossless = Lossless::auto_select;  // lorenzo: stage for the quant codes
   Stream stream = nullptr;
 };
 

@@ -32,4 +32,11 @@ struct ErrorBound {
   double value = 1e-3;
 };
 
+// Lossless stage for quant codes. auto_select sizes huffman, rle and rle+huffman exactly from
+// histograms and a run count and keeps the smallest; bitpack is the fixed-width stage of
+// format version 1.
+enum class Lossless : uint8_t { auto_select = 0, bitpack = 1, huffman = 2, rle = 3, rle_huffman = 4 };
+const char* lossless_name(Lossless l);               // "auto", "bitpack", "huffman", "rle", "rle+huffman"
+Lossless parse_lossless(const std::string& name);    // throws invalid_argument listing the choices
+
 }  // namespace sciz

@@ -75,9 +75,10 @@ ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) 
   ParsedStream ps;
   Header& h = ps.header;
   h.version = r.get<uint16_t>("format version");
-  if (h.version != kFormatVersion)
+  if (h.version < kOldestReadableVersion || h.version > kFormatVersion)
     fail(Status::unsupported, "stream format version " + std::to_string(h.version) +
-                                  " is not supported by this build (reads version " + std::to_string(kFormatVersion) + ")");
+                                  " is not supported by this build (reads versions " +
+                                  std::to_string(kOldestReadableVersion) + " to " + std::to_string(kFormatVersion) + ")");
   const auto flags = r.get<uint16_t>("flags");
   SCIZ_REQUIRE(flags == 0, Status::unsupported, "unknown stream flags " + std::to_string(flags));
   const uint32_t header_size = r.get<uint32_t>("header size");

@@ -11,7 +11,10 @@
 namespace sciz {
 
 inline constexpr uint8_t kMagic[4] = {'S', 'C', 'I', 'Z'};
-inline constexpr uint16_t kFormatVersion = 1;
+// Version 2 added lorenzo's huffman, rle and rle+huffman stages; the container is unchanged,
+// so version-1 streams (bitpack) still decode.
+inline constexpr uint16_t kFormatVersion = 2;
+inline constexpr uint16_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kMaxSections = 64;
 
 struct Header {

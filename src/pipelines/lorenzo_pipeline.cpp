@@ -1,5 +1,6 @@
-// `lorenzo` = dual-quant Lorenzo predictor -> 16-bit quant codes -> bitpack, with outliers and
-// exactly stored values as sparse sections. Composition only.
+// `lorenzo` = dual-quant Lorenzo predictor -> 16-bit quant codes -> a lossless stage (huffman,
+// rle, rle+huffman, or format 1's bitpack), with outliers and exactly stored values as sparse
+// sections. Composition only.
 #include <sciz/error.hpp>
 
 #include <cstring>
@@ -9,7 +10,7 @@
 #include "core/exact_runs.hpp"
 #include "core/sparse_io.hpp"
 #include "core/trace.hpp"
-#include "lossless/bitpack/bitpack.hpp"
+#include "lossless/codes/codes.hpp"
 #include "pipelines/pipeline.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 
@@ -17,12 +18,11 @@ namespace sciz {
 namespace {
 
 enum Section : uint32_t { kCodes = 1, kOutliers = 2, kExact = 3 };
-enum Lossless : uint8_t { kBitpack = 1 };
 
 struct LorenzoParams {
   int32_t radius;
   ChunkShape chunk;
-  uint8_t lossless;
+  Lossless lossless;  // never auto_select in a stream
 };
 
 std::vector<uint8_t> encode_params(const LorenzoParams& lp) {
@@ -31,12 +31,12 @@ std::vector<uint8_t> encode_params(const LorenzoParams& lp) {
   w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cz));
   w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cy));
   w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cx));
-  w.put<uint8_t>(lp.lossless);
+  w.put<uint8_t>(static_cast<uint8_t>(lp.lossless));
   for (int i = 0; i < 3; ++i) w.put<uint8_t>(0);
   return std::move(w.buffer());
 }
 
-LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e) {
+LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e, uint16_t version) {
   ByteReader r(b.data(), b.size(), "lorenzo params");
   LorenzoParams lp;
   const uint16_t rad = r.get<uint16_t>("radius");
@@ -44,7 +44,8 @@ LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e) {
   lp.chunk.cz = r.get<uint16_t>("chunk z");
   lp.chunk.cy = r.get<uint16_t>("chunk y");
   lp.chunk.cx = r.get<uint16_t>("chunk x");
-  lp.lossless = r.get<uint8_t>("lossless stage");
+  const uint8_t ll = r.get<uint8_t>("lossless stage");
+  lp.lossless = static_cast<Lossless>(ll);
   r.take(3, "reserved");
   SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, "lorenzo params: " + std::to_string(r.remaining()) + " extra bytes");
   const ChunkShape& c = lp.chunk;
@@ -53,8 +54,10 @@ LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e) {
               " is empty or larger than 65536 values");
   SCIZ_REQUIRE((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1), Status::corrupt_stream,
           "lorenzo params: chunk shape does not match a " + std::to_string(e.ndim) + "-D field");
-  SCIZ_REQUIRE(lp.lossless == kBitpack, Status::unsupported,
-          "lorenzo params: unknown lossless stage " + std::to_string(lp.lossless));
+  // Format 1 knew bitpack only; format 2 added huffman (2), rle (3) and rle+huffman (4).
+  const uint8_t last = version == 1 ? 1 : 4;
+  SCIZ_REQUIRE(ll >= 1 && ll <= last, Status::unsupported,
+          "lorenzo params: unknown lossless stage " + std::to_string(ll) + " in a format " + std::to_string(version) + " stream");
   return lp;
 }
 
@@ -64,11 +67,12 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   const uint64_t n = e.count();
   SCIZ_REQUIRE(job.opt.radius >= 1 && job.opt.radius <= lorenzo::kMaxRadius, Status::invalid_argument,
           "radius must be in 1..32768, got " + std::to_string(job.opt.radius));
-  const LorenzoParams lp{job.opt.radius, lorenzo::default_chunk(e.ndim), kBitpack};
+  LorenzoParams lp{job.opt.radius, lorenzo::default_chunk(e.ndim), job.opt.lossless};
   const auto qp = lorenzo::make_params<T>(job.eb_abs, lp.radius);
   const uint16_t centre = static_cast<uint16_t>(lp.radius);
+  const uint32_t alphabet = 2 * static_cast<uint32_t>(lp.radius);
   lorenzo::Sparse<T> sp;
-  std::vector<uint8_t> packed;
+  codes::Encoded packed;
   cudaStream_t s = job.opt.stream;
   if (job.device == Device::cpu) {
     std::vector<T> staged;
@@ -84,8 +88,8 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       TracePhase t("lorenzo quantize + sparse (cpu)");
       lorenzo::compress_cpu<T>(x, e, lp.chunk, qp, codes.data(), sp);
     }
-    TracePhase t("bitpack encode (cpu)");
-    packed = bitpack::encode_cpu(codes, centre);
+    TracePhase t("lossless encode (cpu)");
+    packed = codes::encode_cpu(codes, alphabet, centre, lp.lossless);
   } else {
     dev::Buffer<T> staged;
     const T* dx = static_cast<const T*>(job.data);
@@ -99,13 +103,14 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       TracePhase t("lorenzo quantize + sparse (cuda)", true, s);
       lorenzo::compress_cuda<T>(dx, e, lp.chunk, qp, codes.get(), sp, s);
     }
-    TracePhase t("bitpack encode (cuda)", true, s);
-    packed = bitpack::encode_cuda(codes.get(), n, centre, s);
+    TracePhase t("lossless encode (cuda)", true, s);
+    packed = codes::encode_cuda(codes.get(), n, alphabet, centre, lp.lossless, s);
   }
   TracePhase t("serialize sparse sections");
+  lp.lossless = packed.stage;
   params = encode_params(lp);
   const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
-  sections.push_back({kCodes, std::move(packed)});
+  sections.push_back({kCodes, std::move(packed.bytes)});
   sections.push_back({kOutliers, write_sparse(sp.outlier_idx, sp.outlier_val, slots)});
   sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
 }
@@ -115,7 +120,7 @@ void decompress_typed(const DecompressJob& job) {
   const ParsedStream& ps = *job.stream;
   const Extent& e = job.extent;
   const uint64_t n = e.count();
-  const LorenzoParams lp = decode_params(ps.header.params, e);
+  const LorenzoParams lp = decode_params(ps.header.params, e, ps.header.version);
   const auto qp = lorenzo::make_params<T>(ps.header.eb_abs, lp.radius);
   const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
   lorenzo::Sparse<T> sp;
@@ -124,14 +129,14 @@ void decompress_typed(const DecompressJob& job) {
     read_sparse(ps.section(kOutliers, "outliers").bytes, slots, "outliers section", sp.outlier_idx, sp.outlier_val);
     read_runs(ps.section(kExact, "exact values").bytes, n, "exact-values section", sp.exact_idx, sp.exact_val);
   }
-  // Both bitpack decoders validate the whole section before they touch memory.
+  // Every stage's decoders validate the whole section before they touch memory.
   const auto packed = ps.section(kCodes, "quant codes").bytes;
   cudaStream_t s = job.cuda_stream;
   if (job.device == Device::cpu) {
     std::vector<uint16_t> codes(n);
     {
-      TracePhase t("bitpack decode (cpu)");
-      bitpack::decode_cpu(packed, codes);
+      TracePhase t("lossless decode (cpu)");
+      codes::decode_cpu(lp.lossless, packed, codes);
     }
     TracePhase t("lorenzo reconstruct (cpu)");
     if (job.out_on_device) {
@@ -145,8 +150,8 @@ void decompress_typed(const DecompressJob& job) {
   } else {
     dev::Buffer<uint16_t> codes(n, s);
     {
-      TracePhase t("bitpack decode (cuda)", true, s);
-      bitpack::decode_cuda(packed, codes.get(), n, s);
+      TracePhase t("lossless decode (cuda)", true, s);
+      codes::decode_cuda(lp.lossless, packed, codes.get(), n, s);
     }
     if (job.out_on_device) {
       TracePhase t("lorenzo reconstruct (cuda)", true, s);
@@ -175,7 +180,7 @@ class LorenzoPipeline final : public Pipeline {
     const uint64_t iw = 8;  // index width, worst case
     // Every value may be both an outlier and stored exactly: summing the worst cases keeps
     // the bound obviously safe. Exact runs: at most n runs of two 10-byte varints and a value.
-    return kMaxHeaderBytes + bitpack::max_encoded_bytes(n) + 16 + n * (iw + 4) + 24 + n * (20 + dtype_size(dtype));
+    return kMaxHeaderBytes + codes::max_encoded_bytes(n) + 16 + n * (iw + 4) + 24 + n * (20 + dtype_size(dtype));
   }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
@@ -199,7 +204,7 @@ class LorenzoPipeline final : public Pipeline {
     const auto ll = r.get<uint8_t>("lossless");
     return {{"radius", std::to_string(rad == 0 ? 32768 : rad)},
             {"chunk", std::to_string(cz) + "x" + std::to_string(cy) + "x" + std::to_string(cx)},
-            {"lossless", ll == kBitpack ? "bitpack" : "unknown(" + std::to_string(ll) + ")"}};
+            {"lossless", ll >= 1 && ll <= 4 ? lossless_name(static_cast<Lossless>(ll)) : "unknown(" + std::to_string(ll) + ")"}};
   }
 };
 

@@ -25,11 +25,14 @@ std::vector<T> decode(const std::vector<uint8_t>& st, uint64_t n, Device d) {
 }
 
 template <class T>
-void expect_cross_device(const Shape& s, const std::vector<T>& x, ErrorBound eb, const std::string& what) {
-  SCOPED_TRACE(what + " shape " + s.str() + " eb " + std::to_string(eb.value) + (eb.mode == EbMode::rel ? " rel" : " abs"));
+void expect_cross_device(const Shape& s, const std::vector<T>& x, ErrorBound eb, const std::string& what,
+                         Lossless lossless = Lossless::auto_select) {
+  SCOPED_TRACE(what + " shape " + s.str() + " eb " + std::to_string(eb.value) + (eb.mode == EbMode::rel ? " rel" : " abs") +
+               " lossless " + lossless_name(lossless));
   const uint64_t n = s.count(), bytes = n * sizeof(T);
   CompressOptions o;
   o.eb = eb;
+  o.lossless = lossless;
   o.device = Device::cpu;
   const auto st_cpu = compress({x.data(), dtype_of<T>(), s}, o);
   o.device = Device::cuda;
@@ -55,17 +58,21 @@ void expect_cross_device(const Shape& s, const std::vector<T>& x, ErrorBound eb,
   }
 }
 
+constexpr Lossless kStages[] = {Lossless::auto_select, Lossless::huffman, Lossless::rle, Lossless::rle_huffman,
+                                 Lossless::bitpack};
+
 }  // namespace
 
 TEST(CrossDevice, SmoothAndRandomFields) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   for (const char* str : {"10007", "101x103", "17x13x67", "3x5x7x33", "64x64x64"}) {
     const Shape s = Shape::parse(str);
-    for (ErrorBound eb : {ErrorBound{EbMode::rel, 1e-2}, ErrorBound{EbMode::rel, 1e-4}, ErrorBound{EbMode::abs, 1e-3}}) {
-      expect_cross_device<float>(s, test::smooth_field<float>(s, 1), eb, "smooth f32");
-      expect_cross_device<double>(s, test::smooth_field<double>(s, 2), eb, "smooth f64");
-      expect_cross_device<float>(s, test::random_field<float>(s.count(), 3, 5.0), eb, "random f32");
-    }
+    for (ErrorBound eb : {ErrorBound{EbMode::rel, 1e-2}, ErrorBound{EbMode::rel, 1e-4}, ErrorBound{EbMode::abs, 1e-3}})
+      for (Lossless l : kStages) {
+        expect_cross_device<float>(s, test::smooth_field<float>(s, 1), eb, "smooth f32", l);
+        expect_cross_device<double>(s, test::smooth_field<double>(s, 2), eb, "smooth f64", l);
+        expect_cross_device<float>(s, test::random_field<float>(s.count(), 3, 5.0), eb, "random f32", l);
+      }
   }
 }
 
@@ -80,7 +87,7 @@ TEST(CrossDevice, SpecialValues) {
     if (i % 103 == 1) x[i] = -inf;
     if (i % 107 == 2) x[i] = std::numeric_limits<float>::denorm_min();
   }
-  expect_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "NaN/Inf/denormal");
+  for (Lossless l : kStages) expect_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "NaN/Inf/denormal", l);
   expect_cross_device<float>(s, std::vector<float>(s.count(), nan), {EbMode::rel, 1e-3}, "all NaN");
   expect_cross_device<float>(s, std::vector<float>(s.count(), -4.25f), {EbMode::rel, 1e-3}, "constant");
   expect_cross_device<float>(s, std::vector<float>(s.count(), std::numeric_limits<float>::denorm_min()),
@@ -98,9 +105,12 @@ TEST(CrossDevice, DamagedStreamRejectedOnGpu) {
   auto x = test::smooth_field<float>(s, 2);
   x[3] = std::numeric_limits<float>::quiet_NaN();
   x[100] = 1e30f;
+  for (Lossless l : kStages) {
+  SCOPED_TRACE(lossless_name(l));
   CompressOptions o;
   o.eb = {EbMode::rel, 1e-3};
   o.device = Device::cuda;
+  o.lossless = l;
   const auto st = compress({x.data(), DType::f32, s}, o);
   std::vector<float> out(s.count());
   auto status_of = [&](const std::vector<uint8_t>& bad) {
@@ -120,6 +130,7 @@ TEST(CrossDevice, DamagedStreamRejectedOnGpu) {
   for (size_t len : {size_t(0), size_t(10), st.size() / 2, st.size() - 1}) {
     const std::vector<uint8_t> cut(st.begin(), st.begin() + len);
     ASSERT_EQ(status_of(cut), Status::corrupt_stream) << "truncated to " << len;
+  }
   }
 }
 

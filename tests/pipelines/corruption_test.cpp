@@ -7,7 +7,9 @@
 using namespace sciz;
 
 namespace {
-std::vector<uint8_t> sample_stream() {
+constexpr Lossless kStages[] = {Lossless::huffman, Lossless::rle, Lossless::rle_huffman, Lossless::bitpack};
+
+std::vector<uint8_t> sample_stream(Lossless lossless = Lossless::auto_select) {
   const Shape s = Shape::parse("6x7x40");
   auto x = test::smooth_field<float>(s, 2);
   x[3] = std::numeric_limits<float>::quiet_NaN();
@@ -15,7 +17,14 @@ std::vector<uint8_t> sample_stream() {
   CompressOptions o;
   o.eb = {EbMode::rel, 1e-3};
   o.device = Device::cpu;
-  return compress({x.data(), DType::f32, s}, o);
+  o.lossless = lossless;
+  auto st = compress({x.data(), DType::f32, s}, o);
+  const StreamInfo info = inspect(st);
+  EXPECT_EQ(info.pipeline, "lorenzo") << "fell back to raw: the stage under test is not in the stream";
+  if (lossless != Lossless::auto_select)
+    for (const auto& [k, v] : info.params)
+      if (k == "lossless") EXPECT_EQ(v, lossless_name(lossless));
+  return st;
 }
 
 Status decode_status(const std::vector<uint8_t>& st, uint64_t out_bytes = 6 * 7 * 40 * 4) {
@@ -32,16 +41,21 @@ Status decode_status(const std::vector<uint8_t>& st, uint64_t out_bytes = 6 * 7 
 TEST(Corruption, IntactStreamDecodes) { EXPECT_EQ(decode_status(sample_stream()), Status::ok); }
 
 TEST(Corruption, EveryTruncationRejected) {
-  const auto st = sample_stream();
+  for (Lossless l : kStages) {
+  SCOPED_TRACE(lossless_name(l));
+  const auto st = sample_stream(l);
   for (size_t len = 0; len < st.size(); ++len) {
     std::vector<uint8_t> cut(st.begin(), st.begin() + len);
     const Status s = decode_status(cut);
     ASSERT_TRUE(s == Status::corrupt_stream) << "length " << len << " gave status " << static_cast<int>(s);
   }
+  }
 }
 
 TEST(Corruption, EveryBitFlipRejected) {
-  const auto st = sample_stream();
+  for (Lossless l : kStages) {
+  SCOPED_TRACE(lossless_name(l));
+  const auto st = sample_stream(l);
   for (size_t byte = 0; byte < st.size(); ++byte) {
     for (int bit = 0; bit < 8; ++bit) {
       auto bad = st;
@@ -49,6 +63,7 @@ TEST(Corruption, EveryBitFlipRejected) {
       const Status s = decode_status(bad);
       ASSERT_NE(s, Status::ok) << "flip at byte " << byte << " bit " << bit << " went unnoticed";
     }
+  }
   }
 }
 

@@ -45,6 +45,7 @@ const std::vector<Spec>& specs() {
       {"-p", "--pipeline", true, data_in},
       {nullptr, "--device", true, {C::compress, C::decompress, C::eval}},
       {nullptr, "--radius", true, data_in},
+      {nullptr, "--lossless", true, data_in},
       {nullptr, "--runs", true, {C::eval}},
       {"-q", "--quiet", false, {C::compress, C::decompress, C::eval}},
       {nullptr, "--json", false, {C::info, C::eval}},
@@ -101,6 +102,7 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
     else if (ln == "--pipeline") o.pipeline = v;
     else if (ln == "--device") o.device = parse_device(v);
     else if (ln == "--radius") o.radius = static_cast<int32_t>(parse_int(name, v, 1, 32768));
+    else if (ln == "--lossless") o.lossless = parse_lossless(v);
     else if (ln == "--runs") o.runs = static_cast<int>(parse_int(name, v, 1, 100000));
     else if (ln == "--quiet") o.quiet = true;
     else if (ln == "--json") o.json = true;

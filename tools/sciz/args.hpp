@@ -22,6 +22,7 @@ struct Options {
   std::string pipeline = "lorenzo";
   Device device = Device::auto_select;
   int32_t radius = 512;
+  Lossless lossless = Lossless::auto_select;
   int runs = 1;
   bool quiet = false;
   bool json = false;

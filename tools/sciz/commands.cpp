@@ -38,6 +38,7 @@ CompressOptions compress_options(const Options& o, Device d) {
   co.pipeline = o.pipeline;
   co.device = d;
   co.radius = o.radius;
+  co.lossless = o.lossless;
   return co;
 }
 

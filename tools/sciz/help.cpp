@@ -22,11 +22,11 @@ std::string pipeline_list() {
 const char* kUsage =
     "usage:\n"
     "  sciz compress   -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-    "                  [--device cpu|cuda|auto] [--radius N] [-q]\n"
+    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [-q]\n"
     "  sciz decompress -i IN.sciz -o OUT [--device cpu|cuda|auto] [-q]\n"
     "  sciz info       -i IN.sciz [--json]\n"
     "  sciz eval       -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-    "                  [--device cpu|cuda|auto] [--radius N] [--runs N] [--json] [-q]\n"
+    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--runs N] [--json] [-q]\n"
     "  sciz --help | sciz COMMAND --help | sciz --version\n";
 
 std::string input_text() {
@@ -48,7 +48,10 @@ std::string field_options() {
          "  -a, --abs ABS        absolute error bound: every point is kept within ABS\n"
          "  -p, --pipeline NAME  " + pipeline_list() + " (default lorenzo)\n"
          "      --device D       cpu, cuda or auto (default auto: cuda when a GPU is usable)\n"
-         "      --radius N       lorenzo quantisation radius, 1..32768 (default 512)\n";
+         "      --radius N       lorenzo quantisation radius, 1..32768 (default 512)\n"
+         "      --lossless S     lorenzo stage for the quant codes: auto (default: the smallest of\n"
+         "                       huffman, rle and rle+huffman, sized exactly from histograms),\n"
+         "                       huffman, rle, rle+huffman, or bitpack (fixed width)\n";
 }
 
 const char* kExit =
@@ -82,7 +85,7 @@ std::string help_text(std::optional<Command> cmd) {
   switch (*cmd) {
     case Command::compress:
       return "usage: sciz compress -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-             "                     [--device cpu|cuda|auto] [--radius N] [-q]\n\n"
+             "                     [--device cpu|cuda|auto] [--radius N] [--lossless S] [-q]\n\n"
              "Compresses a field into a .sciz stream. Exactly one of -r and -a is required.\n\n"
              "options:\n" +
              field_options() +
@@ -111,7 +114,7 @@ std::string help_text(std::optional<Command> cmd) {
              std::string(kExit);
     case Command::eval:
       return "usage: sciz eval -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-             "                 [--device cpu|cuda|auto] [--radius N] [--runs N] [--json] [-q]\n\n"
+             "                 [--device cpu|cuda|auto] [--radius N] [--lossless S] [--runs N] [--json] [-q]\n\n"
              "Compresses and decompresses on the chosen device, compares the result with the\n"
              "input and reports: ratio, bit rate, max abs error (and / eb), whether the bound held\n"
              "(max abs error <= resolved eb and every NaN/Inf back exactly), PSNR, NRMSE, SSIM and\n"

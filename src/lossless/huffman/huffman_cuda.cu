@@ -15,9 +15,14 @@
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "lossless/huffman/huffman.hpp"
+#include "lossless/huffman/huffman_cuda.cuh"
 
 namespace sciz::huffman {
 namespace {
+
+using cuda::kPrimary;
+using cuda::kSmall;
+using cuda::kTableWords;
 
 constexpr int kThreads = 128;
 constexpr uint32_t kSharedBins = 8192;  // larger symbols count in global memory directly
@@ -127,9 +132,6 @@ __global__ void __launch_bounds__(kThreads)
   bw.finish(emit);
 }
 
-// Device copy of DecodeTables: primary, then limit/first/offset, then the sorted symbols.
-constexpr uint32_t kPrimary = 1u << kTableBits, kSmall = kMaxLen + 1;
-constexpr uint32_t kTableWords = kPrimary + 3 * kSmall;
 
 __global__ void __launch_bounds__(kThreads)
     decode_kernel(const uint32_t* __restrict__ words, uint64_t nwords, const uint64_t* __restrict__ start, uint64_t n,
@@ -222,38 +224,69 @@ std::vector<uint64_t> histogram_cuda(const uint16_t* d_sym, uint64_t n, uint32_t
   return hist;
 }
 
+namespace cuda {
+
+DeviceEncoded encode(const uint16_t* d_sym, uint64_t n, const uint32_t* d_code, uint32_t chunk, cudaStream_t s) {
+  DeviceEncoded r;
+  r.chunks = (n + chunk - 1) / chunk;
+  r.cbits = dev::Buffer<uint16_t>(r.chunks, s);
+  auto err = zeroed_flag(s);
+  if (r.chunks) {
+    chunk_bits_kernel<<<grid_for(r.chunks, kThreads / 32), kThreads, 0, s>>>(d_sym, n, chunk, d_code, r.cbits.get(),
+                                                                             err.get());
+    SCIZ_CUDA_CHECK_LAUNCH("huffman chunk_bits_kernel");
+  }
+  dev::Buffer<uint64_t> start = chunk_starts(r.cbits.get(), r.chunks, s);
+  dev::copy_to_host(&r.total_bits, start.get() + r.chunks, 8, s);
+  SCIZ_REQUIRE(read_flag(err, s) == 0, Status::internal, "huffman: a symbol has no code in the codebook");
+  const uint64_t nwords = (r.total_bits + 31) / 32;
+  r.words = dev::Buffer<uint32_t>(nwords, s);
+  if (r.chunks) {
+    SCIZ_CUDA_CHECK(cudaMemsetAsync(r.words.get(), 0, nwords * 4, s));
+    encode_kernel<<<grid_for(r.chunks, kThreads), kThreads, 0, s>>>(d_sym, n, chunk, d_code, start.get(),
+                                                                    r.words.get());
+    SCIZ_CUDA_CHECK_LAUNCH("huffman encode_kernel");
+  }
+  return r;
+}
+
+std::vector<uint32_t> device_tables(const Codebook& cb) {
+  const DecodeTables t = decode_tables(cb);
+  std::vector<uint32_t> h(kTableWords + (t.sorted.size() + 1) / 2, 0);
+  std::copy(t.primary.begin(), t.primary.end(), h.begin());
+  std::copy(t.limit, t.limit + kSmall, h.begin() + kPrimary);
+  std::copy(t.first, t.first + kSmall, h.begin() + kPrimary + kSmall);
+  std::copy(t.offset, t.offset + kSmall, h.begin() + kPrimary + 2 * kSmall);
+  std::memcpy(h.data() + kTableWords, t.sorted.data(), t.sorted.size() * 2);
+  return h;
+}
+
+void decode(const uint16_t* d_cbits, const uint32_t* d_words, uint64_t nwords, uint64_t n, uint32_t chunk,
+            const uint32_t* d_tables, uint16_t* d_out, uint32_t* d_err, cudaStream_t s) {
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  if (chunks == 0) return;
+  dev::Buffer<uint64_t> start = chunk_starts(d_cbits, chunks, s);
+  decode_kernel<<<grid_for(chunks, kThreads), kThreads, 0, s>>>(d_words, nwords, start.get(), n, chunk, d_tables,
+                                                                d_out, d_err);
+  SCIZ_CUDA_CHECK_LAUNCH("huffman decode_kernel");
+}
+
+}  // namespace cuda
+
 std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, const Codebook& cb, cudaStream_t s,
                                  uint32_t chunk) {
   SCIZ_REQUIRE(chunk >= 8 && chunk <= kMaxChunk && chunk % 8 == 0, Status::invalid_argument,
                "huffman: chunk size must be a multiple of 8 in 8..4088");
   require_aligned(d_sym, "symbols");
-  const uint64_t chunks = (n + chunk - 1) / chunk;
   dev::Buffer<uint32_t> d_code(kAlphabet, s);
   dev::copy_to_device(d_code.get(), cb.code.data(), kAlphabet * 4, s);
-  dev::Buffer<uint16_t> d_cbits(chunks, s);
-  auto err = zeroed_flag(s);
-  if (chunks) {
-    chunk_bits_kernel<<<grid_for(chunks, kThreads / 32), kThreads, 0, s>>>(d_sym, n, chunk, d_code.get(),
-                                                                           d_cbits.get(), err.get());
-    SCIZ_CUDA_CHECK_LAUNCH("huffman chunk_bits_kernel");
-  }
-  dev::Buffer<uint64_t> start = chunk_starts(d_cbits.get(), chunks, s);
-  uint64_t total = 0;
-  dev::copy_to_host(&total, start.get() + chunks, 8, s);
-  SCIZ_REQUIRE(read_flag(err, s) == 0, Status::internal, "huffman: a symbol has no code in the codebook");
-  const uint64_t nwords = (total + 31) / 32;
-  dev::Buffer<uint32_t> d_words(nwords, s);
-  if (chunks) {
-    SCIZ_CUDA_CHECK(cudaMemsetAsync(d_words.get(), 0, nwords * 4, s));
-    encode_kernel<<<grid_for(chunks, kThreads), kThreads, 0, s>>>(d_sym, n, chunk, d_code.get(), start.get(),
-                                                                  d_words.get());
-    SCIZ_CUDA_CHECK_LAUNCH("huffman encode_kernel");
-  }
-  std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, total);
-  const Layout l = layout(out.size() - 32, chunks, nwords);
+  const cuda::DeviceEncoded r = cuda::encode(d_sym, n, d_code.get(), chunk, s);
+  const uint64_t nwords = (r.total_bits + 31) / 32;
+  std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, r.total_bits);
+  const Layout l = layout(out.size() - 32, r.chunks, nwords);
   out.resize(l.bytes, 0);
-  dev::copy_to_host(out.data() + l.chunk_bits_at, d_cbits.get(), chunks * 2, s);
-  dev::copy_to_host(out.data() + l.words_at, d_words.get(), nwords * 4, s);
+  dev::copy_to_host(out.data() + l.chunk_bits_at, r.cbits.get(), r.chunks * 2, s);
+  dev::copy_to_host(out.data() + l.words_at, r.words.get(), nwords * 4, s);
   dev::sync(s);
   return out;
 }
@@ -266,24 +299,15 @@ void decode_cuda(std::span<const uint8_t> blob, uint16_t* d_out, uint64_t n, cud
   const Parsed p = parse(blob, n);  // every count and length checked before the device sees them
   if (n == 0) return;
   require_aligned(d_out, "output");
-  const DecodeTables t = decode_tables(p.cb);
-  std::vector<uint32_t> host_tables(kTableWords + (t.sorted.size() + 1) / 2, 0);
-  std::copy(t.primary.begin(), t.primary.end(), host_tables.begin());
-  std::copy(t.limit, t.limit + kSmall, host_tables.begin() + kPrimary);
-  std::copy(t.first, t.first + kSmall, host_tables.begin() + kPrimary + kSmall);
-  std::copy(t.offset, t.offset + kSmall, host_tables.begin() + kPrimary + 2 * kSmall);
-  std::memcpy(host_tables.data() + kTableWords, t.sorted.data(), t.sorted.size() * 2);
-  dev::Buffer<uint32_t> d_tables(host_tables.size(), s);
-  dev::copy_to_device(d_tables.get(), host_tables.data(), host_tables.size() * 4, s);
+  const std::vector<uint32_t> tables = cuda::device_tables(p.cb);
+  dev::Buffer<uint32_t> d_tables(tables.size(), s);
+  dev::copy_to_device(d_tables.get(), tables.data(), tables.size() * 4, s);
   dev::Buffer<uint8_t> d_blob(blob.size(), s);
   dev::copy_to_device(d_blob.get(), blob.data(), blob.size(), s);
-  const auto* d_cbits = reinterpret_cast<const uint16_t*>(d_blob.get() + p.chunk_bits_at);
-  const auto* d_words = reinterpret_cast<const uint32_t*>(d_blob.get() + p.words_at);
-  dev::Buffer<uint64_t> start = chunk_starts(d_cbits, p.chunks, s);
   auto err = zeroed_flag(s);
-  decode_kernel<<<grid_for(p.chunks, kThreads), kThreads, 0, s>>>(d_words, p.words, start.get(), n, p.chunk,
-                                                                  d_tables.get(), d_out, err.get());
-  SCIZ_CUDA_CHECK_LAUNCH("huffman decode_kernel");
+  cuda::decode(reinterpret_cast<const uint16_t*>(d_blob.get() + p.chunk_bits_at),
+               reinterpret_cast<const uint32_t*>(d_blob.get() + p.words_at), p.words, n, p.chunk, d_tables.get(), d_out,
+               err.get(), s);
   SCIZ_REQUIRE(read_flag(err, s) == 0, Status::corrupt_stream,
                "huffman stream: a chunk does not decode to its stated bit count");
 }

@@ -1,0 +1,206 @@
+#include "lossless/codes/codes.hpp"
+
+#include <sciz/error.hpp>
+
+#include <cstring>
+#include <string>
+
+#include "core/byteio.hpp"
+#include "core/device.hpp"
+#include "core/trace.hpp"
+#include "lossless/bitpack/bitpack.hpp"
+#include "lossless/huffman/huffman.hpp"
+#include "lossless/rle/rle.hpp"
+
+namespace sciz {
+
+const char* lossless_name(Lossless l) {
+  switch (l) {
+    case Lossless::auto_select: return "auto";
+    case Lossless::bitpack: return "bitpack";
+    case Lossless::huffman: return "huffman";
+    case Lossless::rle: return "rle";
+    case Lossless::rle_huffman: return "rle+huffman";
+  }
+  return "unknown";
+}
+
+Lossless parse_lossless(const std::string& name) {
+  for (Lossless l : {Lossless::auto_select, Lossless::bitpack, Lossless::huffman, Lossless::rle, Lossless::rle_huffman})
+    if (name == lossless_name(l)) return l;
+  fail(Status::invalid_argument, "unknown lossless stage '" + name + "' (auto, huffman, rle, rle+huffman, bitpack)");
+}
+
+namespace codes {
+namespace {
+
+// The two devices differ only in where symbols live and which twin runs; the choice and the
+// blob layout are written once, over this interface.
+struct Cpu {
+  using Syms = std::span<const uint16_t>;
+  struct Runs {
+    rle::Runs r;
+    Syms value() const { return r.value; }
+    Syms len_m1() const { return r.len_m1; }
+    uint64_t count() const { return r.value.size(); }
+  };
+  static uint64_t size(Syms s) { return s.size(); }
+  static std::vector<uint64_t> hist(Syms s, uint32_t) { return huffman::histogram_cpu(s); }
+  static uint64_t count_runs(Syms s) { return rle::count_runs_cpu(s); }
+  static Runs runs(Syms s) { return {rle::runs_cpu(s)}; }
+  static std::vector<uint8_t> huffman(Syms s, const huffman::Codebook& cb) { return huffman::encode_cpu(s, cb); }
+  static std::vector<uint8_t> rle(Syms s) { return rle::encode_cpu(s); }
+  static std::vector<uint8_t> bitpack(Syms s, uint16_t centre) { return bitpack::encode_cpu(s, centre); }
+};
+
+struct Cuda {
+  struct Syms {
+    const uint16_t* p;
+    uint64_t n;
+  };
+  cudaStream_t s;
+  struct Runs {
+    rle::DeviceRuns r;
+    Syms value() const { return {r.value.get(), r.runs}; }
+    Syms len_m1() const { return {r.len_m1.get(), r.runs}; }
+    uint64_t count() const { return r.runs; }
+  };
+  static uint64_t size(Syms x) { return x.n; }
+  std::vector<uint64_t> hist(Syms x, uint32_t alphabet) const { return huffman::histogram_cuda(x.p, x.n, alphabet, s); }
+  uint64_t count_runs(Syms x) const { return rle::count_runs_cuda(x.p, x.n, s); }
+  Runs runs(Syms x) const { return {rle::runs_cuda(x.p, x.n, s)}; }
+  std::vector<uint8_t> huffman(Syms x, const huffman::Codebook& cb) const { return huffman::encode_cuda(x.p, x.n, cb, s); }
+  std::vector<uint8_t> rle(Syms x) const { return rle::encode_cuda(x.p, x.n, s); }
+  std::vector<uint8_t> bitpack(Syms x, uint16_t centre) const { return bitpack::encode_cuda(x.p, x.n, centre, s); }
+};
+
+struct Sized {
+  huffman::Codebook cb;
+  uint64_t bytes;
+};
+
+template <class B, class S>
+Sized size_huffman(const B& b, S syms, uint32_t alphabet) {
+  const auto h = b.hist(syms, alphabet);
+  Sized z{huffman::build_codebook(h), 0};
+  z.bytes = huffman::encoded_bytes(z.cb, B::size(syms), huffman::coded_bits(z.cb, h));
+  return z;
+}
+
+std::vector<uint8_t> join_rle_huffman(uint64_t n, uint64_t runs, const std::vector<uint8_t>& val,
+                                      const std::vector<uint8_t>& len) {
+  ByteWriter w;
+  w.put<uint64_t>(n);
+  w.put<uint64_t>(runs);
+  w.put<uint64_t>(val.size());
+  w.bytes(val.data(), val.size());
+  w.bytes(len.data(), len.size());
+  return std::move(w.buffer());
+}
+
+template <class B>
+std::vector<uint8_t> rle_huffman(const B& b, const typename B::Runs& r, uint64_t n, const Sized& v, const Sized& l) {
+  return join_rle_huffman(n, r.count(), b.huffman(r.value(), v.cb), b.huffman(r.len_m1(), l.cb));
+}
+
+uint64_t rle_bytes(uint64_t runs) { return rle::kHeaderBytes + 4 * runs; }
+
+template <class B>
+Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t centre, Lossless choice) {
+  const uint64_t n = B::size(syms);
+  switch (choice) {
+    case Lossless::bitpack: return {choice, b.bitpack(syms, centre)};
+    case Lossless::rle: return {choice, b.rle(syms)};
+    case Lossless::huffman: {
+      const Sized h = size_huffman(b, syms, alphabet);
+      return {choice, b.huffman(syms, h.cb)};
+    }
+    case Lossless::rle_huffman: {
+      const auto r = b.runs(syms);
+      return {choice, rle_huffman(b, r, n, size_huffman(b, r.value(), alphabet), size_huffman(b, r.len_m1(), huffman::kAlphabet))};
+    }
+    case Lossless::auto_select: break;
+  }
+  const Sized h = size_huffman(b, syms, alphabet);
+  const uint64_t r0 = b.count_runs(syms);  // before splitting: a floor for the split count
+  // Floors: rle >= 4 bytes a run, rle+huffman >= 1 bit per value and per length.
+  if (std::min(rle_bytes(r0), kRleHuffmanHeader + r0 / 4) >= h.bytes) return {Lossless::huffman, b.huffman(syms, h.cb)};
+  const auto r = b.runs(syms);
+  const Sized v = size_huffman(b, r.value(), alphabet), l = size_huffman(b, r.len_m1(), huffman::kAlphabet);
+  const uint64_t rh = kRleHuffmanHeader + v.bytes + l.bytes, rl = rle_bytes(r.count());
+  if (trace_enabled())
+    std::fprintf(stderr, "[sciz] lossless sizes: huffman %llu, rle %llu, rle+huffman %llu bytes (%llu runs)\n",
+                 static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(rl),
+                 static_cast<unsigned long long>(rh), static_cast<unsigned long long>(r.count()));
+  if (h.bytes <= rl && h.bytes <= rh) return {Lossless::huffman, b.huffman(syms, h.cb)};
+  if (rl <= rh) return {Lossless::rle, b.rle(syms)};
+  return {Lossless::rle_huffman, rle_huffman(b, r, n, v, l)};
+}
+
+struct RleHuffmanParts {
+  uint64_t runs;
+  std::span<const uint8_t> val, len;
+};
+
+RleHuffmanParts split_rle_huffman(std::span<const uint8_t> bytes, uint64_t n) {
+  ByteReader rd(bytes.data(), bytes.size(), "rle+huffman stream");
+  const uint64_t sn = rd.get<uint64_t>("symbol count");
+  RleHuffmanParts p;
+  p.runs = rd.get<uint64_t>("run count");
+  const uint64_t vb = rd.get<uint64_t>("values blob bytes");
+  SCIZ_REQUIRE(sn == n, Status::corrupt_stream,
+               "rle+huffman stream: holds " + std::to_string(sn) + " symbols, expected " + std::to_string(n));
+  SCIZ_REQUIRE(p.runs <= n && (p.runs == 0) == (n == 0), Status::corrupt_stream,
+               "rle+huffman stream: " + std::to_string(p.runs) + " runs for " + std::to_string(n) + " symbols");
+  p.val = {rd.take(vb, "values blob"), vb};
+  p.len = {bytes.data() + rd.pos(), rd.remaining()};
+  return p;
+}
+
+}  // namespace
+
+Encoded encode_cpu(std::span<const uint16_t> c, uint32_t alphabet, uint16_t centre, Lossless choice) {
+  return encode(Cpu{}, c, alphabet, centre, choice);
+}
+
+Encoded encode_cuda(const uint16_t* d_codes, uint64_t n, uint32_t alphabet, uint16_t centre, Lossless choice,
+                    cudaStream_t s) {
+  return encode(Cuda{s}, Cuda::Syms{d_codes, n}, alphabet, centre, choice);
+}
+
+void decode_cpu(Lossless stage, std::span<const uint8_t> bytes, std::span<uint16_t> out) {
+  switch (stage) {
+    case Lossless::bitpack: return bitpack::decode_cpu(bytes, out);
+    case Lossless::huffman: return huffman::decode_cpu(bytes, out);
+    case Lossless::rle: return rle::decode_cpu(bytes, out);
+    case Lossless::rle_huffman: {
+      const auto p = split_rle_huffman(bytes, out.size());
+      std::vector<uint16_t> val(p.runs), len(p.runs);
+      huffman::decode_cpu(p.val, val);
+      huffman::decode_cpu(p.len, len);
+      return rle::expand_cpu(val, len, out);
+    }
+    case Lossless::auto_select: break;
+  }
+  fail(Status::internal, "codes: decode needs a concrete stage");
+}
+
+void decode_cuda(Lossless stage, std::span<const uint8_t> bytes, uint16_t* d_out, uint64_t n, cudaStream_t s) {
+  switch (stage) {
+    case Lossless::bitpack: return bitpack::decode_cuda(bytes, d_out, n, s);
+    case Lossless::huffman: return huffman::decode_cuda(bytes, d_out, n, s);
+    case Lossless::rle: return rle::decode_cuda(bytes, d_out, n, s);
+    case Lossless::rle_huffman: {
+      const auto p = split_rle_huffman(bytes, n);
+      dev::Buffer<uint16_t> val(p.runs, s), len(p.runs, s);
+      huffman::decode_cuda(p.val, val.get(), p.runs, s);
+      huffman::decode_cuda(p.len, len.get(), p.runs, s);
+      return rle::expand_cuda(val.get(), len.get(), p.runs, d_out, n, s);
+    }
+    case Lossless::auto_select: break;
+  }
+  fail(Status::internal, "codes: decode needs a concrete stage");
+}
+
+}  // namespace codes
+}  // namespace sciz

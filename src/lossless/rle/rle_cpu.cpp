@@ -1,0 +1,201 @@
+#include <sciz/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "lossless/rle/rle.hpp"
+
+namespace sciz::rle {
+namespace {
+
+// Chunks for the parallel passes: enough to balance a few dozen threads, few enough that the
+// per-chunk bookkeeping stays negligible. The output does not depend on the count.
+constexpr uint64_t kMaxChunks = 256;
+constexpr uint64_t kMinChunk = 1u << 16;
+
+uint64_t chunk_count(uint64_t n) { return std::clamp<uint64_t>(n / kMinChunk, 1, kMaxChunks); }
+
+// Start of chunk c of `chunks` near-equal chunks of [0, n); chunk_begin(n, chunks, chunks) = n.
+uint64_t chunk_begin(uint64_t n, uint64_t chunks, uint64_t c) {
+  return (n / chunks) * c + std::min(c, n % chunks);
+}
+
+uint64_t pieces(uint64_t len) { return (len + kMaxRun - 1) / kMaxRun; }
+
+constexpr uint64_t kNone = UINT64_MAX;
+
+// Calls emit(start, length) for every run that starts in [lo, hi) but the last, and returns
+// that last start (kNone when no run starts here): its end may lie chunks away.
+template <class Emit>
+uint64_t runs_in_chunk(std::span<const uint16_t> sym, uint64_t lo, uint64_t hi, Emit&& emit) {
+  uint64_t last = kNone;
+  for (uint64_t i = lo; i < hi; ++i) {
+    if (i != 0 && sym[i] == sym[i - 1]) continue;
+    if (last != kNone) emit(last, i - last);
+    last = i;
+  }
+  return last;
+}
+
+// Writes one maximal run as its pieces from position o; returns the position after them.
+uint64_t put_pieces(Runs& r, uint64_t o, uint16_t v, uint64_t len) {
+  for (; len > kMaxRun; len -= kMaxRun, ++o) {
+    r.value[o] = v;
+    r.len_m1[o] = static_cast<uint16_t>(kMaxRun - 1);
+  }
+  r.value[o] = v;
+  r.len_m1[o] = static_cast<uint16_t>(len - 1);
+  return o + 1;
+}
+
+// What the first pass learns about a chunk of symbols.
+struct ChunkRuns {
+  uint64_t first = kNone, last = kNone;  // first and last run start inside the chunk
+  uint64_t last_end = 0;                 // end of the last run: a later chunk's first start, or n
+  uint64_t pieces = 0;                   // pieces of its runs, the last one included
+};
+
+// Pieces of every chunk's runs. A chunk's last run ends at the next chunk's first run start.
+std::vector<ChunkRuns> scan_chunks(std::span<const uint16_t> sym, uint64_t chunks) {
+  const uint64_t n = sym.size();
+  std::vector<ChunkRuns> cr(chunks);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
+    ChunkRuns& r = cr[c];
+    const uint64_t lo = chunk_begin(n, chunks, c), hi = chunk_begin(n, chunks, c + 1);
+    r.last = runs_in_chunk(sym, lo, hi, [&](uint64_t start, uint64_t len) {
+      if (r.first == kNone) r.first = start;
+      r.pieces += pieces(len);
+    });
+    if (r.first == kNone) r.first = r.last;
+  }
+  uint64_t next = n;
+  for (uint64_t c = chunks; c-- > 0;) {
+    if (cr[c].last == kNone) continue;
+    cr[c].last_end = next;
+    cr[c].pieces += pieces(next - cr[c].last);
+    next = cr[c].first;
+  }
+  return cr;
+}
+
+// Output position of the first run of each chunk of runs, and the total in the last entry.
+std::vector<uint64_t> chunk_offsets(std::span<const uint16_t> len_m1, uint64_t chunks) {
+  const uint64_t runs = len_m1.size();
+  std::vector<uint64_t> first(chunks + 1, 0);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
+    uint64_t sum = 0;
+    for (uint64_t k = chunk_begin(runs, chunks, c); k < chunk_begin(runs, chunks, c + 1); ++k) sum += len_m1[k] + 1u;
+    first[c + 1] = sum;
+  }
+  for (uint64_t c = 0; c < chunks; ++c) first[c + 1] += first[c];
+  return first;
+}
+
+// Writes out[a, b), walking the runs from the start of the chunk of runs that covers a.
+void fill_range(std::span<const uint16_t> value, std::span<const uint16_t> len_m1, const std::vector<uint64_t>& first,
+                uint64_t a, uint64_t b, std::span<uint16_t> out) {
+  if (a == b) return;
+  const uint64_t chunks = first.size() - 1;
+  const uint64_t c = static_cast<uint64_t>(std::upper_bound(first.begin(), first.end(), a) - first.begin()) - 1;
+  uint64_t pos = first[c];
+  for (uint64_t k = chunk_begin(value.size(), chunks, c); pos < b; ++k) {
+    const uint64_t end = pos + len_m1[k] + 1u;
+    if (end > a) std::fill(out.begin() + std::max(pos, a), out.begin() + std::min(end, b), value[k]);
+    pos = end;
+  }
+}
+
+[[noreturn]] void length_mismatch(uint64_t sum, uint64_t n) {
+  fail(Status::corrupt_stream,
+       "rle: run lengths sum to " + std::to_string(sum) + ", expected " + std::to_string(n) + " symbols");
+}
+
+}  // namespace
+
+Runs runs_cpu(std::span<const uint16_t> sym) {
+  const uint64_t n = sym.size(), chunks = chunk_count(n);
+  const std::vector<ChunkRuns> cr = scan_chunks(sym, chunks);
+  std::vector<uint64_t> out_first(chunks + 1, 0);
+  for (uint64_t c = 0; c < chunks; ++c) out_first[c + 1] = out_first[c] + cr[c].pieces;
+  Runs r;
+  r.value.resize(out_first[chunks]);
+  r.len_m1.resize(out_first[chunks]);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
+    uint64_t o = out_first[c];
+    const uint64_t lo = chunk_begin(n, chunks, c), hi = chunk_begin(n, chunks, c + 1);
+    const uint64_t last =
+        runs_in_chunk(sym, lo, hi, [&](uint64_t start, uint64_t len) { o = put_pieces(r, o, sym[start], len); });
+    if (last != kNone) put_pieces(r, o, sym[last], cr[c].last_end - last);
+  }
+  return r;
+}
+
+void expand_cpu(std::span<const uint16_t> value, std::span<const uint16_t> len_m1, std::span<uint16_t> out) {
+  SCIZ_REQUIRE(value.size() == len_m1.size(), Status::corrupt_stream,
+               "rle: " + std::to_string(value.size()) + " run values but " + std::to_string(len_m1.size()) +
+                   " run lengths");
+  const std::vector<uint64_t> first = chunk_offsets(len_m1, chunk_count(len_m1.size()));
+  if (first.back() != out.size()) length_mismatch(first.back(), out.size());
+  const uint64_t n = out.size(), chunks = chunk_count(n);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c)
+    fill_range(value, len_m1, first, chunk_begin(n, chunks, c), chunk_begin(n, chunks, c + 1), out);
+}
+
+uint64_t count_runs_cpu(std::span<const uint16_t> sym) {
+  const int64_t n = static_cast<int64_t>(sym.size());
+  if (n == 0) return 0;
+  uint64_t changes = 0;
+#pragma omp parallel for schedule(static) reduction(+ : changes)
+  for (int64_t i = 1; i < n; ++i) changes += sym[i] != sym[i - 1];
+  return changes + 1;
+}
+
+std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym) {
+  const Runs r = runs_cpu(sym);
+  const uint64_t n = sym.size(), runs = r.value.size();
+  std::vector<uint8_t> out(kHeaderBytes + 4 * runs);
+  std::memcpy(out.data(), &n, 8);
+  std::memcpy(out.data() + 8, &runs, 8);
+  if (runs == 0) return out;
+  std::memcpy(out.data() + kHeaderBytes, r.value.data(), 2 * runs);
+  std::memcpy(out.data() + kHeaderBytes + 2 * runs, r.len_m1.data(), 2 * runs);
+  return out;
+}
+
+Parsed parse(std::span<const uint8_t> enc, uint64_t expected_n) {
+  SCIZ_REQUIRE(enc.size() >= kHeaderBytes, Status::corrupt_stream,
+               "rle: section of " + std::to_string(enc.size()) + " bytes is shorter than its header");
+  Parsed p{};
+  std::memcpy(&p.n, enc.data(), 8);
+  std::memcpy(&p.runs, enc.data() + 8, 8);
+  SCIZ_REQUIRE(p.n == expected_n, Status::corrupt_stream,
+               "rle: holds " + std::to_string(p.n) + " symbols, expected " + std::to_string(expected_n));
+  SCIZ_REQUIRE(p.runs <= p.n, Status::corrupt_stream,
+               "rle: " + std::to_string(p.runs) + " runs cannot make " + std::to_string(p.n) + " symbols");
+  // runs <= n bounds 4 * runs only by n, so compare through a division to stay overflow-safe.
+  const uint64_t payload = enc.size() - kHeaderBytes;
+  SCIZ_REQUIRE(payload % 4 == 0 && payload / 4 == p.runs, Status::corrupt_stream,
+               "rle: " + std::to_string(p.runs) + " runs need " + std::to_string(p.runs) +
+                   " x 4 payload bytes, section has " + std::to_string(payload));
+  p.value = enc.data() + kHeaderBytes;
+  p.len_m1 = p.value + 2 * p.runs;
+  return p;
+}
+
+void decode_cpu(std::span<const uint8_t> enc, std::span<uint16_t> out) {
+  const Parsed p = parse(enc, out.size());
+  // Copies, since a section inside a caller's buffer need not be 2-byte aligned.
+  std::vector<uint16_t> value(p.runs), len_m1(p.runs);
+  if (p.runs) {
+    std::memcpy(value.data(), p.value, 2 * p.runs);
+    std::memcpy(len_m1.data(), p.len_m1, 2 * p.runs);
+  }
+  expand_cpu(value, len_m1, out);
+}
+
+}  // namespace sciz::rle
