@@ -32,11 +32,13 @@ struct ErrorBound {
   double value = 1e-3;
 };
 
-// Lossless stage for quant codes. auto_select sizes huffman, rle and rle+huffman exactly from
+// Lossless stage for quant codes. auto_select sizes huffman, rle, rle+huffman and
+// zrle+huffman (zero runs: runs of the centre code only) exactly from
 // histograms and a run count and keeps the smallest; bitpack is the fixed-width stage of
 // format version 1.
-enum class Lossless : uint8_t { auto_select = 0, bitpack = 1, huffman = 2, rle = 3, rle_huffman = 4 };
-const char* lossless_name(Lossless l);               // "auto", "bitpack", "huffman", "rle", "rle+huffman"
+enum class Lossless : uint8_t { auto_select = 0, bitpack = 1, huffman = 2, rle = 3, rle_huffman = 4,
+                              zrle_huffman = 5 };
+const char* lossless_name(Lossless l);               // "auto", "bitpack", "huffman", "rle", "rle+huffman", "zrle+huffman"
 Lossless parse_lossless(const std::string& name);    // throws invalid_argument listing the choices
 
 }  // namespace sciz

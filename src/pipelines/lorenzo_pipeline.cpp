@@ -1,5 +1,5 @@
 // `lorenzo` = dual-quant Lorenzo predictor -> 16-bit quant codes -> a lossless stage (huffman,
-// rle, rle+huffman, or format 1's bitpack), with outliers and exactly stored values as sparse
+// rle, rle+huffman, zrle+huffman, or format 1's bitpack), with outliers and exactly stored values as sparse
 // sections. Composition only.
 #include <sciz/error.hpp>
 
@@ -54,8 +54,9 @@ LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e, uint
               " is empty or larger than 65536 values");
   SCIZ_REQUIRE((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1), Status::corrupt_stream,
           "lorenzo params: chunk shape does not match a " + std::to_string(e.ndim) + "-D field");
-  // Format 1 knew bitpack only; format 2 added huffman (2), rle (3) and rle+huffman (4).
-  const uint8_t last = version == 1 ? 1 : 4;
+  // Format 1 knew bitpack only; format 2 added huffman (2), rle (3), rle+huffman (4) and
+  // zrle+huffman (5).
+  const uint8_t last = version == 1 ? 1 : 5;
   SCIZ_REQUIRE(ll >= 1 && ll <= last, Status::unsupported,
           "lorenzo params: unknown lossless stage " + std::to_string(ll) + " in a format " + std::to_string(version) + " stream");
   return lp;
@@ -204,7 +205,7 @@ class LorenzoPipeline final : public Pipeline {
     const auto ll = r.get<uint8_t>("lossless");
     return {{"radius", std::to_string(rad == 0 ? 32768 : rad)},
             {"chunk", std::to_string(cz) + "x" + std::to_string(cy) + "x" + std::to_string(cx)},
-            {"lossless", ll >= 1 && ll <= 4 ? lossless_name(static_cast<Lossless>(ll)) : "unknown(" + std::to_string(ll) + ")"}};
+            {"lossless", ll >= 1 && ll <= 5 ? lossless_name(static_cast<Lossless>(ll)) : "unknown(" + std::to_string(ll) + ")"}};
   }
 };
 

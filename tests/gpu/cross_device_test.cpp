@@ -59,7 +59,7 @@ void expect_cross_device(const Shape& s, const std::vector<T>& x, ErrorBound eb,
 }
 
 constexpr Lossless kStages[] = {Lossless::auto_select, Lossless::huffman, Lossless::rle, Lossless::rle_huffman,
-                                 Lossless::bitpack};
+                                 Lossless::zrle_huffman, Lossless::bitpack};
 
 }  // namespace
 

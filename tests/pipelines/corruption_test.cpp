@@ -7,7 +7,8 @@
 using namespace sciz;
 
 namespace {
-constexpr Lossless kStages[] = {Lossless::huffman, Lossless::rle, Lossless::rle_huffman, Lossless::bitpack};
+constexpr Lossless kStages[] = {Lossless::huffman, Lossless::rle, Lossless::rle_huffman, Lossless::zrle_huffman,
+                                 Lossless::bitpack};
 
 std::vector<uint8_t> sample_stream(Lossless lossless = Lossless::auto_select) {
   const Shape s = Shape::parse("6x7x40");

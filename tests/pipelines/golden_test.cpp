@@ -41,6 +41,8 @@ const Golden kGoldens[] = {
      Lossless::huffman},
     {"etopo_cut_101x201.f32", DType::f32, "101x201", EbMode::rel, 1e-4, "lorenzo_v2_etopo_f32_rel1e-4_bitpack",
      Lossless::bitpack},
+    {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "lorenzo_v2_s3d_f32_rel1e-2_zrle+huffman",
+     Lossless::zrle_huffman},
 };
 const fs::path kDir = fs::path(SCIZ_FIXTURES_DIR).parent_path() / "golden";
 }  // namespace

@@ -49,9 +49,9 @@ std::string field_options() {
          "  -p, --pipeline NAME  " + pipeline_list() + " (default lorenzo)\n"
          "      --device D       cpu, cuda or auto (default auto: cuda when a GPU is usable)\n"
          "      --radius N       lorenzo quantisation radius, 1..32768 (default 512)\n"
-         "      --lossless S     lorenzo stage for the quant codes: auto (default: the smallest of\n"
-         "                       huffman, rle and rle+huffman, sized exactly from histograms),\n"
-         "                       huffman, rle, rle+huffman, or bitpack (fixed width)\n";
+         "      --lossless S     lorenzo stage for the quant codes: auto (default: the smallest,\n"
+         "                       sized exactly from histograms), huffman, rle, rle+huffman,\n"
+         "                       zrle+huffman (runs of the zero-residual code only), or bitpack\n";
 }
 
 const char* kExit =

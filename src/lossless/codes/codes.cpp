@@ -3,6 +3,7 @@
 #include <sciz/error.hpp>
 
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "core/byteio.hpp"
@@ -11,6 +12,7 @@
 #include "lossless/bitpack/bitpack.hpp"
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/rle/rle.hpp"
+#include "lossless/zrle/zrle.hpp"
 
 namespace sciz {
 
@@ -21,14 +23,17 @@ const char* lossless_name(Lossless l) {
     case Lossless::huffman: return "huffman";
     case Lossless::rle: return "rle";
     case Lossless::rle_huffman: return "rle+huffman";
+    case Lossless::zrle_huffman: return "zrle+huffman";
   }
   return "unknown";
 }
 
 Lossless parse_lossless(const std::string& name) {
-  for (Lossless l : {Lossless::auto_select, Lossless::bitpack, Lossless::huffman, Lossless::rle, Lossless::rle_huffman})
+  for (Lossless l : {Lossless::auto_select, Lossless::bitpack, Lossless::huffman, Lossless::rle, Lossless::rle_huffman,
+                     Lossless::zrle_huffman})
     if (name == lossless_name(l)) return l;
-  fail(Status::invalid_argument, "unknown lossless stage '" + name + "' (auto, huffman, rle, rle+huffman, bitpack)");
+  fail(Status::invalid_argument,
+       "unknown lossless stage '" + name + "' (auto, huffman, rle, rle+huffman, zrle+huffman, bitpack)");
 }
 
 namespace codes {
@@ -48,6 +53,14 @@ struct Cpu {
   static std::vector<uint64_t> hist(Syms s, uint32_t) { return huffman::histogram_cpu(s); }
   static uint64_t count_runs(Syms s) { return rle::count_runs_cpu(s); }
   static Runs runs(Syms s) { return {rle::runs_cpu(s)}; }
+  struct Tokens {
+    zrle::Tokens t;
+    Syms value() const { return t.value; }
+    Syms zrun() const { return t.zrun; }
+    uint64_t count() const { return t.value.size(); }
+    uint32_t tail() const { return t.tail; }
+  };
+  static Tokens tokens(Syms s, uint16_t centre) { return {zrle::tokens_cpu(s, centre)}; }
   static std::vector<uint8_t> huffman(Syms s, const huffman::Codebook& cb) { return huffman::encode_cpu(s, cb); }
   static std::vector<uint8_t> rle(Syms s) { return rle::encode_cpu(s); }
   static std::vector<uint8_t> bitpack(Syms s, uint16_t centre) { return bitpack::encode_cpu(s, centre); }
@@ -69,6 +82,14 @@ struct Cuda {
   std::vector<uint64_t> hist(Syms x, uint32_t alphabet) const { return huffman::histogram_cuda(x.p, x.n, alphabet, s); }
   uint64_t count_runs(Syms x) const { return rle::count_runs_cuda(x.p, x.n, s); }
   Runs runs(Syms x) const { return {rle::runs_cuda(x.p, x.n, s)}; }
+  struct Tokens {
+    zrle::DeviceTokens t;
+    Syms value() const { return {t.value.get(), t.count}; }
+    Syms zrun() const { return {t.zrun.get(), t.count}; }
+    uint64_t count() const { return t.count; }
+    uint32_t tail() const { return t.tail; }
+  };
+  Tokens tokens(Syms x, uint16_t centre) const { return {zrle::tokens_cuda(x.p, x.n, centre, s)}; }
   std::vector<uint8_t> huffman(Syms x, const huffman::Codebook& cb) const { return huffman::encode_cuda(x.p, x.n, cb, s); }
   std::vector<uint8_t> rle(Syms x) const { return rle::encode_cuda(x.p, x.n, s); }
   std::vector<uint8_t> bitpack(Syms x, uint16_t centre) const { return bitpack::encode_cuda(x.p, x.n, centre, s); }
@@ -77,14 +98,18 @@ struct Cuda {
 struct Sized {
   huffman::Codebook cb;
   uint64_t bytes;
+  std::vector<uint64_t> hist;
 };
+
+Sized size_from_hist(std::vector<uint64_t> h, uint64_t n) {
+  Sized z{huffman::build_codebook(h), 0, std::move(h)};
+  z.bytes = huffman::encoded_bytes(z.cb, n, huffman::coded_bits(z.cb, z.hist));
+  return z;
+}
 
 template <class B, class S>
 Sized size_huffman(const B& b, S syms, uint32_t alphabet) {
-  const auto h = b.hist(syms, alphabet);
-  Sized z{huffman::build_codebook(h), 0};
-  z.bytes = huffman::encoded_bytes(z.cb, B::size(syms), huffman::coded_bits(z.cb, h));
-  return z;
+  return size_from_hist(b.hist(syms, alphabet), B::size(syms));
 }
 
 std::vector<uint8_t> join_rle_huffman(uint64_t n, uint64_t runs, const std::vector<uint8_t>& val,
@@ -103,6 +128,22 @@ std::vector<uint8_t> rle_huffman(const B& b, const typename B::Runs& r, uint64_t
   return join_rle_huffman(n, r.count(), b.huffman(r.value(), v.cb), b.huffman(r.len_m1(), l.cb));
 }
 
+template <class B>
+std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint64_t n, uint16_t centre, const Sized& v,
+                                  const Sized& z) {
+  const std::vector<uint8_t> val = b.huffman(t.value(), v.cb), run = b.huffman(t.zrun(), z.cb);
+  ByteWriter w;
+  w.put<uint64_t>(n);
+  w.put<uint64_t>(t.count());
+  w.put<uint32_t>(t.tail());
+  w.put<uint16_t>(centre);
+  w.put<uint16_t>(0);
+  w.put<uint64_t>(val.size());
+  w.bytes(val.data(), val.size());
+  w.bytes(run.data(), run.size());
+  return std::move(w.buffer());
+}
+
 uint64_t rle_bytes(uint64_t runs) { return rle::kHeaderBytes + 4 * runs; }
 
 template <class B>
@@ -119,22 +160,53 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
       const auto r = b.runs(syms);
       return {choice, rle_huffman(b, r, n, size_huffman(b, r.value(), alphabet), size_huffman(b, r.len_m1(), huffman::kAlphabet))};
     }
+    case Lossless::zrle_huffman: {
+      const auto t = b.tokens(syms, centre);
+      return {choice, zrle_huffman(b, t, n, centre, size_huffman(b, t.value(), alphabet),
+                                   size_huffman(b, t.zrun(), huffman::kAlphabet))};
+    }
     case Lossless::auto_select: break;
   }
   const Sized h = size_huffman(b, syms, alphabet);
+  uint64_t best = h.bytes;
+  Lossless stage = Lossless::huffman;
+  // Zero runs: the non-centre codes must all be tokens, so their Huffman size plus one bit
+  // per token is a floor (forced tokens only add to it).
+  std::vector<uint64_t> nc = h.hist;
+  const uint64_t tokens_min = n - (centre < nc.size() ? nc[centre] : 0);
+  if (centre < nc.size()) nc[centre] = 0;
+  const uint64_t zfloor = tokens_min ? size_from_hist(nc, tokens_min).bytes + tokens_min / 8 : 0;
+  std::optional<typename B::Tokens> t;
+  Sized zv, zz;
+  if (zfloor < best) {
+    t.emplace(b.tokens(syms, centre));
+    zv = size_huffman(b, t->value(), alphabet);
+    zz = size_huffman(b, t->zrun(), huffman::kAlphabet);
+    const uint64_t zb = kZrleHuffmanHeader + zv.bytes + zz.bytes;
+    if (zb < best) best = zb, stage = Lossless::zrle_huffman;
+  }
+  // Runs of any code: rle >= 4 bytes a run, rle+huffman >= 1 bit per value and per length.
   const uint64_t r0 = b.count_runs(syms);  // before splitting: a floor for the split count
-  // Floors: rle >= 4 bytes a run, rle+huffman >= 1 bit per value and per length.
-  if (std::min(rle_bytes(r0), kRleHuffmanHeader + r0 / 4) >= h.bytes) return {Lossless::huffman, b.huffman(syms, h.cb)};
-  const auto r = b.runs(syms);
-  const Sized v = size_huffman(b, r.value(), alphabet), l = size_huffman(b, r.len_m1(), huffman::kAlphabet);
-  const uint64_t rh = kRleHuffmanHeader + v.bytes + l.bytes, rl = rle_bytes(r.count());
+  std::optional<typename B::Runs> r;
+  Sized rv, rl;
+  if (std::min(rle_bytes(r0), kRleHuffmanHeader + r0 / 4) < best) {
+    r.emplace(b.runs(syms));
+    rv = size_huffman(b, r->value(), alphabet);
+    rl = size_huffman(b, r->len_m1(), huffman::kAlphabet);
+    const uint64_t rh = kRleHuffmanHeader + rv.bytes + rl.bytes, rb = rle_bytes(r->count());
+    if (rb < best) best = rb, stage = Lossless::rle;
+    if (rh < best) best = rh, stage = Lossless::rle_huffman;
+  }
   if (trace_enabled())
-    std::fprintf(stderr, "[sciz] lossless sizes: huffman %llu, rle %llu, rle+huffman %llu bytes (%llu runs)\n",
-                 static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(rl),
-                 static_cast<unsigned long long>(rh), static_cast<unsigned long long>(r.count()));
-  if (h.bytes <= rl && h.bytes <= rh) return {Lossless::huffman, b.huffman(syms, h.cb)};
-  if (rl <= rh) return {Lossless::rle, b.rle(syms)};
-  return {Lossless::rle_huffman, rle_huffman(b, r, n, v, l)};
+    std::fprintf(stderr, "[sciz] lossless: huffman %llu bytes, zrle floor %llu, %llu runs; chose %s (%llu bytes)\n",
+                 static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(zfloor),
+                 static_cast<unsigned long long>(r0), lossless_name(stage), static_cast<unsigned long long>(best));
+  switch (stage) {
+    case Lossless::zrle_huffman: return {stage, zrle_huffman(b, *t, n, centre, zv, zz)};
+    case Lossless::rle: return {stage, b.rle(syms)};
+    case Lossless::rle_huffman: return {stage, rle_huffman(b, *r, n, rv, rl)};
+    default: return {Lossless::huffman, b.huffman(syms, h.cb)};
+  }
 }
 
 struct RleHuffmanParts {
@@ -154,6 +226,31 @@ RleHuffmanParts split_rle_huffman(std::span<const uint8_t> bytes, uint64_t n) {
                "rle+huffman stream: " + std::to_string(p.runs) + " runs for " + std::to_string(n) + " symbols");
   p.val = {rd.take(vb, "values blob"), vb};
   p.len = {bytes.data() + rd.pos(), rd.remaining()};
+  return p;
+}
+
+struct ZrleHuffmanParts {
+  uint64_t tokens;
+  uint32_t tail;
+  uint16_t centre;
+  std::span<const uint8_t> val, run;
+};
+
+ZrleHuffmanParts split_zrle_huffman(std::span<const uint8_t> bytes, uint64_t n) {
+  ByteReader rd(bytes.data(), bytes.size(), "zrle+huffman stream");
+  const uint64_t sn = rd.get<uint64_t>("symbol count");
+  ZrleHuffmanParts p;
+  p.tokens = rd.get<uint64_t>("token count");
+  p.tail = rd.get<uint32_t>("tail");
+  p.centre = rd.get<uint16_t>("centre");
+  rd.get<uint16_t>("reserved");
+  const uint64_t vb = rd.get<uint64_t>("values blob bytes");
+  SCIZ_REQUIRE(sn == n, Status::corrupt_stream,
+               "zrle+huffman stream: holds " + std::to_string(sn) + " symbols, expected " + std::to_string(n));
+  SCIZ_REQUIRE(p.tokens <= n && p.tail <= n, Status::corrupt_stream,
+               "zrle+huffman stream: " + std::to_string(p.tokens) + " tokens for " + std::to_string(n) + " symbols");
+  p.val = {rd.take(vb, "values blob"), vb};
+  p.run = {bytes.data() + rd.pos(), rd.remaining()};
   return p;
 }
 
@@ -180,6 +277,13 @@ void decode_cpu(Lossless stage, std::span<const uint8_t> bytes, std::span<uint16
       huffman::decode_cpu(p.len, len);
       return rle::expand_cpu(val, len, out);
     }
+    case Lossless::zrle_huffman: {
+      const auto p = split_zrle_huffman(bytes, out.size());
+      std::vector<uint16_t> val(p.tokens), run(p.tokens);
+      huffman::decode_cpu(p.val, val);
+      huffman::decode_cpu(p.run, run);
+      return zrle::expand_cpu(val, run, p.tail, p.centre, out);
+    }
     case Lossless::auto_select: break;
   }
   fail(Status::internal, "codes: decode needs a concrete stage");
@@ -196,6 +300,13 @@ void decode_cuda(Lossless stage, std::span<const uint8_t> bytes, uint16_t* d_out
       huffman::decode_cuda(p.val, val.get(), p.runs, s);
       huffman::decode_cuda(p.len, len.get(), p.runs, s);
       return rle::expand_cuda(val.get(), len.get(), p.runs, d_out, n, s);
+    }
+    case Lossless::zrle_huffman: {
+      const auto p = split_zrle_huffman(bytes, n);
+      dev::Buffer<uint16_t> val(p.tokens, s), run(p.tokens, s);
+      huffman::decode_cuda(p.val, val.get(), p.tokens, s);
+      huffman::decode_cuda(p.run, run.get(), p.tokens, s);
+      return zrle::expand_cuda(val.get(), run.get(), p.tokens, p.tail, p.centre, d_out, n, s);
     }
     case Lossless::auto_select: break;
   }

@@ -1,11 +1,13 @@
 // Lossless coding of quant codes: runs the stage a pipeline asks for, or picks one.
 //
 // Selection (Lossless::auto_select): the histogram gives the exact huffman size (building the
-// codebook from 1,024 bins costs microseconds, so no estimate is needed). A run count gives
-// the rle size, 4 bytes per run, and a floor for rle+huffman, 2 bits per run; when neither
-// floor beats huffman the runs are never built. Otherwise the runs are built, their values and
-// lengths get their own histograms and codebooks, and the smallest exact size wins. Ties go
-// to the simpler stage. The choice depends on the counts only, so both devices make the same.
+// codebook from 1,024 bins costs a fraction of a millisecond, so no estimate is needed). A run
+// count gives floors for rle (4 bytes a run) and rle+huffman (2 bits a run); the histogram
+// without its centre bin gives one for zrle+huffman (the Huffman size of the non-centre codes
+// plus a bit per token). A stage whose floor does not beat the best exact size so far is never
+// built; the others are built, their streams get histograms and codebooks, and the smallest
+// exact size wins, ties going to the simpler stage. The choice depends on counts only, so
+// both devices make the same one.
 #pragma once
 #include <sciz/sciz.hpp>
 
@@ -38,5 +40,8 @@ inline uint64_t max_encoded_bytes(uint64_t n) { return 4 * n + 2 * (2 * n + n / 
 // rle+huffman blob: u64 n, u64 runs, u64 bytes of the values' huffman blob, that blob, then the
 // run lengths' huffman blob.
 inline constexpr size_t kRleHuffmanHeader = 24;
+// zrle+huffman blob: u64 n, u64 tokens, u32 tail, u16 centre, u16 0, u64 bytes of the token
+// values' huffman blob, that blob, then the zero runs' huffman blob.
+inline constexpr size_t kZrleHuffmanHeader = 32;
 
 }  // namespace sciz::codes

@@ -1,0 +1,187 @@
+// CUDA twin of zero-run coding. Encode: one CTA per 65536-code tile counts its tokens, the
+// host turns the counts into each tile's first token, then one CTA per tile walks the tile in
+// steps of 2,048 codes with a block scan of (token count, end of the last token), carrying
+// both from step to step. Decode: a scan of (zrun + 1) places the tokens; the output is filled
+// with the centre, then each token is written at its place.
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/cuda_check.cuh"
+#include "lossless/zrle/zrle.hpp"
+
+namespace sciz::zrle {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr uint32_t kStep = kThreads * 8;  // codes per block-scan step
+static_assert(kTile % kStep == 0);
+
+// Eight codes from one 16-byte load, or code by code at the field's end.
+__device__ void load8(const uint16_t* sym, uint64_t n, uint64_t i, uint16_t (&c)[8]) {
+  if (i + 8 <= n) {
+    const uint4 q = *reinterpret_cast<const uint4*>(sym + i);
+    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int j = 0; j < 8; ++j) c[j] = static_cast<uint16_t>(w[j / 2] >> (16 * (j % 2)));
+  } else {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) c[j] = i + j < n ? sym[i + j] : 0;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    count_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint16_t centre, uint32_t* __restrict__ tile_count) {
+  using Reduce = cub::BlockReduce<uint32_t, kThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const uint64_t lo = static_cast<uint64_t>(blockIdx.x) * kTile, hi = min(n, lo + kTile);
+  uint32_t c = 0;
+  for (uint64_t i = lo + threadIdx.x * 8; i < hi; i += kStep) {
+    uint16_t v[8];
+    load8(sym, n, i, v);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) c += i + j < hi && is_token(i + j, v[j], centre);
+  }
+  c = Reduce(tmp).Sum(c);
+  if (threadIdx.x == 0) tile_count[blockIdx.x] = c;
+}
+
+struct Acc {
+  uint32_t count;  // tokens
+  uint32_t end;    // 1 + tile offset of the last token, 0 if none
+};
+struct Combine {
+  __device__ Acc operator()(const Acc& a, const Acc& b) const { return {a.count + b.count, max(a.end, b.end)}; }
+};
+
+__global__ void __launch_bounds__(kThreads)
+    fill_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint16_t centre, const uint64_t* __restrict__ first,
+                uint16_t* __restrict__ value, uint16_t* __restrict__ zrun, uint32_t* __restrict__ tail) {
+  using Scan = cub::BlockScan<Acc, kThreads>;
+  __shared__ typename Scan::TempStorage tmp;
+  const uint64_t lo = static_cast<uint64_t>(blockIdx.x) * kTile, hi = min(n, lo + kTile);
+  Acc carry{0, 0};
+  for (uint64_t base = lo; base < hi; base += kStep) {
+    const uint64_t i = base + threadIdx.x * 8;
+    uint16_t v[8];
+    load8(sym, n, i, v);
+    uint32_t flags = 0;
+    Acc mine{0, 0};
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      if (i + j < hi && is_token(i + j, v[j], centre)) {
+        flags |= 1u << j;
+        ++mine.count;
+        mine.end = static_cast<uint32_t>(i + j - lo) + 1;
+      }
+    Acc before, step;
+    Scan(tmp).ExclusiveScan(mine, before, Acc{0, 0}, Combine{}, step);
+    uint64_t k = first[blockIdx.x] + carry.count + before.count;
+    uint32_t prev = max(carry.end, before.end);  // tile offset just after the previous token
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      if (flags >> j & 1u) {
+        const uint32_t at = static_cast<uint32_t>(i + j - lo);
+        value[k] = v[j];
+        zrun[k++] = static_cast<uint16_t>(at - prev);
+        prev = at + 1;
+      }
+    carry = Combine{}(carry, step);
+    __syncthreads();  // tmp is reused by the next step's scan
+  }
+  if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) *tail = static_cast<uint32_t>(hi - lo - carry.end);
+}
+
+__global__ void fill_centre_kernel(uint16_t* __restrict__ out, uint64_t n, uint16_t centre) {
+  const uint32_t c2 = uint32_t{centre} | uint32_t{centre} << 16;
+  const uint4 q = make_uint4(c2, c2, c2, c2);
+  const uint64_t nvec = n / 8, stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  for (uint64_t v = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; v < nvec; v += stride)
+    reinterpret_cast<uint4*>(out)[v] = q;
+  if (blockIdx.x == 0 && threadIdx.x < n % 8) out[nvec * 8 + threadIdx.x] = centre;
+}
+
+__global__ void place_kernel(const uint16_t* __restrict__ value, const uint16_t* __restrict__ zrun,
+                             const uint64_t* __restrict__ start, uint64_t count, uint16_t* __restrict__ out) {
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  for (uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride)
+    out[start[k] + zrun[k]] = value[k];
+}
+
+struct StepAt {
+  const uint16_t* zrun;
+  uint64_t count;
+  __host__ __device__ uint64_t operator()(uint64_t k) const { return k < count ? uint64_t{zrun[k]} + 1 : 0; }
+};
+
+unsigned grid_for(uint64_t items) {
+  return static_cast<unsigned>(std::clamp<uint64_t>((items + kThreads - 1) / kThreads, 1, 132 * 16));
+}
+
+void require_aligned(const void* p, const char* what) {
+  SCIZ_REQUIRE(reinterpret_cast<uintptr_t>(p) % 16 == 0, Status::internal,
+               std::string("zero runs: ") + what + " must be 16-byte aligned");
+}
+
+}  // namespace
+
+DeviceTokens tokens_cuda(const uint16_t* d_sym, uint64_t n, uint16_t centre, cudaStream_t s) {
+  DeviceTokens r;
+  if (n == 0) return r;
+  require_aligned(d_sym, "codes");
+  const uint64_t tiles = (n + kTile - 1) / kTile;
+  SCIZ_REQUIRE(tiles < (1ull << 31), Status::invalid_argument, "zero runs: more than 2^47 codes");
+  dev::Buffer<uint32_t> d_count(tiles, s);
+  count_kernel<<<static_cast<unsigned>(tiles), kThreads, 0, s>>>(d_sym, n, centre, d_count.get());
+  SCIZ_CUDA_CHECK_LAUNCH("zrle count_kernel");
+  std::vector<uint32_t> count(tiles);
+  dev::copy_to_host(count.data(), d_count.get(), tiles * 4, s);
+  dev::sync(s);
+  std::vector<uint64_t> first(tiles + 1, 0);
+  for (uint64_t t = 0; t < tiles; ++t) first[t + 1] = first[t] + count[t];
+  r.count = first[tiles];
+  dev::Buffer<uint64_t> d_first(tiles, s);
+  dev::copy_to_device(d_first.get(), first.data(), tiles * 8, s);
+  r.value = dev::Buffer<uint16_t>(r.count, s);
+  r.zrun = dev::Buffer<uint16_t>(r.count, s);
+  dev::Buffer<uint32_t> d_tail(1, s);
+  fill_kernel<<<static_cast<unsigned>(tiles), kThreads, 0, s>>>(d_sym, n, centre, d_first.get(), r.value.get(),
+                                                                r.zrun.get(), d_tail.get());
+  SCIZ_CUDA_CHECK_LAUNCH("zrle fill_kernel");
+  dev::copy_to_host(&r.tail, d_tail.get(), 4, s);
+  dev::sync(s);
+  return r;
+}
+
+void expand_cuda(const uint16_t* d_value, const uint16_t* d_zrun, uint64_t count, uint32_t tail, uint16_t centre,
+                 uint16_t* d_out, uint64_t n, cudaStream_t s) {
+  SCIZ_REQUIRE(count <= n && tail <= n, Status::corrupt_stream,
+               "zero runs: " + std::to_string(count) + " tokens and a tail of " + std::to_string(tail) + " for " +
+                   std::to_string(n) + " codes");
+  if (n == 0) return;
+  require_aligned(d_out, "output");
+  dev::Buffer<uint64_t> start(count + 1, s);
+  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0), StepAt{d_zrun, count});
+  size_t temp_bytes = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), count + 1, s));
+  dev::Buffer<uint8_t> temp(temp_bytes, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, in, start.get(), count + 1, s));
+  uint64_t total = 0;
+  dev::copy_to_host(&total, start.get() + count, 8, s);
+  dev::sync(s);
+  SCIZ_REQUIRE(total + tail == n, Status::corrupt_stream,
+               "zero runs: tokens cover " + std::to_string(total + tail) + " codes, expected " + std::to_string(n));
+  fill_centre_kernel<<<grid_for(n / 8 + 1), kThreads, 0, s>>>(d_out, n, centre);
+  SCIZ_CUDA_CHECK_LAUNCH("zrle fill_centre_kernel");
+  if (count) {
+    place_kernel<<<grid_for(count), kThreads, 0, s>>>(d_value, d_zrun, start.get(), count, d_out);
+    SCIZ_CUDA_CHECK_LAUNCH("zrle place_kernel");
+  }
+}
+
+}  // namespace sciz::zrle
