@@ -25,6 +25,7 @@
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/huffman/huffman_cuda.cuh"
 #include "lossless/rle/rle.hpp"
+#include "lossless/zrle/zrle.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 #include "predict/lorenzo/lorenzo_cuda.cuh"
 
@@ -229,13 +230,21 @@ int main(int argc, char** argv) try {
                     rle::expand_cuda(rr.value.get(), rr.len_m1.get(), rr.runs, d_codes2.get(), n, nullptr);
                   }), code_bytes});
   if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: rle expand did not return the codes\n");
+  zrle::DeviceTokens zt;
+  rows.push_back({"zrle encode (tokens)", time_gpu(a, [&] { zt = zrle::tokens_cuda(d_codes.get(), n, centre, nullptr); }),
+                  code_bytes});
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_codes2.get(), 0, n * 2, nullptr));
+  rows.push_back({"zrle decode (expand)", time_gpu(a, [&] {
+                    zrle::expand_cuda(zt.value.get(), zt.zrun.get(), zt.count, zt.tail, centre, d_codes2.get(), n, nullptr);
+                  }), code_bytes});
+  if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: zrle expand did not return the codes\n");
   // Whole stage as the pipeline runs it (selection included), blob to and from the host.
   struct StageSize {
     Lossless stage;
     uint64_t bytes;
   };
   std::vector<StageSize> sizes;
-  for (Lossless l : {Lossless::huffman, Lossless::rle, Lossless::rle_huffman, Lossless::bitpack})
+  for (Lossless l : {Lossless::huffman, Lossless::rle, Lossless::rle_huffman, Lossless::zrle_huffman, Lossless::bitpack})
     sizes.push_back({l, codes::encode_cuda(d_codes.get(), n, alphabet, centre, l, nullptr).bytes.size()});
   codes::Encoded ce;
   rows.push_back({"lossless auto encode (to host)", time_gpu(a, [&] {
@@ -278,8 +287,9 @@ int main(int argc, char** argv) try {
   std::printf("outliers %llu (%.3f%%), exact values %llu, GPU stream == CPU stream: %s\n",
               static_cast<unsigned long long>(q.outliers), 100.0 * q.outliers / n, static_cast<unsigned long long>(q.exact),
               q.same_as_cpu ? "yes" : "NO");
-  std::printf("quant codes: %llu runs (mean length %.1f); auto chose %s\n", static_cast<unsigned long long>(r0),
-              static_cast<double>(n) / static_cast<double>(std::max<uint64_t>(r0, 1)), lossless_name(ce.stage));
+  std::printf("quant codes: %llu runs (mean length %.1f), %llu zero-run tokens; auto chose %s\n",
+              static_cast<unsigned long long>(r0), static_cast<double>(n) / static_cast<double>(std::max<uint64_t>(r0, 1)),
+              static_cast<unsigned long long>(zt.count), lossless_name(ce.stage));
   for (const auto& z : sizes)
     std::printf("  %-12s %12llu bytes, %7.3f bits/code, field ratio with this stage alone %.2f\n", lossless_name(z.stage),
                 static_cast<unsigned long long>(z.bytes), 8.0 * z.bytes / n, static_cast<double>(bytes) / z.bytes);

@@ -117,15 +117,16 @@ if [ ${#bench_rows[@]} -gt 0 ]; then
       "$(s "$f" "bitpack decode")" "$(s "$f" "e2e compress (pinned")" "$(s "$f" "e2e decompress (pinned")"
   done
   echo "lossless stages on the same codes; GB/s = quant-code bytes (2 per value) / median time"
-  printf "%-6s %-12s %15s %15s %15s %15s %15s %15s\n" rel auto-chose huff-encode huff-decode rle-encode rle-decode \
-    auto-enc-host auto-dec-host
+  printf "%-6s %-13s %15s %15s %15s %15s %15s %15s %15s %15s\n" rel auto-chose huff-encode huff-decode rle-encode \
+    rle-decode zrle-encode zrle-decode auto-enc-host auto-dec-host
   for row in "${bench_rows[@]}"; do
     rel=${row%%:*}
     f="$LOG/bench_$rel.json"
     [ -s "$f" ] || continue
-    printf "%-6s %-12s %15s %15s %15s %15s %15s %15s\n" "$rel" "$(j "$f" lossless)" "$(s "$f" "huffman encode")" \
-      "$(s "$f" "huffman decode")" "$(s "$f" "rle encode")" "$(s "$f" "rle decode")" \
-      "$(s "$f" "lossless auto encode")" "$(s "$f" "lossless auto decode")"
+    printf "%-6s %-13s %15s %15s %15s %15s %15s %15s %15s %15s\n" "$rel" "$(j "$f" lossless)" \
+      "$(s "$f" "huffman encode")" "$(s "$f" "huffman decode")" "$(s "$f" "rle encode")" "$(s "$f" "rle decode")" \
+      "$(s "$f" "zrle encode")" "$(s "$f" "zrle decode")" "$(s "$f" "lossless auto encode")" \
+      "$(s "$f" "lossless auto decode")"
   done
   echo "(e2e = public API, host memory in/out, pinned; pageable figures are in the per-bound logs)"
 fi
