@@ -161,6 +161,66 @@ TEST(RleCuda, SparseChangesAcrossTilesAndSegments) {
   expect_twins(s, "sparse changes");
 }
 
+TEST(RleCuda, RunsBreakAtEveryMultipleOf65536) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  std::vector<uint16_t> s(5 * 65536 + 777, 1);
+  for (uint64_t i = 65535; i < 65537; ++i) s[i] = 2;
+  for (uint64_t i = 131072 - 10; i < 131072 + 10; ++i) s[i] = i < 131072 ? 3 : 4;
+  for (uint64_t i = 140000; i < 4 * 65536 + 3000; ++i) s[i] = 5;
+  expect_twins(s, "runs across multiples of 65536");
+  // Changes on both sides of power-of-two boundaries inside a tile (the CUDA twin walks a
+  // tile in chunks), and runs that cross some of them.
+  std::vector<uint16_t> c(3 * 65536 + 8191, 7);
+  for (uint64_t i = 4096; i < c.size(); i += 4096) {
+    if (i / 4096 % 3 == 0) continue;
+    c[i - 1] = 8;
+    c[i] = 9;
+  }
+  expect_twins(c, "chunk edges");
+}
+
+// expand_cuda against expand_cpu for runs the encoder would not write: any lengths up to
+// 65536, in blocks of short runs, of somewhat longer ones, and of runs whose output needs
+// several CTAs (a block here is the CUDA twin's 2048 runs).
+TEST(RleCuda, ExpandsAnyRunLayout) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  std::mt19937 rng(17);
+  std::vector<uint16_t> value, len_m1;
+  const uint64_t block = 2048;
+  for (uint64_t r = 0; r < 5 * block + 1234; ++r) {
+    const uint64_t b = r / block;
+    const bool long_runs = (b == 1 && r % 7 == 0) || (b == 3 && r % 64 == 0) || (b == 5 && r % 3 == 0);
+    const uint32_t short_max = b == 2 ? 8 : 4;  // block 2: more than staged in shared memory
+    len_m1.push_back(static_cast<uint16_t>(long_runs ? (r % 5 == 0 ? 65535 : rng() % 65536) : rng() % short_max));
+    value.push_back(static_cast<uint16_t>(rng() % 3 ? 512 : rng()));
+  }
+  uint64_t n = 0;
+  for (uint16_t l : len_m1) n += l + 1u;
+  std::vector<uint16_t> want(n);
+  rle::expand_cpu(value, len_m1, want);
+  for (uint64_t in_lead : {0u, 1u}) {
+    const DeviceSymbols d_value(value, in_lead), d_len(len_m1, in_lead);
+    for (uint64_t out_lead : {8u, 9u, 13u}) {
+      Guarded out(n, out_lead);
+      rle::expand_cuda(d_value.get(), d_len.get(), value.size(), out.out(), n, nullptr);
+      expect_same(out.read(), want,
+                  "input lead " + std::to_string(in_lead) + ", output lead " + std::to_string(out_lead));
+    }
+  }
+  // One run of 65536 and runs of one, n = 65537, and a single short block.
+  for (const auto& [v, l] : {std::pair<std::vector<uint16_t>, std::vector<uint16_t>>{{4, 9}, {65535, 0}},
+                             {{4}, {0}}, {{1, 2, 3}, {2, 0, 6}}}) {
+    uint64_t m = 0;
+    for (uint16_t x : l) m += x + 1u;
+    std::vector<uint16_t> w(m);
+    rle::expand_cpu(v, l, w);
+    const auto dv = test::upload(v), dl = test::upload(l);
+    Guarded out(m, 9);
+    rle::expand_cuda(dv.get(), dl.get(), v.size(), out.out(), m, nullptr);
+    expect_same(out.read(), w, "small n=" + std::to_string(m));
+  }
+}
+
 TEST(RleCuda, AlternatingAndEveryValue) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   std::vector<uint16_t> alt(100001);

@@ -15,19 +15,15 @@ namespace {
 
 constexpr uint16_t kSentinel = 0xBEEF;
 
-// The format's definition, one symbol at a time: maximal runs, each cut into 65536-long pieces
-// from its front.
+// The format's definition, one symbol at a time: a run starts at position 0, wherever the
+// symbol changes, and at every multiple of 65536.
 rle::Runs reference_runs(const std::vector<uint16_t>& s) {
   rle::Runs r;
   for (size_t i = 0; i < s.size();) {
-    size_t j = i;
-    while (j < s.size() && s[j] == s[i]) ++j;
-    for (size_t len = j - i; len > 0;) {
-      const size_t piece = std::min<size_t>(len, 65536);
-      r.value.push_back(s[i]);
-      r.len_m1.push_back(static_cast<uint16_t>(piece - 1));
-      len -= piece;
-    }
+    size_t j = i + 1;
+    while (j < s.size() && j % 65536 != 0 && s[j] == s[i]) ++j;
+    r.value.push_back(s[i]);
+    r.len_m1.push_back(static_cast<uint16_t>(j - i - 1));
     i = j;
   }
   return r;
@@ -129,7 +125,7 @@ TEST(Rle, OneAndTwoSymbols) {
   EXPECT_EQ(r.len_m1[0], 1);
 }
 
-TEST(Rle, ConstantRunSplitsInto65536LongPieces) {
+TEST(Rle, ConstantRunBreaksAtMultiplesOf65536) {
   const std::vector<uint16_t> s(200000, 9);
   const rle::Runs r = rle::runs_cpu(s);
   EXPECT_EQ(r.value, (std::vector<uint16_t>{9, 9, 9, 9}));
@@ -147,13 +143,35 @@ TEST(Rle, SplitEdges) {
     EXPECT_EQ(r.len_m1.back(), (n - 1) % 65536) << n;
     check_round_trip(s, "split edge");
   }
-  // A long run between short ones: the pieces keep their place in the sequence.
+  // A long run between short ones breaks where it crosses 65536, not 65536 symbols after it
+  // starts.
   std::vector<uint16_t> s(70000, 5);
   s.front() = 1;
   s.back() = 2;
   const rle::Runs r = rle::runs_cpu(s);
   EXPECT_EQ(r.value, (std::vector<uint16_t>{1, 5, 5, 2}));
-  EXPECT_EQ(r.len_m1, (std::vector<uint16_t>{0, 65535, 69998 - 65536 - 1, 0}));
+  EXPECT_EQ(r.len_m1, (std::vector<uint16_t>{0, 65534, 69998 - 65535 - 1, 0}));
+  check_round_trip(s, "long run from position 1");
+}
+
+TEST(Rle, RunsBreakAtEveryMultipleOf65536) {
+  // Runs of every kind of alignment: ending just before, on and after a multiple of 65536,
+  // and one crossing three of them.
+  std::vector<uint16_t> s(5 * 65536 + 777, 1);
+  for (uint64_t i = 65535; i < 65537; ++i) s[i] = 2;            // crosses 65536 by one
+  for (uint64_t i = 131072 - 10; i < 131072; ++i) s[i] = 3;     // ends on a multiple
+  for (uint64_t i = 131072; i < 131072 + 10; ++i) s[i] = 4;     // starts on one
+  for (uint64_t i = 140000; i < 4 * 65536 + 3000; ++i) s[i] = 5;  // crosses two
+  const rle::Runs r = rle::runs_cpu(s);
+  uint64_t pos = 0;
+  for (size_t k = 0; k < r.len_m1.size(); ++k) {
+    const uint64_t end = pos + r.len_m1[k] + 1u;
+    EXPECT_EQ(pos / 65536, (end - 1) / 65536) << "run " << k << " crosses a multiple of 65536";
+    if (k > 0 && r.value[k] == r.value[k - 1]) EXPECT_EQ(pos % 65536, 0u) << "run " << k << " split needlessly";
+    pos = end;
+  }
+  EXPECT_EQ(pos, s.size());
+  check_round_trip(s, "runs across multiples of 65536");
 }
 
 TEST(Rle, RandomRunsOfRandomLengths) {
@@ -250,6 +268,18 @@ TEST(Rle, RejectsRunCountsBeyondTheSymbols) {
   std::vector<uint8_t> empty(16 + 4, 0);
   put_u64(empty, 8, 1);
   EXPECT_EQ(decode_status(empty, 0), Status::corrupt_stream);
+}
+
+TEST(Rle, DecodesRunsOfAnyLayout) {
+  // The decoder only expands: runs cut elsewhere than the encoder cuts them (here 65536-long
+  // pieces from a run's front, neighbours with one value) decode as well.
+  const std::vector<uint16_t> value{1, 5, 5, 5, 2}, len_m1{0, 65535, 65535, 99, 0};
+  std::vector<uint16_t> want{1};
+  want.insert(want.end(), 2 * 65536 + 100, 5);
+  want.push_back(2);
+  std::vector<uint16_t> out(want.size(), kSentinel);
+  rle::expand_cpu(value, len_m1, out);
+  expect_same(out, want, "pieces from the front");
 }
 
 TEST(Rle, ExpandChecksLengthsBeforeWriting) {

@@ -10,15 +10,16 @@
 
 namespace sciz::rle {
 
-// Longest run one (value, len_m1) pair can hold; longer runs are split into pieces of this
-// length followed by the remainder, so len_m1 stays a 16-bit symbol stream.
+// Longest run one (value, len_m1) pair can hold. Runs are cut at every position that is a
+// multiple of kMaxRun, so no run is longer and each kMaxRun-aligned tile of symbols holds whole
+// runs only: both twins then find a tile's runs without looking outside it.
 inline constexpr uint64_t kMaxRun = 65536;
 inline constexpr uint64_t kHeaderBytes = 16;
 
-// A run: `value` repeated `len_m1 + 1` times. Runs longer than 65536 are split into several
-// runs of the same value (the first ones of length exactly 65536), so both arrays are 16-bit
-// symbol streams that a Huffman stage can code. Two neighbouring runs may therefore share a
-// value only when the first one has length 65536.
+// A run: `value` repeated `len_m1 + 1` times. Position i starts a run when i is a multiple of
+// 65536 or sym[i] != sym[i - 1], so both arrays are 16-bit symbol streams that a Huffman stage
+// can code, and two neighbouring runs share a value only across a multiple of 65536. Decoders
+// accept any runs whose lengths sum to n; only the encoders follow this rule.
 struct Runs {
   std::vector<uint16_t> value, len_m1;
 };
@@ -27,7 +28,7 @@ Runs runs_cpu(std::span<const uint16_t> sym);
 // the run lengths sum to exactly out.size(). Nothing is written before that check.
 void expand_cpu(std::span<const uint16_t> value, std::span<const uint16_t> len_m1, std::span<uint16_t> out);
 
-// CUDA twins. Device arrays; `runs` is the run count (after splitting).
+// CUDA twins. Device arrays; `runs` is the run count (after cutting at multiples of 65536).
 struct DeviceRuns {
   dev::Buffer<uint16_t> value, len_m1;
   uint64_t runs = 0;
@@ -38,8 +39,9 @@ DeviceRuns runs_cuda(const uint16_t* d_sym, uint64_t n, cudaStream_t s);
 void expand_cuda(const uint16_t* d_value, const uint16_t* d_len_m1, uint64_t runs, uint16_t* d_out, uint64_t n,
                  cudaStream_t s);
 
-// Runs before splitting: 1 + the number of i with sym[i] != sym[i-1]; 0 for n = 0. Reads the
-// symbols once, for choosing a lossless stage.
+// Runs before cutting at multiples of 65536, a floor for the count runs_* give: 1 + the
+// number of i with sym[i] != sym[i-1]; 0 for n = 0. Reads the symbols once, for choosing a
+// lossless stage.
 uint64_t count_runs_cpu(std::span<const uint16_t> sym);
 uint64_t count_runs_cuda(const uint16_t* d_sym, uint64_t n, cudaStream_t s);
 

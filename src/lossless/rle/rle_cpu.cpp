@@ -21,63 +21,21 @@ uint64_t chunk_begin(uint64_t n, uint64_t chunks, uint64_t c) {
   return (n / chunks) * c + std::min(c, n % chunks);
 }
 
-uint64_t pieces(uint64_t len) { return (len + kMaxRun - 1) / kMaxRun; }
-
-constexpr uint64_t kNone = UINT64_MAX;
-
-// Calls emit(start, length) for every run that starts in [lo, hi) but the last, and returns
-// that last start (kNone when no run starts here): its end may lie chunks away.
+// Calls emit(start, length) for every run of sym[lo, hi), where lo and hi are multiples of
+// kMaxRun (or n): runs never cross such a multiple, so a chunk's runs are all its own. Returns
+// the run count.
 template <class Emit>
-uint64_t runs_in_chunk(std::span<const uint16_t> sym, uint64_t lo, uint64_t hi, Emit&& emit) {
-  uint64_t last = kNone;
-  for (uint64_t i = lo; i < hi; ++i) {
-    if (i != 0 && sym[i] == sym[i - 1]) continue;
-    if (last != kNone) emit(last, i - last);
-    last = i;
+uint64_t for_each_run(std::span<const uint16_t> sym, uint64_t lo, uint64_t hi, Emit&& emit) {
+  if (lo == hi) return 0;
+  uint64_t start = lo, count = 1;
+  for (uint64_t i = lo + 1; i < hi; ++i) {
+    if (i % kMaxRun != 0 && sym[i] == sym[i - 1]) continue;
+    emit(start, i - start);
+    start = i;
+    ++count;
   }
-  return last;
-}
-
-// Writes one maximal run as its pieces from position o; returns the position after them.
-uint64_t put_pieces(Runs& r, uint64_t o, uint16_t v, uint64_t len) {
-  for (; len > kMaxRun; len -= kMaxRun, ++o) {
-    r.value[o] = v;
-    r.len_m1[o] = static_cast<uint16_t>(kMaxRun - 1);
-  }
-  r.value[o] = v;
-  r.len_m1[o] = static_cast<uint16_t>(len - 1);
-  return o + 1;
-}
-
-// What the first pass learns about a chunk of symbols.
-struct ChunkRuns {
-  uint64_t first = kNone, last = kNone;  // first and last run start inside the chunk
-  uint64_t last_end = 0;                 // end of the last run: a later chunk's first start, or n
-  uint64_t pieces = 0;                   // pieces of its runs, the last one included
-};
-
-// Pieces of every chunk's runs. A chunk's last run ends at the next chunk's first run start.
-std::vector<ChunkRuns> scan_chunks(std::span<const uint16_t> sym, uint64_t chunks) {
-  const uint64_t n = sym.size();
-  std::vector<ChunkRuns> cr(chunks);
-#pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
-    ChunkRuns& r = cr[c];
-    const uint64_t lo = chunk_begin(n, chunks, c), hi = chunk_begin(n, chunks, c + 1);
-    r.last = runs_in_chunk(sym, lo, hi, [&](uint64_t start, uint64_t len) {
-      if (r.first == kNone) r.first = start;
-      r.pieces += pieces(len);
-    });
-    if (r.first == kNone) r.first = r.last;
-  }
-  uint64_t next = n;
-  for (uint64_t c = chunks; c-- > 0;) {
-    if (cr[c].last == kNone) continue;
-    cr[c].last_end = next;
-    cr[c].pieces += pieces(next - cr[c].last);
-    next = cr[c].first;
-  }
-  return cr;
+  emit(start, hi - start);
+  return count;
 }
 
 // Output position of the first run of each chunk of runs, and the total in the last entry.
@@ -116,20 +74,25 @@ void fill_range(std::span<const uint16_t> value, std::span<const uint16_t> len_m
 }  // namespace
 
 Runs runs_cpu(std::span<const uint16_t> sym) {
-  const uint64_t n = sym.size(), chunks = chunk_count(n);
-  const std::vector<ChunkRuns> cr = scan_chunks(sym, chunks);
-  std::vector<uint64_t> out_first(chunks + 1, 0);
-  for (uint64_t c = 0; c < chunks; ++c) out_first[c + 1] = out_first[c] + cr[c].pieces;
+  // Chunks of whole kMaxRun tiles, so that no run crosses a chunk boundary.
+  const uint64_t n = sym.size(), tiles = (n + kMaxRun - 1) / kMaxRun;
+  const uint64_t chunks = std::clamp<uint64_t>(tiles, 1, kMaxChunks);
+  auto lo = [&](uint64_t c) { return std::min(n, chunk_begin(tiles, chunks, c) * kMaxRun); };
+  std::vector<uint64_t> first(chunks + 1, 0);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c)
+    first[c + 1] = for_each_run(sym, lo(c), lo(c + 1), [](uint64_t, uint64_t) {});
+  for (uint64_t c = 0; c < chunks; ++c) first[c + 1] += first[c];
   Runs r;
-  r.value.resize(out_first[chunks]);
-  r.len_m1.resize(out_first[chunks]);
+  r.value.resize(first[chunks]);
+  r.len_m1.resize(first[chunks]);
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
-    uint64_t o = out_first[c];
-    const uint64_t lo = chunk_begin(n, chunks, c), hi = chunk_begin(n, chunks, c + 1);
-    const uint64_t last =
-        runs_in_chunk(sym, lo, hi, [&](uint64_t start, uint64_t len) { o = put_pieces(r, o, sym[start], len); });
-    if (last != kNone) put_pieces(r, o, sym[last], cr[c].last_end - last);
+    uint64_t o = first[c];
+    for_each_run(sym, lo(c), lo(c + 1), [&](uint64_t start, uint64_t len) {
+      r.value[o] = sym[start];
+      r.len_m1[o++] = static_cast<uint16_t>(len - 1);
+    });
   }
   return r;
 }
