@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-STAGES = ["bitpack", "huffman", "rle", "rle+huffman", "auto"]
+STAGES = ["bitpack", "huffman", "rle", "rle+huffman", "zrle+huffman", "auto"]
 BOUNDS = [1e-2, 1e-3, 1e-4]
 
 
@@ -53,12 +53,12 @@ def main():
     for ax, rel in zip(axes, BOUNDS):
         for k, s in enumerate([s for s in STAGES if s != "auto"]):
             ys = [next(r[s] for n, b, r in rows if n == name and b == rel) for name in names]
-            ax.bar([i + (k - 1.5) * width for i in range(len(names))], ys, width, label=s)
+            ax.bar([i + (k - 2) * width for i in range(len(names))], ys, width, label=s)
         ax.axhline(32, color="k", lw=0.8, ls="--")
         ax.set_yscale("log")
         ax.set_ylabel(f"ratio, rel {rel:g}")
         ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(ncol=4, fontsize=8, title="lossless stage (auto = the tallest bar; dashed: 32x)")
+    axes[0].legend(ncol=5, fontsize=8, title="lossless stage (auto = the tallest bar; dashed: 32x)")
     axes[-1].set_xticks(range(len(names)))
     axes[-1].set_xticklabels(names, rotation=60, ha="right", fontsize=7)
     fig.suptitle("lorenzo compression ratio by lossless stage, real fields (../shared/data)")

@@ -115,6 +115,7 @@ Sized size_huffman(const B& b, S syms, uint32_t alphabet) {
 std::vector<uint8_t> join_rle_huffman(uint64_t n, uint64_t runs, const std::vector<uint8_t>& val,
                                       const std::vector<uint8_t>& len) {
   ByteWriter w;
+  w.buffer().reserve(kRleHuffmanHeader + val.size() + len.size());
   w.put<uint64_t>(n);
   w.put<uint64_t>(runs);
   w.put<uint64_t>(val.size());
@@ -133,6 +134,7 @@ std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint6
                                   const Sized& z) {
   const std::vector<uint8_t> val = b.huffman(t.value(), v.cb), run = b.huffman(t.zrun(), z.cb);
   ByteWriter w;
+  w.buffer().reserve(kZrleHuffmanHeader + val.size() + run.size());
   w.put<uint64_t>(n);
   w.put<uint64_t>(t.count());
   w.put<uint32_t>(t.tail());
@@ -167,7 +169,11 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
     }
     case Lossless::auto_select: break;
   }
-  const Sized h = size_huffman(b, syms, alphabet);
+  Sized h;
+  {
+    TracePhase tp("lossless select: huffman size");
+    h = size_huffman(b, syms, alphabet);
+  }
   uint64_t best = h.bytes;
   Lossless stage = Lossless::huffman;
   // Zero runs: the non-centre codes must all be tokens, so their Huffman size plus one bit
@@ -179,6 +185,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
   std::optional<typename B::Tokens> t;
   Sized zv, zz;
   if (zfloor < best) {
+    TracePhase tp("lossless select: zero-run tokens + sizes");
     t.emplace(b.tokens(syms, centre));
     zv = size_huffman(b, t->value(), alphabet);
     zz = size_huffman(b, t->zrun(), huffman::kAlphabet);
@@ -190,6 +197,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
   std::optional<typename B::Runs> r;
   Sized rv, rl;
   if (std::min(rle_bytes(r0), kRleHuffmanHeader + r0 / 4) < best) {
+    TracePhase tp("lossless select: runs + sizes");
     r.emplace(b.runs(syms));
     rv = size_huffman(b, r->value(), alphabet);
     rl = size_huffman(b, r->len_m1(), huffman::kAlphabet);
@@ -201,6 +209,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
     std::fprintf(stderr, "[sciz] lossless: huffman %llu bytes, zrle floor %llu, %llu runs; chose %s (%llu bytes)\n",
                  static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(zfloor),
                  static_cast<unsigned long long>(r0), lossless_name(stage), static_cast<unsigned long long>(best));
+  TracePhase tp("lossless encode of the chosen stage");
   switch (stage) {
     case Lossless::zrle_huffman: return {stage, zrle_huffman(b, *t, n, centre, zv, zz)};
     case Lossless::rle: return {stage, b.rle(syms)};

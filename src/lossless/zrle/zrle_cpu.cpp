@@ -25,12 +25,19 @@ Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
 #pragma omp parallel for schedule(static)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
     const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
-    uint64_t k = first[t], prev = lo;  // first position after the previous token
+    // Branch-free: every position writes a candidate token at k and only a token advances k
+    // (tokens are unpredictable in noisy data); `k < end` keeps the spare write off the next
+    // tile's slots.
+    uint64_t k = first[t], prev = lo;  // prev: first position after the previous token
+    const uint64_t end = first[t + 1];
     for (uint64_t i = lo; i < hi; ++i) {
-      if (!is_token(i, sym[i], centre)) continue;
-      tk.value[k] = sym[i];
-      tk.zrun[k++] = static_cast<uint16_t>(i - prev);
-      prev = i + 1;
+      const bool tok = is_token(i, sym[i], centre);
+      if (k < end) {
+        tk.value[k] = sym[i];
+        tk.zrun[k] = static_cast<uint16_t>(i - prev);
+      }
+      k += tok;
+      prev = tok ? i + 1 : prev;
     }
     if (t + 1 == static_cast<int64_t>(tiles)) tk.tail = static_cast<uint32_t>(hi - prev);
   }
