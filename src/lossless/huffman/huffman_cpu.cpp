@@ -10,10 +10,16 @@
 
 namespace sciz::huffman {
 
+namespace {
+// Below this many symbols a parallel region costs more (thread wake-up, per-thread bins)
+// than the work: small fields stay on one thread.
+constexpr int64_t kParallelMin = 1 << 18;
+}  // namespace
+
 std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym) {
   std::vector<uint64_t> hist(kAlphabet, 0);
   const int64_t n = static_cast<int64_t>(sym.size());
-#pragma omp parallel
+#pragma omp parallel if (n >= kParallelMin)
   {
     std::vector<uint64_t> local(kAlphabet, 0);
 #pragma omp for schedule(static) nowait
@@ -30,7 +36,7 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& c
   const uint64_t n = sym.size(), chunks = (n + chunk - 1) / chunk;
   std::vector<uint16_t> cbits(chunks);
   bool unknown = false;
-#pragma omp parallel for schedule(static) reduction(|| : unknown)
+#pragma omp parallel for schedule(static) reduction(|| : unknown) if (static_cast<int64_t>(n) >= kParallelMin)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);
     uint32_t bits = 0;
@@ -46,7 +52,7 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& c
   for (uint64_t c = 0; c < chunks; ++c) start[c + 1] = start[c] + cbits[c];
   const uint64_t total = start[chunks];
   std::vector<uint32_t> words((total + 31) / 32, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (static_cast<int64_t>(n) >= kParallelMin)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);
     BitWriter bw(start[c]);
@@ -93,7 +99,7 @@ void decode_cpu(std::span<const uint8_t> blob, std::span<uint16_t> out) {
     return v;
   };
   int64_t bad = -1;
-#pragma omp parallel for schedule(static) reduction(max : bad)
+#pragma omp parallel for schedule(static) reduction(max : bad) if (static_cast<int64_t>(p.n) >= kParallelMin)
   for (int64_t c = 0; c < static_cast<int64_t>(p.chunks); ++c) {
     const uint64_t lo = static_cast<uint64_t>(c) * p.chunk, hi = std::min<uint64_t>(p.n, lo + p.chunk);
     BitReader<decltype(load)> br(start[c], load);

@@ -42,7 +42,7 @@ uint64_t for_each_run(std::span<const uint16_t> sym, uint64_t lo, uint64_t hi, E
 std::vector<uint64_t> chunk_offsets(std::span<const uint16_t> len_m1, uint64_t chunks) {
   const uint64_t runs = len_m1.size();
   std::vector<uint64_t> first(chunks + 1, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (chunks > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     uint64_t sum = 0;
     for (uint64_t k = chunk_begin(runs, chunks, c); k < chunk_begin(runs, chunks, c + 1); ++k) sum += len_m1[k] + 1u;
@@ -79,14 +79,14 @@ Runs runs_cpu(std::span<const uint16_t> sym) {
   const uint64_t chunks = std::clamp<uint64_t>(tiles, 1, kMaxChunks);
   auto lo = [&](uint64_t c) { return std::min(n, chunk_begin(tiles, chunks, c) * kMaxRun); };
   std::vector<uint64_t> first(chunks + 1, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (chunks > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c)
     first[c + 1] = for_each_run(sym, lo(c), lo(c + 1), [](uint64_t, uint64_t) {});
   for (uint64_t c = 0; c < chunks; ++c) first[c + 1] += first[c];
   Runs r;
   r.value.resize(first[chunks]);
   r.len_m1.resize(first[chunks]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (chunks > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     uint64_t o = first[c];
     for_each_run(sym, lo(c), lo(c + 1), [&](uint64_t start, uint64_t len) {
@@ -104,7 +104,7 @@ void expand_cpu(std::span<const uint16_t> value, std::span<const uint16_t> len_m
   const std::vector<uint64_t> first = chunk_offsets(len_m1, chunk_count(len_m1.size()));
   if (first.back() != out.size()) length_mismatch(first.back(), out.size());
   const uint64_t n = out.size(), chunks = chunk_count(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (chunks > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c)
     fill_range(value, len_m1, first, chunk_begin(n, chunks, c), chunk_begin(n, chunks, c + 1), out);
 }
@@ -113,7 +113,7 @@ uint64_t count_runs_cpu(std::span<const uint16_t> sym) {
   const int64_t n = static_cast<int64_t>(sym.size());
   if (n == 0) return 0;
   uint64_t changes = 0;
-#pragma omp parallel for schedule(static) reduction(+ : changes)
+#pragma omp parallel for schedule(static) reduction(+ : changes) if (n >= (int64_t{1} << 18))
   for (int64_t i = 1; i < n; ++i) changes += sym[i] != sym[i - 1];
   return changes + 1;
 }

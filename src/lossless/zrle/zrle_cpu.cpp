@@ -11,7 +11,7 @@ namespace sciz::zrle {
 Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
   const uint64_t n = sym.size(), tiles = (n + kTile - 1) / kTile;
   std::vector<uint64_t> first(tiles + 1, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (tiles > 2)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
     const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
     uint64_t c = 0;
@@ -22,7 +22,7 @@ Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
   Tokens tk;
   tk.value.resize(first[tiles]);
   tk.zrun.resize(first[tiles]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (tiles > 2)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
     const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
     // Branch-free: every position writes a candidate token at k and only a token advances k
