@@ -85,7 +85,7 @@ std::vector<uint8_t> compress(const FieldView& f, const CompressOptions& opt) {
   std::vector<uint8_t> stream;
   {
     TracePhase t("write stream");
-    stream = write_stream(h, sections);
+    stream = write_stream(h, std::move(sections));
   }
   const uint64_t raw_bytes = f.shape.count() * dtype_size(f.dtype);
   if (stream.size() > raw_bytes + kMaxHeaderBytes / 16) {
@@ -96,7 +96,7 @@ std::vector<uint8_t> compress(const FieldView& f, const CompressOptions& opt) {
     h.params.clear();
     sections.clear();
     raw.compress(job, h.params, sections);
-    stream = write_stream(h, sections);
+    stream = write_stream(h, std::move(sections));
   }
   return stream;
 }

@@ -14,7 +14,7 @@ namespace {
 constexpr size_t kEntryBytes = 4 + 4 + 8 + 8 + 8;
 }
 
-std::vector<uint8_t> write_stream(const Header& h, const std::vector<SectionIn>& sections) {
+std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sections) {
   h.shape.validate();
   SCIZ_REQUIRE(h.pipeline.size() < 256, Status::internal, "pipeline name too long");
   SCIZ_REQUIRE(sections.size() <= kMaxSections, Status::internal, "too many sections");
@@ -51,6 +51,12 @@ std::vector<uint8_t> write_stream(const Header& h, const std::vector<SectionIn>&
   const uint32_t header_size = static_cast<uint32_t>(w.size() + 8);
   std::memcpy(w.buffer().data() + header_size_at, &header_size, 4);
   w.put<uint64_t>(xxh64(w.buffer().data(), w.size()));
+  if (!sections.empty() && sections[0].bytes.size() >= (size_t{1} << 20) && sections[0].bytes.capacity() >= offset) {
+    std::vector<uint8_t> out = std::move(sections[0].bytes);
+    out.insert(out.begin(), w.buffer().begin(), w.buffer().end());  // shifts in place: capacity suffices
+    for (size_t i = 1; i < sections.size(); ++i) out.insert(out.end(), sections[i].bytes.begin(), sections[i].bytes.end());
+    return out;
+  }
   w.buffer().reserve(offset);  // one allocation for the whole stream, not one per growth step
   for (const auto& s : sections) w.bytes(s.bytes.data(), s.bytes.size());
   return std::move(w.buffer());

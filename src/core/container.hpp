@@ -41,7 +41,14 @@ struct SectionView {  // what the reader hands a pipeline: validated and checksu
   std::span<const uint8_t> bytes;
 };
 
-std::vector<uint8_t> write_stream(const Header& h, const std::vector<SectionIn>& sections);
+// Consumes the sections: when the first one is large and its vector has spare capacity for the
+// header and the other sections (see kStreamSlack), the stream is built inside that vector
+// (the header shifted in front) instead of copied into fresh memory, whose page faults cost
+// more than the copy itself on big streams.
+std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sections);
+
+// Capacity a stage leaves after a large blob, so the container can build the stream in place.
+inline size_t stream_slack(size_t blob_bytes) { return blob_bytes / 8 + (size_t{1} << 20); }
 
 struct ParsedStream {
   Header header;

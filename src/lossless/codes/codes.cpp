@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/byteio.hpp"
+#include "core/container.hpp"
 #include "core/device.hpp"
 #include "core/trace.hpp"
 #include "lossless/bitpack/bitpack.hpp"
@@ -115,7 +116,8 @@ Sized size_huffman(const B& b, S syms, uint32_t alphabet) {
 std::vector<uint8_t> join_rle_huffman(uint64_t n, uint64_t runs, const std::vector<uint8_t>& val,
                                       const std::vector<uint8_t>& len) {
   ByteWriter w;
-  w.buffer().reserve(kRleHuffmanHeader + val.size() + len.size());
+  const size_t bytes = kRleHuffmanHeader + val.size() + len.size();
+  w.buffer().reserve(bytes + stream_slack(bytes));  // room to build the stream in place
   w.put<uint64_t>(n);
   w.put<uint64_t>(runs);
   w.put<uint64_t>(val.size());
@@ -134,7 +136,8 @@ std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint6
                                   const Sized& z) {
   const std::vector<uint8_t> val = b.huffman(t.value(), v.cb), run = b.huffman(t.zrun(), z.cb);
   ByteWriter w;
-  w.buffer().reserve(kZrleHuffmanHeader + val.size() + run.size());
+  const size_t bytes = kZrleHuffmanHeader + val.size() + run.size();
+  w.buffer().reserve(bytes + stream_slack(bytes));  // room to build the stream in place
   w.put<uint64_t>(n);
   w.put<uint64_t>(t.count());
   w.put<uint32_t>(t.tail());
