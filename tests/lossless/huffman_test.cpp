@@ -155,6 +155,20 @@ TEST(Huffman, RefusesDamagedBlobs) {
   expect_status(Status::corrupt_stream, [&] { decode_cpu(bad, out); });
 }
 
+TEST(Huffman, CodebookIsHalfAByteALengthAndRejectsDirtyPadding) {
+  const std::vector<uint16_t> v = {3, 3, 3, 9, 9, 700};  // three used symbols: one spare nibble
+  const Codebook cb = build_codebook(histogram_cpu(v));
+  ByteWriter w;
+  write_codebook(w, cb);
+  ASSERT_EQ(w.size(), 4u + 2u);  // gaps 3, 5 (a byte each) and 690 (two bytes); three nibbles
+  std::vector<uint8_t> b = w.buffer();
+  ByteReader ok(b.data(), b.size(), "codebook");
+  EXPECT_EQ(read_codebook(ok, 3).len, cb.len);
+  b.back() |= 0x30;
+  ByteReader dirty(b.data(), b.size(), "codebook");
+  expect_status(Status::corrupt_stream, [&] { read_codebook(dirty, 3); });
+}
+
 TEST(Huffman, RefusesCodebooksThatAreNotPrefixCodes) {
   std::vector<uint8_t> len(kAlphabet, 0);
   len[0] = len[1] = len[2] = 1;  // three 1-bit codes

@@ -107,25 +107,35 @@ uint64_t coded_bits(const Codebook& cb, std::span<const uint64_t> hist) {
 
 void write_codebook(ByteWriter& w, const Codebook& cb) {
   uint32_t expect = 0;
+  std::vector<uint8_t> nibbles;
   for (uint32_t s = 0; s < kAlphabet; ++s) {
     if (!cb.len[s]) continue;
     put_varint(w, s - expect);
-    w.put<uint8_t>(cb.len[s]);
     expect = s + 1;
+    nibbles.push_back(static_cast<uint8_t>(cb.len[s] - 1));
   }
+  for (size_t k = 0; k < nibbles.size(); k += 2)
+    w.put<uint8_t>(static_cast<uint8_t>(nibbles[k] | (k + 1 < nibbles.size() ? nibbles[k + 1] << 4 : 0)));
 }
 
 Codebook read_codebook(ByteReader& r, uint32_t used) {
   SCIZ_REQUIRE(used <= kAlphabet, Status::corrupt_stream, "huffman codebook: more than 65536 symbols");
-  std::vector<uint8_t> len(kAlphabet, 0);
+  std::vector<uint32_t> syms(used);
   uint64_t s = 0;
   for (uint32_t k = 0; k < used; ++k) {
     s += get_varint(r, "huffman codebook symbol");
-    const uint8_t l = r.get<uint8_t>("huffman codebook length");
-    SCIZ_REQUIRE(s < kAlphabet && l >= 1, Status::corrupt_stream,
-                 "huffman codebook: entry " + std::to_string(k) + " has symbol " + std::to_string(s) + ", length " +
-                     std::to_string(l));
-    len[s++] = l;
+    SCIZ_REQUIRE(s < kAlphabet, Status::corrupt_stream,
+                 "huffman codebook: entry " + std::to_string(k) + " names symbol " + std::to_string(s));
+    syms[k] = static_cast<uint32_t>(s++);
+  }
+  std::vector<uint8_t> len(kAlphabet, 0);
+  for (uint32_t k = 0; k < used; k += 2) {
+    const uint8_t b = r.get<uint8_t>("huffman codebook lengths");
+    len[syms[k]] = static_cast<uint8_t>((b & 15) + 1);
+    if (k + 1 < used)
+      len[syms[k + 1]] = static_cast<uint8_t>((b >> 4) + 1);
+    else
+      SCIZ_REQUIRE(b >> 4 == 0, Status::corrupt_stream, "huffman codebook: padding nibble is not zero");
   }
   return codebook_from_lengths(std::move(len));
 }
