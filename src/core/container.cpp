@@ -7,6 +7,7 @@
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
+#include "core/host_memory.hpp"
 
 namespace sciz {
 
@@ -57,7 +58,7 @@ std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sectio
     for (size_t i = 1; i < sections.size(); ++i) out.insert(out.end(), sections[i].bytes.begin(), sections[i].bytes.end());
     return out;
   }
-  w.buffer().reserve(offset);  // one allocation for the whole stream, not one per growth step
+  reserve_large(w.buffer(), offset);  // one allocation for the whole stream, not one per growth step
   for (const auto& s : sections) w.bytes(s.bytes.data(), s.bytes.size());
   return std::move(w.buffer());
 }

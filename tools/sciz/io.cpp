@@ -9,6 +9,7 @@
 
 #include "cli_error.hpp"
 #include "npy.hpp"
+#include "core/host_memory.hpp"
 
 namespace sciz::cli {
 
@@ -66,6 +67,7 @@ HostBuffer HostBuffer::allocate(uint64_t n, const std::string& what) {
   b.size = n;
   b.p.reset(new (std::nothrow) uint8_t[n ? n : 1]);
   if (!b.p) data_error("out of memory allocating " + std::to_string(n) + " bytes for " + what);
+  advise_huge_pages(b.p.get(), n);  // fields are touched once, right away (see host_memory.hpp)
   return b;
 }
 

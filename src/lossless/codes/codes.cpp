@@ -8,6 +8,7 @@
 
 #include "core/byteio.hpp"
 #include "core/container.hpp"
+#include "core/host_memory.hpp"
 #include "core/device.hpp"
 #include "core/trace.hpp"
 #include "lossless/bitpack/bitpack.hpp"
@@ -117,7 +118,7 @@ std::vector<uint8_t> join_rle_huffman(uint64_t n, uint64_t runs, const std::vect
                                       const std::vector<uint8_t>& len) {
   ByteWriter w;
   const size_t bytes = kRleHuffmanHeader + val.size() + len.size();
-  w.buffer().reserve(bytes + stream_slack(bytes));  // room to build the stream in place
+  reserve_large(w.buffer(), bytes + stream_slack(bytes));  // room to build the stream in place
   w.put<uint64_t>(n);
   w.put<uint64_t>(runs);
   w.put<uint64_t>(val.size());
@@ -137,7 +138,7 @@ std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint6
   const std::vector<uint8_t> val = b.huffman(t.value(), v.cb), run = b.huffman(t.zrun(), z.cb);
   ByteWriter w;
   const size_t bytes = kZrleHuffmanHeader + val.size() + run.size();
-  w.buffer().reserve(bytes + stream_slack(bytes));  // room to build the stream in place
+  reserve_large(w.buffer(), bytes + stream_slack(bytes));  // room to build the stream in place
   w.put<uint64_t>(n);
   w.put<uint64_t>(t.count());
   w.put<uint32_t>(t.tail());

@@ -15,6 +15,7 @@
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "core/container.hpp"
+#include "core/host_memory.hpp"
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/huffman/huffman_cuda.cuh"
 
@@ -285,7 +286,7 @@ std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, const Codebo
   const uint64_t nwords = (r.total_bits + 31) / 32;
   std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, r.total_bits);
   const Layout l = layout(out.size() - 32, r.chunks, nwords);
-  out.reserve(l.bytes + stream_slack(l.bytes));  // room for the container to build the stream in place
+  reserve_large(out, l.bytes + stream_slack(l.bytes));  // room for the container to build the stream in place
   out.resize(l.bytes, 0);
   dev::copy_to_host(out.data() + l.chunk_bits_at, r.cbits.get(), r.chunks * 2, s);
   dev::copy_to_host(out.data() + l.words_at, r.words.get(), nwords * 4, s);

