@@ -9,7 +9,9 @@
 
 // Minimum resident CTAs per SM the compiler must allow (a register cap); tuned on the H100.
 #ifndef SCIZ_QUANTIZE_MIN_BLOCKS
-#define SCIZ_QUANTIZE_MIN_BLOCKS 5  // H100, 500^3 f32 at rel 1e-3: 681 GB/s vs 635 uncapped (28 B of spills)
+// H100, 500^3 f32, after rows of 32 stopped zeroing a halo they never read (smem 10.7 -> 8 KB):
+// rel 1e-3 / 1e-4: 4 -> 799 / 701 GB/s, 5 -> 803 / 726, 6 -> 809 / 740, 8 -> 825 / 750.
+#define SCIZ_QUANTIZE_MIN_BLOCKS 8
 #endif
 
 namespace sciz::lorenzo::cuda {
@@ -148,11 +150,14 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
                                                             SparseSink<T> sink) {
   using H = Halo<Tl, ND>;
   constexpr int K = Tl::per_thread;
-  __shared__ int32_t s_d[H::volume];
+  // Rows of 32 keep d in registers and use shared memory only as a plain exchange buffer: no
+  // halo to size or zero.
+  constexpr bool kRows = Tl::cx == 32;
+  __shared__ int32_t s_d[kRows ? Tl::volume : H::volume];
   __shared__ unsigned s_keep[Tl::volume / 32];
   const uint64_t id = blockIdx.x;
   const Box b = chunk_box<Tl>(id, e, g);
-  H::zero(s_d);
+  if constexpr (!kRows) H::zero(s_d);
   auto point = [&](int k, int& z, int& y, int& xx) {
     const int i = threadIdx.x + kThreads * k;
     z = Tl::z_of(i), y = Tl::y_of(i), xx = Tl::x_of(i);
