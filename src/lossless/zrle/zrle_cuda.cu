@@ -2,7 +2,8 @@
 // host turns the counts into each tile's first token, then one CTA per tile walks the tile in
 // steps of 2,048 codes with a block scan of (token count, end of the last token), carrying
 // both from step to step. Decode: a scan of (zrun + 1) places the tokens; the output is filled
-// with the centre, then each token is written at its place.
+// with the centre, then blocks of tokens find their place with a scan of block spans and a
+// block scan inside.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -106,17 +107,63 @@ __global__ void fill_centre_kernel(uint16_t* __restrict__ out, uint64_t n, uint1
   if (blockIdx.x == 0 && threadIdx.x < n % 8) out[nvec * 8 + threadIdx.x] = centre;
 }
 
-__global__ void place_kernel(const uint16_t* __restrict__ value, const uint16_t* __restrict__ zrun,
-                             const uint64_t* __restrict__ start, uint64_t count, uint16_t* __restrict__ out) {
-  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
-  for (uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride)
-    out[start[k] + zrun[k]] = value[k];
+// Decoding places tokens by blocks of kPlace: one pass sums each block's span (runs + tokens),
+// a scan of those few sums gives each block's first position, and a second pass scans inside
+// the block. No per-token position array goes through global memory.
+constexpr uint32_t kPlace = kThreads * 8;
+
+// Eight zero runs of token block `blk`, thread `t`; positions past the end read as -1 so
+// their span (run + 1) is 0.
+__device__ void load_runs(const uint16_t* zrun, uint64_t count, uint64_t first, uint32_t (&z)[8], bool (&real)[8]) {
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    real[j] = first + j < count;
+    z[j] = real[j] ? zrun[first + j] : 0;
+  }
 }
 
-struct StepAt {
-  const uint16_t* zrun;
-  uint64_t count;
-  __host__ __device__ uint64_t operator()(uint64_t k) const { return k < count ? uint64_t{zrun[k]} + 1 : 0; }
+__global__ void __launch_bounds__(kThreads)
+    span_kernel(const uint16_t* __restrict__ zrun, uint64_t count, uint64_t* __restrict__ span) {
+  using Reduce = cub::BlockReduce<uint32_t, kThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * kPlace + threadIdx.x * 8;
+  uint32_t z[8];
+  bool real[8];
+  load_runs(zrun, count, first, z, real);
+  uint32_t sum = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) sum += real[j] ? z[j] + 1 : 0;
+  sum = Reduce(tmp).Sum(sum);
+  if (threadIdx.x == 0) span[blockIdx.x] = sum;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    place_kernel(const uint16_t* __restrict__ value, const uint16_t* __restrict__ zrun, uint64_t count,
+                 const uint64_t* __restrict__ block_start, uint16_t* __restrict__ out) {
+  using Scan = cub::BlockScan<uint32_t, kThreads>;
+  __shared__ typename Scan::TempStorage tmp;
+  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * kPlace + threadIdx.x * 8;
+  uint32_t z[8];
+  bool real[8];
+  load_runs(zrun, count, first, z, real);
+  uint32_t sum = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) sum += real[j] ? z[j] + 1 : 0;
+  uint32_t before = 0;
+  Scan(tmp).ExclusiveSum(sum, before);
+  uint64_t at = block_start[blockIdx.x] + before;
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    if (real[j]) {
+      at += z[j];
+      out[at++] = value[first + j];
+    }
+}
+
+struct SpanAt {
+  const uint64_t* span;
+  uint64_t blocks;
+  __host__ __device__ uint64_t operator()(uint64_t b) const { return b < blocks ? span[b] : 0; }
 };
 
 unsigned grid_for(uint64_t items) {
@@ -165,21 +212,26 @@ void expand_cuda(const uint16_t* d_value, const uint16_t* d_zrun, uint64_t count
                    std::to_string(n) + " codes");
   if (n == 0) return;
   require_aligned(d_out, "output");
-  dev::Buffer<uint64_t> start(count + 1, s);
-  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0), StepAt{d_zrun, count});
+  const uint64_t blocks = (count + kPlace - 1) / kPlace;
+  dev::Buffer<uint64_t> span(blocks, s), start(blocks + 1, s);
+  if (blocks) {
+    span_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(d_zrun, count, span.get());
+    SCIZ_CUDA_CHECK_LAUNCH("zrle span_kernel");
+  }
+  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0), SpanAt{span.get(), blocks});
   size_t temp_bytes = 0;
-  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), count + 1, s));
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), blocks + 1, s));
   dev::Buffer<uint8_t> temp(temp_bytes, s);
-  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, in, start.get(), count + 1, s));
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, in, start.get(), blocks + 1, s));
   uint64_t total = 0;
-  dev::copy_to_host(&total, start.get() + count, 8, s);
+  dev::copy_to_host(&total, start.get() + blocks, 8, s);
   dev::sync(s);
   SCIZ_REQUIRE(total + tail == n, Status::corrupt_stream,
                "zero runs: tokens cover " + std::to_string(total + tail) + " codes, expected " + std::to_string(n));
   fill_centre_kernel<<<grid_for(n / 8 + 1), kThreads, 0, s>>>(d_out, n, centre);
   SCIZ_CUDA_CHECK_LAUNCH("zrle fill_centre_kernel");
-  if (count) {
-    place_kernel<<<grid_for(count), kThreads, 0, s>>>(d_value, d_zrun, start.get(), count, d_out);
+  if (blocks) {
+    place_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(d_value, d_zrun, count, start.get(), d_out);
     SCIZ_CUDA_CHECK_LAUNCH("zrle place_kernel");
   }
 }
