@@ -65,6 +65,9 @@ __global__ void __launch_bounds__(kThreads)
                 uint16_t* __restrict__ value, uint16_t* __restrict__ zrun, uint32_t* __restrict__ tail) {
   using Scan = cub::BlockScan<Acc, kThreads>;
   __shared__ typename Scan::TempStorage tmp;
+  // A step's tokens are staged here and leave with consecutive threads writing consecutive
+  // tokens: dense tokens written straight from their threads were 8-wide strided stores.
+  __shared__ uint32_t s_tok[kStep];  // value | zrun << 16
   const uint64_t lo = static_cast<uint64_t>(blockIdx.x) * kTile, hi = min(n, lo + kTile);
   Acc carry{0, 0};
   for (uint64_t base = lo; base < hi; base += kStep) {
@@ -82,18 +85,23 @@ __global__ void __launch_bounds__(kThreads)
       }
     Acc before, step;
     Scan(tmp).ExclusiveScan(mine, before, Acc{0, 0}, Combine{}, step);
-    uint64_t k = first[blockIdx.x] + carry.count + before.count;
+    uint32_t k = before.count;
     uint32_t prev = max(carry.end, before.end);  // tile offset just after the previous token
 #pragma unroll
     for (int j = 0; j < 8; ++j)
       if (flags >> j & 1u) {
         const uint32_t at = static_cast<uint32_t>(i + j - lo);
-        value[k] = v[j];
-        zrun[k++] = static_cast<uint16_t>(at - prev);
+        s_tok[k++] = uint32_t{v[j]} | (at - prev) << 16;
         prev = at + 1;
       }
+    __syncthreads();
+    const uint64_t out0 = first[blockIdx.x] + carry.count;
+    for (uint32_t t = threadIdx.x; t < step.count; t += kThreads) {
+      value[out0 + t] = static_cast<uint16_t>(s_tok[t]);
+      zrun[out0 + t] = static_cast<uint16_t>(s_tok[t] >> 16);
+    }
     carry = Combine{}(carry, step);
-    __syncthreads();  // tmp is reused by the next step's scan
+    __syncthreads();  // tmp and s_tok are reused by the next step
   }
   if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) *tail = static_cast<uint32_t>(hi - lo - carry.end);
 }
