@@ -1,0 +1,61 @@
+// SZx (Yu et al., HPDC'22): the field, flattened, is cut into blocks of B values; a block
+// whose values all lie within eb of mu = mid-range is stored as mu alone, any other block as
+// the top bytes of x - mu with leading bytes shared with the previous value elided. Every
+// point is checked against the bound; misses and NaN/Inf are stored exactly.
+//
+// This is the codec (sections in, sections out); docs/SZX.md is its normative format. The
+// CPU twin is here; a CUDA twin must write the same bytes using szx_math.hpp.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "predict/szx/szx_math.hpp"
+
+namespace sciz::szx {
+
+// The sections of one szx stream, in the order docs/SZX.md numbers them.
+struct Encoded {
+  uint32_t block = kDefaultBlock;
+  std::vector<uint8_t> kinds;       // 1: u8 per block, 0 = constant, else kept bytes nb
+  std::vector<uint8_t> mus;         // 2: T per block
+  std::vector<uint8_t> mid_counts;  // 3: u16 per non-constant block: its mid-byte count
+  std::vector<uint8_t> codes;       // 4: 2-bit leading-byte codes per non-constant block
+  std::vector<uint8_t> mid;         // 5: mid-bytes, block after block
+  std::vector<uint8_t> exact;       // 6: exactly stored values (core/exact_runs.hpp)
+
+  uint64_t payload_bytes() const {
+    return kinds.size() + mus.size() + mid_counts.size() + codes.size() + mid.size() + exact.size();
+  }
+};
+
+// A decoder's view of the same sections (e.g. straight out of a container).
+struct Sections {
+  uint32_t block = kDefaultBlock;
+  std::span<const uint8_t> kinds, mus, mid_counts, codes, mid, exact;
+};
+
+inline Sections view(const Encoded& e) {
+  return {e.block, e.kinds, e.mus, e.mid_counts, e.codes, e.mid, e.exact};
+}
+
+// Params: u32 block size (4 bytes). read_params validates it (corrupt_stream otherwise).
+std::vector<uint8_t> write_params(uint32_t block);
+uint32_t read_params(std::span<const uint8_t> params);
+
+// Encoder statistics, for tests and benchmarks (not part of the stream).
+struct Stats {
+  uint64_t blocks = 0, constant_blocks = 0, exact_values = 0;
+};
+
+// CPU twin, OpenMP over blocks. eb: the absolute bound (finite, > 0); block: valid_block().
+// Throws invalid_argument on a bad eb or block size.
+template <class T>
+Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block = kDefaultBlock, Stats* stats = nullptr);
+
+// Decodes n values into out. Every length, count and code is validated first; a stream that
+// does not fit throws Error(corrupt_stream) before any out-of-bounds read or write.
+template <class T>
+void decode_cpu(const Sections& s, uint64_t n, T* out);
+
+}  // namespace sciz::szx

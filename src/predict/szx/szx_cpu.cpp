@@ -1,0 +1,382 @@
+// CPU twin of SZx: loops over blocks, calling szx_math.hpp for every decision so that its
+// bytes are the ones a CUDA twin computes. Threads take contiguous runs of blocks and write
+// their own buffers, which are then concatenated in block order (so the stream does not
+// depend on the thread count).
+#include <sciz/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <string>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "core/exact_runs.hpp"
+#include "predict/szx/szx.hpp"
+
+namespace sciz::szx {
+
+std::vector<uint8_t> write_params(uint32_t block) {
+  SCIZ_REQUIRE(valid_block(block), Status::invalid_argument,
+               "szx: block size " + std::to_string(block) + " is not a multiple of 32 in 32..4096");
+  std::vector<uint8_t> p(4);
+  std::memcpy(p.data(), &block, 4);
+  return p;
+}
+
+uint32_t read_params(std::span<const uint8_t> params) {
+  SCIZ_REQUIRE(params.size() == 4, Status::corrupt_stream,
+               "szx: params hold " + std::to_string(params.size()) + " bytes, expected 4");
+  uint32_t block;
+  std::memcpy(&block, params.data(), 4);
+  SCIZ_REQUIRE(valid_block(block), Status::corrupt_stream,
+               "szx: block size " + std::to_string(block) + " is not a multiple of 32 in 32..4096");
+  return block;
+}
+
+namespace {
+
+int thread_count(uint64_t work_items) {
+  int nt = 1;
+#if defined(_OPENMP)
+  nt = omp_get_max_threads();
+#endif
+  return static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(nt), work_items)));
+}
+
+int thread_id() {
+#if defined(_OPENMP)
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+// A growable byte buffer without per-append bookkeeping: reserve() before a block, then
+// write through data() + used.
+struct Buf {
+  std::vector<uint8_t> v;
+  size_t used = 0;
+  uint8_t* reserve(size_t more) {
+    if (used + more > v.size()) v.resize(std::max(used + more, v.size() * 2));
+    return v.data() + used;
+  }
+};
+
+template <class T>
+struct Local {
+  Buf codes, mid;
+  std::vector<uint16_t> counts;
+  std::vector<uint64_t> ei;
+  std::vector<T> ev;
+};
+
+template <class T>
+void push_nonfinite(const T* xb, uint32_t len, uint64_t base, Local<T>& o) {
+  for (uint32_t i = 0; i < len; ++i)
+    if (!is_finite(xb[i])) {
+      o.ei.push_back(base + i);
+      o.ev.push_back(xb[i]);
+    }
+}
+
+template <class T>
+void encode_block(const T* xb, uint32_t len, uint64_t base, double ebc, int pe, uint8_t& kind, T& mu_out,
+                  Local<T>& o) {
+  using Tr = Traits<T>;
+  using U = typename Tr::U;
+  using S = std::make_signed_t<U>;
+  // Min and max over the finite values, as integer order keys (see order_key): branch-free
+  // and vectorizable. Non-finite values take the neutral key of each reduction.
+  S kmn = std::numeric_limits<S>::max(), kmx = std::numeric_limits<S>::min();
+  uint32_t nfin = 0;
+  for (uint32_t i = 0; i < len; ++i) {  // written as masks: GCC vectorizes this form
+    U b;
+    std::memcpy(&b, xb + i, sizeof(U));
+    constexpr U kExp = static_cast<U>(Tr::kExpMax) << Tr::kMantBits;
+    const U nf = (b & kExp) == kExp;  // 1 when NaN/Inf
+    const S k = static_cast<S>(b ^ (static_cast<U>(static_cast<S>(b) >> (8 * sizeof(U) - 1)) >> 1));
+    const S m = -static_cast<S>(nf);
+    const S a = (k & ~m) | (std::numeric_limits<S>::max() & m), c = (k & ~m) | (std::numeric_limits<S>::min() & m);
+    kmn = a < kmn ? a : kmn;
+    kmx = c > kmx ? c : kmx;
+    nfin += static_cast<uint32_t>(1 - nf);
+  }
+  const T mn = from_order_key<T>(kmn), mx = from_order_key<T>(kmx);
+  if (nfin == 0) {  // no finite value: a constant block of mu = 0, every value exact
+    kind = 0;
+    mu_out = 0;
+    push_nonfinite(xb, len, base, o);
+    return;
+  }
+  const T mu = block_mu(mn, mx);
+  mu_out = mu;
+  const double r = block_radius(mn, mx, mu);
+  if (r <= ebc) {  // constant block: every finite x is within the bound of mu
+    kind = 0;
+    if (nfin < len) push_nonfinite(xb, len, base, o);
+    return;
+  }
+  const int nb = required_bytes<T>(static_cast<T>(r), pe);
+  kind = static_cast<uint8_t>(nb);
+  const U keep = top_mask<T>(nb);
+  const int lcap = leading_cap(nb);
+  uint8_t* cp = o.codes.reserve(code_bytes(len));
+  uint8_t* mp = o.mid.reserve(static_cast<size_t>(len) * nb + Tr::kBytes);  // slack: whole-word stores
+  size_t pos = 0;
+  U prev = 0;
+  bool miss = false;  // any value outside the bound (rare): found again by a second pass
+  auto step = [&](uint32_t i) -> uint32_t {
+    const T xi = xb[i];
+    const T xs = is_finite(xi) ? xi : mu;  // NaN/Inf enter the chain as mu (v = 0)
+    const U k = kept_pattern<T>(xs - mu, keep);
+    const int L = leading_bytes<T>(k, prev, lcap);
+    const U w = mid_word<T>(k, L);
+    std::memcpy(mp + pos, &w, sizeof(U));
+    pos += static_cast<size_t>(nb - L);
+    prev = k;
+    miss |= !within(xi, reconstruct(mu, k), ebc);
+    return static_cast<uint32_t>(L);
+  };
+  const uint32_t full = len & ~3u;
+  for (uint32_t i = 0; i < full; i += 4) {
+    const uint32_t c0 = step(i), c1 = step(i + 1), c2 = step(i + 2), c3 = step(i + 3);
+    cp[i / 4] = static_cast<uint8_t>(c0 | c1 << 2 | c2 << 4 | c3 << 6);
+  }
+  if (full < len) {
+    uint32_t byte = 0;
+    for (uint32_t i = full; i < len; ++i) byte |= step(i) << (2 * (i - full));
+    cp[full / 4] = static_cast<uint8_t>(byte);
+  }
+  if (miss) [[unlikely]] {
+    // The same kept patterns again (k depends on x and mu only), collecting the misses.
+    for (uint32_t i = 0; i < len; ++i) {
+      const T xi = xb[i];
+      const U k = kept_pattern<T>((is_finite(xi) ? xi : mu) - mu, keep);
+      if (!within(xi, reconstruct(mu, k), ebc)) {
+        o.ei.push_back(base + i);
+        o.ev.push_back(xi);
+      }
+    }
+  }
+  o.codes.used += code_bytes(len);
+  o.mid.used += pos;
+  o.counts.push_back(static_cast<uint16_t>(pos));
+}
+
+// Per code byte: the sum of its four 2-bit codes and the largest of them.
+struct CodeTables {
+  uint8_t sum[256];
+  uint8_t max[256];
+};
+constexpr CodeTables make_code_tables() {
+  CodeTables t{};
+  for (int b = 0; b < 256; ++b) {
+    int s = 0, m = 0;
+    for (int j = 0; j < 4; ++j) {
+      const int c = (b >> (2 * j)) & 3;
+      s += c;
+      m = c > m ? c : m;
+    }
+    t.sum[b] = static_cast<uint8_t>(s);
+    t.max[b] = static_cast<uint8_t>(m);
+  }
+  return t;
+}
+constexpr CodeTables kCodeTables = make_code_tables();
+
+}  // namespace
+
+template <class T>
+Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* stats) {
+  using Tr = Traits<T>;
+  constexpr int W = Tr::kBytes;
+  SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::invalid_argument,
+               "szx: error bound " + std::to_string(eb) + " must be finite and positive");
+  SCIZ_REQUIRE(valid_block(block), Status::invalid_argument,
+               "szx: block size " + std::to_string(block) + " is not a multiple of 32 in 32..4096");
+  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::invalid_argument, "szx: field of " + std::to_string(n) + " values");
+  const double ebc = eb_check<T>(eb);
+  const int pe = eb_exponent(ebc);
+  const uint64_t nblocks = (n + block - 1) / block;
+
+  Encoded e;
+  e.block = block;
+  e.kinds.resize(nblocks);
+  e.mus.resize(nblocks * W);
+  const int nt = thread_count(nblocks);
+  std::vector<Local<T>> loc(nt);
+  std::vector<uint64_t> off_codes(nt + 1, 0), off_mid(nt + 1, 0), off_cnt(nt + 1, 0), off_ex(nt + 1, 0);
+  std::vector<uint64_t> exact_idx;
+  std::vector<T> exact_val;
+
+#pragma omp parallel num_threads(nt)
+  {
+    const int tid = thread_id();
+    Local<T>& o = loc[tid];
+    const uint64_t b0 = nblocks * tid / nt, b1 = nblocks * (tid + 1) / nt;
+    o.codes.v.resize((b1 - b0) * (block / 4) + 1);
+    o.mid.v.resize((b1 - b0) * block + 64);
+    for (uint64_t b = b0; b < b1; ++b) {
+      const uint64_t base = b * block;
+      const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(block, n - base));
+      T mu;
+      encode_block(x + base, len, base, ebc, pe, e.kinds[b], mu, o);
+      std::memcpy(e.mus.data() + b * W, &mu, W);
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+      for (int t = 0; t < nt; ++t) {
+        off_codes[t + 1] = off_codes[t] + loc[t].codes.used;
+        off_mid[t + 1] = off_mid[t] + loc[t].mid.used;
+        off_cnt[t + 1] = off_cnt[t] + loc[t].counts.size();
+        off_ex[t + 1] = off_ex[t] + loc[t].ei.size();
+      }
+      e.codes.resize(off_codes[nt]);
+      e.mid.resize(off_mid[nt]);
+      e.mid_counts.resize(off_cnt[nt] * 2);
+      exact_idx.resize(off_ex[nt]);
+      exact_val.resize(off_ex[nt]);
+    }
+    if (o.codes.used) std::memcpy(e.codes.data() + off_codes[tid], o.codes.v.data(), o.codes.used);
+    if (o.mid.used) std::memcpy(e.mid.data() + off_mid[tid], o.mid.v.data(), o.mid.used);
+    if (!o.counts.empty()) std::memcpy(e.mid_counts.data() + off_cnt[tid] * 2, o.counts.data(), o.counts.size() * 2);
+    std::copy(o.ei.begin(), o.ei.end(), exact_idx.begin() + off_ex[tid]);
+    std::copy(o.ev.begin(), o.ev.end(), exact_val.begin() + off_ex[tid]);
+  }
+  e.exact = write_runs<T>(exact_idx, exact_val);
+  if (stats) {
+    stats->blocks = nblocks;
+    stats->constant_blocks = static_cast<uint64_t>(std::count(e.kinds.begin(), e.kinds.end(), uint8_t(0)));
+    stats->exact_values = exact_idx.size();
+  }
+  return e;
+}
+
+template <class T>
+void decode_cpu(const Sections& s, uint64_t n, T* out) {
+  using Tr = Traits<T>;
+  using U = typename Tr::U;
+  constexpr int W = Tr::kBytes;
+  SCIZ_REQUIRE(valid_block(s.block), Status::corrupt_stream,
+               "szx: block size " + std::to_string(s.block) + " is not a multiple of 32 in 32..4096");
+  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "szx: field of " + std::to_string(n) + " values");
+  const uint32_t B = s.block;
+  const uint64_t nblocks = (n + B - 1) / B;
+  auto block_len = [&](uint64_t b) { return static_cast<uint32_t>(std::min<uint64_t>(B, n - b * B)); };
+
+  SCIZ_REQUIRE(s.kinds.size() == nblocks, Status::corrupt_stream,
+               "szx: block kinds section holds " + std::to_string(s.kinds.size()) + " bytes, the field has " +
+                   std::to_string(nblocks) + " blocks");
+  SCIZ_REQUIRE(s.mus.size() == nblocks * W, Status::corrupt_stream,
+               "szx: block means section holds " + std::to_string(s.mus.size()) + " bytes, expected " +
+                   std::to_string(nblocks * W));
+  // Non-constant blocks in order, with their offsets into the codes and mid-bytes sections.
+  std::vector<uint64_t> nc_block;
+  uint64_t codes_expected = 0;
+  for (uint64_t b = 0; b < nblocks; ++b) {
+    const uint8_t k = s.kinds[b];
+    SCIZ_REQUIRE(k <= W, Status::corrupt_stream,
+                 "szx: block " + std::to_string(b) + " keeps " + std::to_string(k) + " bytes per value, more than " +
+                     std::to_string(W));
+    if (k) {
+      nc_block.push_back(b);
+      codes_expected += code_bytes(block_len(b));
+    }
+  }
+  const uint64_t K = nc_block.size();
+  SCIZ_REQUIRE(s.mid_counts.size() == 2 * K, Status::corrupt_stream,
+               "szx: mid-byte counts section holds " + std::to_string(s.mid_counts.size()) + " bytes for " +
+                   std::to_string(K) + " non-constant blocks");
+  SCIZ_REQUIRE(s.codes.size() == codes_expected, Status::corrupt_stream,
+               "szx: codes section holds " + std::to_string(s.codes.size()) + " bytes, expected " +
+                   std::to_string(codes_expected));
+  std::vector<uint64_t> mid_off(K + 1, 0);
+  for (uint64_t j = 0; j < K; ++j) {
+    uint16_t c;
+    std::memcpy(&c, s.mid_counts.data() + 2 * j, 2);
+    const uint64_t b = nc_block[j];
+    SCIZ_REQUIRE(c <= static_cast<uint64_t>(block_len(b)) * s.kinds[b], Status::corrupt_stream,
+                 "szx: block " + std::to_string(b) + " claims " + std::to_string(c) + " mid-bytes");
+    mid_off[j + 1] = mid_off[j] + c;
+  }
+  SCIZ_REQUIRE(mid_off[K] == s.mid.size(), Status::corrupt_stream,
+               "szx: mid-bytes section holds " + std::to_string(s.mid.size()) + " bytes, the counts sum to " +
+                   std::to_string(mid_off[K]));
+  std::vector<uint64_t> exact_idx;
+  std::vector<T> exact_val;
+  read_runs<T>(s.exact, n, "szx exact values", exact_idx, exact_val);
+
+  // Each non-constant block's codes must account for its mid-byte count exactly, with no code
+  // above min(3, nb) and zero padding: then every mid-byte read stays inside its block.
+  std::atomic<int64_t> bad{-1};
+  const int nt = thread_count(nblocks);
+#pragma omp parallel num_threads(nt)
+  {
+    std::vector<uint8_t> pad(static_cast<size_t>(B) * W + W, 0);
+#pragma omp for schedule(static)
+    for (int64_t bi = 0; bi < static_cast<int64_t>(nblocks); ++bi) {
+      const uint64_t b = static_cast<uint64_t>(bi);
+      if (s.kinds[b] != 0) continue;
+      T mu;
+      std::memcpy(&mu, s.mus.data() + b * W, W);
+      std::fill(out + b * B, out + b * B + block_len(b), mu);
+    }
+#pragma omp for schedule(static)
+    for (int64_t ji = 0; ji < static_cast<int64_t>(K); ++ji) {
+      const uint64_t j = static_cast<uint64_t>(ji);
+      const uint64_t b = nc_block[j];
+      const uint32_t len = block_len(b);
+      const int nb = s.kinds[b];
+      const uint8_t* cp = s.codes.data() + j * (B / 4);
+      const uint32_t ncb = code_bytes(len);
+      uint32_t sum = 0, mx = 0;
+      for (uint32_t q = 0; q < ncb; ++q) {
+        sum += kCodeTables.sum[cp[q]];
+        mx = std::max<uint32_t>(mx, kCodeTables.max[cp[q]]);
+      }
+      const bool pad_ok = (len & 3) == 0 || (cp[ncb - 1] >> (2 * (len & 3))) == 0;
+      const uint64_t count = mid_off[j + 1] - mid_off[j];
+      if (!pad_ok || mx > static_cast<uint32_t>(leading_cap(nb)) ||
+          static_cast<uint64_t>(len) * nb - sum != count) {
+        int64_t expect = -1;
+        bad.compare_exchange_strong(expect, static_cast<int64_t>(b));
+        continue;
+      }
+      const uint8_t* mp = s.mid.data() + mid_off[j];
+      if (mid_off[j + 1] + W > s.mid.size()) {  // near the end: whole-word loads from a padded copy
+        std::fill(pad.begin(), pad.end(), 0);
+        if (count) std::memcpy(pad.data(), mp, count);
+        mp = pad.data();
+      }
+      T mu;
+      std::memcpy(&mu, s.mus.data() + b * W, W);
+      const U keep = top_mask<T>(nb);
+      T* ob = out + b * B;
+      U prev = 0;
+      size_t pos = 0;
+      for (uint32_t i = 0; i < len; ++i) {
+        const int L = code_at(cp[i >> 2], i);
+        U w;
+        std::memcpy(&w, mp + pos, sizeof(U));
+        const U k = merge_pattern<T>(prev, w, L, keep);
+        pos += static_cast<size_t>(nb - L);
+        prev = k;
+        ob[i] = reconstruct(mu, k);
+      }
+    }
+  }
+  SCIZ_REQUIRE(bad.load() < 0, Status::corrupt_stream,
+               "szx: the leading-byte codes of block " + std::to_string(bad.load()) +
+                   " do not match its kept bytes and mid-byte count");
+  for (size_t q = 0; q < exact_idx.size(); ++q) out[exact_idx[q]] = exact_val[q];
+}
+
+template Encoded encode_cpu<float>(const float*, uint64_t, double, uint32_t, Stats*);
+template Encoded encode_cpu<double>(const double*, uint64_t, double, uint32_t, Stats*);
+template void decode_cpu<float>(const Sections&, uint64_t, float*);
+template void decode_cpu<double>(const Sections&, uint64_t, double*);
+
+}  // namespace sciz::szx
