@@ -28,6 +28,7 @@
 #include "lossless/zrle/zrle.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 #include "predict/lorenzo/lorenzo_cuda.cuh"
+#include "predict/szx/szx.hpp"
 
 using namespace sciz;
 using bench::Quality;
@@ -255,6 +256,16 @@ int main(int argc, char** argv) try {
                   }), code_bytes});
   if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: lossless auto did not return the codes\n");
 
+  // (f) the szx codec on the same field: sections to the host and back (not kernel-only)
+  szx::Encoded sz;
+  rows.push_back({"szx encode (sections to host)", time_gpu(a, [&] {
+                    sz = szx::encode_cuda<float>(d_x.get(), n, info.eb_abs, szx::kDefaultBlock, nullptr);
+                  })});
+  rows.push_back({"szx decode (sections from host)", time_gpu(a, [&] {
+                    szx::decode_cuda<float>(szx::view(sz), n, d_out.get(), nullptr);
+                  })});
+  const double szx_ratio = static_cast<double>(bytes) / static_cast<double>(sz.payload_bytes());
+
   // (e) end to end through the public API, host memory in and out
   std::vector<uint8_t> st;
   std::vector<float> y(n);
@@ -287,6 +298,7 @@ int main(int argc, char** argv) try {
   std::printf("outliers %llu (%.3f%%), exact values %llu, GPU stream == CPU stream: %s\n",
               static_cast<unsigned long long>(q.outliers), 100.0 * q.outliers / n, static_cast<unsigned long long>(q.exact),
               q.same_as_cpu ? "yes" : "NO");
+  std::printf("szx codec: ratio %.2f (payload %llu bytes)\n", szx_ratio, static_cast<unsigned long long>(sz.payload_bytes()));
   std::printf("quant codes: %llu runs (mean length %.1f), %llu zero-run tokens; auto chose %s\n",
               static_cast<unsigned long long>(r0), static_cast<double>(n) / static_cast<double>(std::max<uint64_t>(r0, 1)),
               static_cast<unsigned long long>(zt.count), lossless_name(ce.stage));

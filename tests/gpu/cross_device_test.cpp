@@ -26,13 +26,14 @@ std::vector<T> decode(const std::vector<uint8_t>& st, uint64_t n, Device d) {
 
 template <class T>
 void expect_cross_device(const Shape& s, const std::vector<T>& x, ErrorBound eb, const std::string& what,
-                         Lossless lossless = Lossless::auto_select) {
+                         Lossless lossless = Lossless::auto_select, const std::string& pipeline = "lorenzo") {
   SCOPED_TRACE(what + " shape " + s.str() + " eb " + std::to_string(eb.value) + (eb.mode == EbMode::rel ? " rel" : " abs") +
-               " lossless " + lossless_name(lossless));
+               " " + pipeline + " lossless " + lossless_name(lossless));
   const uint64_t n = s.count(), bytes = n * sizeof(T);
   CompressOptions o;
   o.eb = eb;
   o.lossless = lossless;
+  o.pipeline = pipeline;
   o.device = Device::cpu;
   const auto st_cpu = compress({x.data(), dtype_of<T>(), s}, o);
   o.device = Device::cuda;
@@ -95,6 +96,27 @@ TEST(CrossDevice, SpecialValues) {
   std::vector<double> huge(s.count());
   for (uint64_t i = 0; i < huge.size(); ++i) huge[i] = (i % 2 ? 1e300 : -1e300) * (1.0 + 1e-3 * (i % 13));
   expect_cross_device<double>(s, huge, {EbMode::abs, 1e-3}, "beyond the prequant range");
+}
+
+TEST(CrossDevice, SzxPipeline) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* str : {"1", "127", "129", "101x103", "17x13x67", "64x64x64"}) {
+    const Shape s = Shape::parse(str);
+    for (ErrorBound eb : {ErrorBound{EbMode::rel, 1e-2}, ErrorBound{EbMode::rel, 1e-4}, ErrorBound{EbMode::abs, 1e-3}}) {
+      expect_cross_device<float>(s, test::smooth_field<float>(s, 1), eb, "smooth f32", Lossless::auto_select, "szx");
+      expect_cross_device<double>(s, test::smooth_field<double>(s, 2), eb, "smooth f64", Lossless::auto_select, "szx");
+      expect_cross_device<float>(s, test::random_field<float>(s.count(), 3, 5.0), eb, "random f32",
+                                 Lossless::auto_select, "szx");
+    }
+  }
+  const Shape s = Shape::parse("20x33x47");
+  auto x = test::smooth_field<float>(s, 9);
+  for (uint64_t i = 0; i < x.size(); ++i) {
+    if ((i / 47) % 6 == 2) x[i] = std::numeric_limits<float>::quiet_NaN();
+    if (i % 101 == 0) x[i] = std::numeric_limits<float>::infinity();
+    if (i % 107 == 2) x[i] = std::numeric_limits<float>::denorm_min();
+  }
+  expect_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "NaN/Inf/denormal", Lossless::auto_select, "szx");
 }
 
 // Real fields: tests/gpu/shared_data_gpu_test.cpp (all fields, three bounds, from a carried folder).

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "core/cuda_fwd.hpp"
 #include "predict/szx/szx_math.hpp"
 
 namespace sciz::szx {
@@ -57,5 +58,16 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block = kDefaultB
 // does not fit throws Error(corrupt_stream) before any out-of-bounds read or write.
 template <class T>
 void decode_cpu(const Sections& s, uint64_t n, T* out);
+
+// CUDA twin (szx_cuda.cu): x on the device; the sections come back on the host, byte-identical
+// to encode_cpu. Same argument checks as encode_cpu.
+template <class T>
+Encoded encode_cuda(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s, Stats* stats = nullptr);
+
+// Sections on the host (validated on the host first, like decode_cpu; the per-block code
+// checks run on the device before any mid-byte is read), output on the device. A corrupt
+// stream throws Error(corrupt_stream).
+template <class T>
+void decode_cuda(const Sections& sec, uint64_t n, T* d_out, cudaStream_t s);
 
 }  // namespace sciz::szx

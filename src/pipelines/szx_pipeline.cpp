@@ -1,0 +1,126 @@
+// `szx` = the SZx block codec (src/predict/szx, format in docs/SZX.md) over the flattened
+// field: params are the block size, sections 1..6 the codec's six sections. Composition only.
+#include <sciz/error.hpp>
+
+#include "core/device.hpp"
+#include "core/trace.hpp"
+#include "pipelines/pipeline.hpp"
+#include "predict/szx/szx.hpp"
+
+namespace sciz {
+namespace {
+
+enum Section : uint32_t { kKinds = 1, kMus, kMidCounts, kCodes, kMid, kExact };
+
+template <class T>
+void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
+  const uint64_t n = job.shape.count();
+  cudaStream_t s = job.opt.stream;
+  szx::Encoded enc;
+  if (job.device == Device::cpu) {
+    std::vector<T> staged;
+    const T* x = static_cast<const T*>(job.data);
+    if (job.on_device) {
+      staged.resize(n);
+      dev::copy_to_host(staged.data(), x, n * sizeof(T), s);
+      dev::sync(s);
+      x = staged.data();
+    }
+    TracePhase t("szx encode (cpu)");
+    enc = szx::encode_cpu<T>(x, n, job.eb_abs);
+  } else {
+    dev::Buffer<T> staged;
+    const T* dx = static_cast<const T*>(job.data);
+    if (!job.on_device) {
+      staged = dev::Buffer<T>(n, s);
+      dev::copy_to_device(staged.get(), dx, n * sizeof(T), s);
+      dx = staged.get();
+    }
+    TracePhase t("szx encode (cuda)", true, s);
+    enc = szx::encode_cuda<T>(dx, n, job.eb_abs, szx::kDefaultBlock, s);
+  }
+  params = szx::write_params(enc.block);
+  sections.push_back({kKinds, std::move(enc.kinds)});
+  sections.push_back({kMus, std::move(enc.mus)});
+  sections.push_back({kMidCounts, std::move(enc.mid_counts)});
+  sections.push_back({kCodes, std::move(enc.codes)});
+  sections.push_back({kMid, std::move(enc.mid)});
+  sections.push_back({kExact, std::move(enc.exact)});
+}
+
+template <class T>
+void decompress_typed(const DecompressJob& job) {
+  const ParsedStream& ps = *job.stream;
+  const uint64_t n = ps.header.shape.count();
+  szx::Sections sec;
+  sec.block = szx::read_params(ps.header.params);
+  sec.kinds = ps.section(kKinds, "szx block kinds").bytes;
+  sec.mus = ps.section(kMus, "szx block means").bytes;
+  sec.mid_counts = ps.section(kMidCounts, "szx mid-byte counts").bytes;
+  sec.codes = ps.section(kCodes, "szx leading-byte codes").bytes;
+  sec.mid = ps.section(kMid, "szx mid-bytes").bytes;
+  sec.exact = ps.section(kExact, "szx exact values").bytes;
+  cudaStream_t s = job.cuda_stream;
+  if (job.device == Device::cpu) {
+    TracePhase t("szx decode (cpu)");
+    if (job.out_on_device) {
+      std::vector<T> host(n);
+      szx::decode_cpu<T>(sec, n, host.data());
+      dev::copy_to_device(job.out, host.data(), n * sizeof(T), s);
+      dev::sync(s);
+    } else {
+      szx::decode_cpu<T>(sec, n, static_cast<T*>(job.out));
+    }
+    return;
+  }
+  if (job.out_on_device) {
+    TracePhase t("szx decode (cuda)", true, s);
+    szx::decode_cuda<T>(sec, n, static_cast<T*>(job.out), s);
+    dev::sync(s);
+    return;
+  }
+  dev::Buffer<T> out(n, s);
+  {
+    TracePhase t("szx decode (cuda)", true, s);
+    szx::decode_cuda<T>(sec, n, out.get(), s);
+  }
+  TracePhase t("download field", true, s);
+  dev::copy_to_host(job.out, out.get(), n * sizeof(T), s);
+  dev::sync(s);
+}
+
+class SzxPipeline final : public Pipeline {
+ public:
+  const char* name() const override { return "szx"; }
+
+  uint64_t max_compressed_bytes(DType dtype, const Shape& shape) const override {
+    const uint64_t n = shape.count(), w = dtype_size(dtype), blocks = n / 32 + 1;
+    // Every value kept whole and also stored exactly (worst case of the exact runs: two
+    // 10-byte varints and a value per run), plus every per-block array at the smallest block.
+    return kMaxHeaderBytes + n * w + n / 4 + blocks * (1 + w + 2 + 1) + 24 + n * (20 + w);
+  }
+
+  void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
+    if (job.dtype == DType::f32)
+      compress_typed<float>(job, params, sections);
+    else
+      compress_typed<double>(job, params, sections);
+  }
+
+  void decompress(const DecompressJob& job) const override {
+    if (job.stream->header.dtype == DType::f32)
+      decompress_typed<float>(job);
+    else
+      decompress_typed<double>(job);
+  }
+
+  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
+    return {{"block", std::to_string(szx::read_params(params))}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pipeline> make_szx_pipeline() { return std::make_unique<SzxPipeline>(); }
+
+}  // namespace sciz
