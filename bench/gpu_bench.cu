@@ -322,7 +322,7 @@ int main(int argc, char** argv) try {
     std::ofstream j(a.json);
     j << "{\n  \"device\": \"" << prop.name << "\",\n  \"field\": \"" << a.field << "\",\n  \"shape\": \"" << shape.str()
       << "\",\n  \"bytes\": " << bytes << ",\n  \"rel\": " << a.rel << ",\n  \"eb_abs\": " << q.eb
-      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
+      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"szx_ratio\": " << szx_ratio << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
       << ",\n  \"max_abs_err\": " << q.max_err << ",\n  \"points_over_bound\": " << q.bad_points
       << ",\n  \"bound_check\": \"" << (q.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"same_stream_as_cpu\": "
       << (q.same_as_cpu ? "true" : "false") << ",\n  \"copy_gbs_read_plus_write\": " << 2 * copy_gbs

@@ -128,6 +128,14 @@ if [ ${#bench_rows[@]} -gt 0 ]; then
       "$(s "$f" "zrle encode")" "$(s "$f" "zrle decode")" "$(s "$f" "lossless auto encode")" \
       "$(s "$f" "lossless auto decode")"
   done
+  echo "szx codec on the same field; GB/s = field bytes / time, including the sections' trips to and from the host"
+  printf "%-6s %9s %15s %15s\n" rel szx-ratio szx-encode szx-decode
+  for row in "${bench_rows[@]}"; do
+    rel=${row%%:*}
+    f="$LOG/bench_$rel.json"
+    [ -s "$f" ] || continue
+    printf "%-6s %9.2f %15s %15s\n" "$rel" "$(j "$f" szx_ratio)" "$(s "$f" "szx encode")" "$(s "$f" "szx decode")"
+  done
   echo "(e2e = public API, host memory in/out, pinned; pageable figures are in the per-bound logs)"
 fi
 if [ -n "${OUT:-}" ]; then
