@@ -1,6 +1,8 @@
-// CUDA twin of SZx: one CTA per data block (32 threads for B <= 128, 64 up to 256, else 128;
-// each thread walks a contiguous run of values), every decision through szx_math.hpp, so the
-// bytes are the CPU twin's (docs/SZX.md).
+// CUDA twin of SZx, every decision through szx_math.hpp, so the bytes are the CPU twin's
+// (docs/SZX.md). For B <= 128 (the default) one warp per data block, 8 per CTA, lane l owning
+// values [4 l, 4 l + 4) with shuffle reductions/scans (the *_warp_kernel section below); larger
+// blocks take one CTA per data block (64 threads up to 256, else 128; each thread walks a
+// contiguous run of values), as described here.
 //
 // Encode, two passes over the field:
 //   1. analyze_kernel: per block, min/max of the finite order keys (block reduce), mu, radius,
@@ -332,6 +334,376 @@ __global__ void __launch_bounds__(NT)
   }
 }
 
+// ---- warp-per-block kernels (B <= 128) --------------------------------------------------
+// One warp per data block, kWarps blocks per CTA: lane l owns values [4 l, 4 l + 4) (one code
+// byte), loaded with 16-byte loads when the field is 16-byte aligned (B is a multiple of 32,
+// so every block then is). Reductions and scans are warp shuffles; the only synchronization
+// is __syncwarp. The bytes are those of the CTA-per-block kernels above.
+constexpr int kWarps = 8;
+constexpr unsigned kFull = 0xffffffffu;
+
+// Shared bytes per warp for staging B W bytes (mid-bytes) at a 4-byte phase, 16-aligned.
+// Decoding reads a value's window as the 2 or 3 aligned words from its first mid-byte, so up
+// to 12 bytes past the staged ones are read (and ignored by merge_pattern).
+__host__ __device__ constexpr uint32_t stage_stride(uint32_t B, int W) { return (B * W + 16 + 15) / 16 * 16; }
+
+template <class T>
+__device__ inline void load4(const T* __restrict__ p, uint32_t cnt, bool vec, T (&v)[4]) {
+  if (vec && cnt == 4) {
+    if constexpr (sizeof(T) == 4) {
+      const float4 q = *reinterpret_cast<const float4*>(p);
+      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    } else {
+      const double2 q0 = reinterpret_cast<const double2*>(p)[0], q1 = reinterpret_cast<const double2*>(p)[1];
+      v[0] = q0.x, v[1] = q0.y, v[2] = q1.x, v[3] = q1.y;
+    }
+  } else {
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) v[e] = e < cnt ? p[e] : T(0);
+  }
+}
+template <class T>
+__device__ inline void store4(T* __restrict__ p, uint32_t cnt, bool vec, const T (&v)[4]) {
+  if (vec && cnt == 4) {
+    if constexpr (sizeof(T) == 4) {
+      *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+      reinterpret_cast<double2*>(p)[0] = make_double2(v[0], v[1]);
+      reinterpret_cast<double2*>(p)[1] = make_double2(v[2], v[3]);
+    }
+  } else {
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e)
+      if (e < cnt) p[e] = v[e];
+  }
+}
+__device__ inline uint32_t warp_incl_sum(uint32_t x, uint32_t lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const uint32_t t = __shfl_up_sync(kFull, x, d);
+    if (lane >= static_cast<uint32_t>(d)) x += t;
+  }
+  return x;
+}
+__device__ inline uint32_t warp_sum(uint32_t x) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(kFull, x, d);
+  return x;
+}
+
+template <class T>
+__global__ void __launch_bounds__(32 * kWarps)
+    analyze_warp_kernel(const T* __restrict__ x, uint64_t n, uint64_t nblocks, uint32_t B, double ebc, int pe,
+                        uint8_t* __restrict__ kinds, T* __restrict__ mus, uint32_t* __restrict__ mid_count,
+                        uint32_t* __restrict__ ex_count) {
+  using U = typename Traits<T>::U;
+  using S = KeyOf<T>;
+  const uint32_t lane = threadIdx.x & 31;
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
+  for (uint64_t b = static_cast<uint64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5); b < nblocks; b += stride) {
+    __syncwarp();
+    const uint64_t base = b * B;
+    const uint32_t len = block_len(n, B, b), i0 = 4 * lane;
+    const uint32_t cnt = i0 < len ? min(4u, len - i0) : 0u;
+    const bool vec = (reinterpret_cast<uintptr_t>(x) & 15) == 0;
+    T v[4];
+    load4(x + base + i0, cnt, vec, v);
+
+    S mn = std::numeric_limits<S>::max(), mx = std::numeric_limits<S>::min();
+    uint32_t nfin = 0;
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      if (e < cnt && is_finite(v[e])) {
+        const S k = order_key(v[e]);
+        mn = k < mn ? k : mn;
+        mx = k > mx ? k : mx;
+        ++nfin;
+      }
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      const S a = __shfl_xor_sync(kFull, mn, d), c = __shfl_xor_sync(kFull, mx, d);
+      mn = a < mn ? a : mn;
+      mx = c > mx ? c : mx;
+      nfin += __shfl_xor_sync(kFull, nfin, d);
+    }
+    // Every lane holds the same reduction, so every lane decides the same mu and nb.
+    T mu = 0;
+    int nb = 0;
+    if (nfin > 0) {
+      const T fmn = from_order_key<T>(mn), fmx = from_order_key<T>(mx);
+      mu = block_mu(fmn, fmx);
+      const double r = block_radius(fmn, fmx, mu);
+      if (!(r <= ebc)) nb = required_bytes<T>(static_cast<T>(r), pe);
+    }
+    if (lane == 0) {
+      kinds[b] = static_cast<uint8_t>(nb);
+      mus[b] = mu;
+    }
+    uint32_t cm = 0, ce = 0;
+    if (nb == 0) {
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) ce += e < cnt && !is_finite(v[e]);
+    } else {
+      const U keep = top_mask<T>(nb);
+      const int lcap = leading_cap(nb);
+      U k[4];
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) k[e] = kept_pattern<T>((is_finite(v[e]) ? v[e] : mu) - mu, keep);
+      U prev = __shfl_up_sync(kFull, k[3], 1);
+      if (lane == 0) prev = 0;
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) {
+        if (e < cnt) {
+          const int L = leading_bytes<T>(k[e], prev, lcap);
+          cm += static_cast<uint32_t>(nb - L);
+          ce += !within(v[e], reconstruct(mu, k[e]), ebc);
+        }
+        prev = k[e];
+      }
+    }
+    cm = warp_sum(cm);
+    ce = warp_sum(ce);
+    if (lane == 0) {
+      mid_count[b] = cm;
+      ex_count[b] = ce;
+    }
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(32 * kWarps)
+    emit_warp_kernel(const T* __restrict__ x, uint64_t n, uint64_t nblocks, uint32_t B, double ebc,
+                     const uint8_t* __restrict__ kinds, const T* __restrict__ mus, const uint64_t* __restrict__ off,
+                     uint8_t* __restrict__ codes, uint8_t* __restrict__ mid, uint64_t* __restrict__ ex_idx,
+                     T* __restrict__ ex_val) {
+  using U = typename Traits<T>::U;
+  constexpr int W = Traits<T>::kBytes;
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
+  for (uint64_t b = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; b < nblocks; b += stride) {
+    __syncwarp();  // uniform across the warp; the staging area is reused
+    const uint64_t base = b * B;
+    const uint32_t len = block_len(n, B, b), i0 = 4 * lane;
+    const uint32_t cnt = i0 < len ? min(4u, len - i0) : 0u;
+    // Every load of the block is issued up front (a constant block with no exact values reads
+    // x for nothing, but no load waits on another).
+    const bool vec = (reinterpret_cast<uintptr_t>(x) & 15) == 0;
+    T v[4];
+    load4(x + base + i0, cnt, vec, v);
+    const int nb = kinds[b];
+    const T mu = mus[b];
+    const uint64_t* ex_off = off + 2 * nblocks;
+    const uint64_t e0 = ex_off[b], e1 = ex_off[b + 1], code_off = off[b], mid_at = off[nblocks + b];
+    if (nb == 0 && e1 == e0) continue;  // uniform across the warp
+
+    if (nb == 0) {
+      uint32_t c = 0;
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) c += e < cnt && !is_finite(v[e]);
+      uint64_t at = e0 + (warp_incl_sum(c, lane) - c);
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) {
+        if (e < cnt && !is_finite(v[e])) {
+          ex_idx[at] = base + i0 + e;
+          ex_val[at] = v[e];
+          ++at;
+        }
+      }
+      continue;
+    }
+
+    const U keep = top_mask<T>(nb);
+    const int lcap = leading_cap(nb);
+    U k[4];
+    int L[4];
+    bool ex[4];
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) k[e] = kept_pattern<T>((is_finite(v[e]) ? v[e] : mu) - mu, keep);
+    U prev = __shfl_up_sync(kFull, k[3], 1);
+    if (lane == 0) prev = 0;
+    uint32_t cm = 0, ce = 0, cb = 0;
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      L[e] = leading_bytes<T>(k[e], prev, lcap);
+      ex[e] = !within(v[e], reconstruct(mu, k[e]), ebc);
+      if (e < cnt) {
+        cm += static_cast<uint32_t>(nb - L[e]);
+        ce += ex[e];
+        cb |= static_cast<uint32_t>(L[e]) << (2 * e);
+      }
+      prev = k[e];
+    }
+    // mid <= B W <= 1024 and exact <= B: one scan of both, packed.
+    const uint32_t packed = cm | ce << 16;
+    const uint32_t incl = warp_incl_sum(packed, lane), excl = incl - packed;
+    const uint32_t total_mid = __shfl_sync(kFull, incl, 31) & 0xffff;
+    if (cnt) codes[code_off + lane] = static_cast<uint8_t>(cb);
+
+    uint64_t at = e0 + (excl >> 16);
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      if (e < cnt && ex[e]) {
+        ex_idx[at] = base + i0 + e;
+        ex_val[at] = v[e];
+        ++at;
+      }
+    }
+    // Mid-bytes staged at the global address's 4-byte phase, then out in aligned words.
+    uint8_t* mp = mid + mid_at;
+    const uint32_t a = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(mp) & 3);
+    uint8_t* s = g_smem + warp * stage_stride(B, W);
+    uint32_t pos = a + (excl & 0xffff);
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      if (e < cnt) {
+        const U w = mid_word<T>(k[e], L[e]);
+        for (int q = 0; q < nb - L[e]; ++q) s[pos + q] = static_cast<uint8_t>(w >> (8 * q));
+        pos += static_cast<uint32_t>(nb - L[e]);
+      }
+    }
+    __syncwarp();
+    uint8_t* g0 = mp - a;
+    const uint32_t endb = a + total_mid, nw = (endb + 3) / 4;
+    for (uint32_t q = lane; q < nw; q += 32) {
+      const uint32_t lo = 4 * q, hi = lo + 4;
+      if (lo >= a && hi <= endb) {
+        *reinterpret_cast<uint32_t*>(g0 + lo) = *reinterpret_cast<const uint32_t*>(s + lo);
+      } else {
+        for (uint32_t r = max(lo, a); r < min(hi, endb); ++r) g0[r] = s[r];
+      }
+    }
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(32 * kWarps)
+    decode_warp_kernel(uint64_t n, uint64_t nblocks, uint32_t B, const uint8_t* __restrict__ kinds,
+                       const T* __restrict__ mus, const uint32_t* __restrict__ rank,
+                       const uint64_t* __restrict__ block_mid_off, const uint8_t* __restrict__ codes,
+                       const uint8_t* __restrict__ mid, T* __restrict__ out, unsigned long long* __restrict__ bad) {
+  using U = typename Traits<T>::U;
+  constexpr int W = Traits<T>::kBytes;
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
+  for (uint64_t b = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; b < nblocks; b += stride) {
+    __syncwarp();  // uniform across the warp; the staging area is reused
+    const uint64_t base = b * B;
+    const uint32_t len = block_len(n, B, b), i0 = 4 * lane;
+    const uint32_t cnt = i0 < len ? min(4u, len - i0) : 0u;
+    const bool vec = (reinterpret_cast<uintptr_t>(out) & 15) == 0;
+    const int nb = kinds[b];
+    const T mu = mus[b];
+    const uint32_t j = rank[b];
+    const uint64_t m0 = block_mid_off[b], count = block_mid_off[b + 1] - m0;
+    T* ob = out + base + i0;
+    if (nb == 0) {
+      const T o[4] = {mu, mu, mu, mu};
+      store4(ob, cnt, vec, o);
+      continue;
+    }
+    const uint32_t cb = cnt ? codes[static_cast<uint64_t>(j) * (B / 4) + lane] : 0u;
+    // The block's mid-bytes into shared memory at their 4-byte phase, in aligned words. The host
+    // checked count <= len nb and that the counts tile the section, so these reads are in
+    // bounds whatever the codes say; they are used only once the codes are checked.
+    uint8_t* s = g_smem + warp * (stage_stride(B, W) + B * W);
+    U* s_k = reinterpret_cast<U*>(s + stage_stride(B, W));
+    const uint8_t* mp = mid + m0;
+    const uint32_t a = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(mp) & 3);
+    {
+      const uint8_t* g0 = mp - a;
+      const uint32_t endb = a + static_cast<uint32_t>(count), nw = (endb + 3) / 4;
+      for (uint32_t q = lane; q < nw; q += 32) {
+        const uint32_t lo = 4 * q, hi = lo + 4;
+        if (lo >= a && hi <= endb) {
+          *reinterpret_cast<uint32_t*>(s + lo) = *reinterpret_cast<const uint32_t*>(g0 + lo);
+        } else {
+          for (uint32_t r = max(lo, a); r < min(hi, endb); ++r) s[r] = g0[r];
+        }
+      }
+    }
+    const int lcap = leading_cap(nb);
+    int L[4];
+    bool wrong = cnt < 4 && (cb >> (2 * cnt)) != 0;  // padding of the partial last code byte
+    uint32_t cm = 0, src = 0;  // src: per byte position p < 3, byte p = 1 + last own value with L <= p
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      L[e] = static_cast<int>((cb >> (2 * e)) & 3);
+      if (e < cnt) {
+        wrong |= L[e] > lcap;
+        cm += static_cast<uint32_t>(nb - L[e]);
+#pragma unroll
+        for (int p = 0; p < 3; ++p)
+          if (L[e] <= p) src = (src & ~(0xffu << (8 * p))) | (i0 + e + 1) << (8 * p);
+      }
+    }
+    // Inclusive scans: mid-bytes (sum), sources (bytewise max; B <= 128 so 1 + index fits a byte).
+    uint32_t im = cm, is = src;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const uint32_t tm = __shfl_up_sync(kFull, im, d), ts = __shfl_up_sync(kFull, is, d);
+      if (lane >= static_cast<uint32_t>(d)) {
+        im += tm;
+        is = __vmaxu4(is, ts);
+      }
+    }
+    const uint32_t total = __shfl_sync(kFull, im, 31);
+    uint32_t before_src = __shfl_up_sync(kFull, is, 1);
+    if (lane == 0) before_src = 0;
+    if (__any_sync(kFull, wrong) || total != count) {  // uniform: mid-byte reads below stay in [0, count)
+      if (lane == 0) atomicMin(bad, static_cast<unsigned long long>(b));
+      continue;
+    }
+    __syncwarp();
+    const U keep = top_mask<T>(nb);
+    U k[4];
+    uint32_t pos = a + (im - cm);
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      if (e < cnt) {
+        // The W bytes from pos, little-endian, out of aligned words.
+        const uint32_t* sw = reinterpret_cast<const uint32_t*>(s) + (pos >> 2);
+        const uint32_t sh = 8 * (pos & 3);
+        U word;
+        if constexpr (W == 4) {
+          word = __funnelshift_r(sw[0], sw[1], sh);
+        } else {
+          const uint32_t w1 = sw[1];
+          word = static_cast<U>(__funnelshift_r(sw[0], w1, sh)) |
+                 static_cast<U>(__funnelshift_r(w1, sw[2], sh)) << 32;
+        }
+        pos += static_cast<uint32_t>(nb - L[e]);
+        k[e] = merge_pattern<T>(U(0), word, L[e], keep);
+        s_k[i0 + e] = k[e];
+      }
+    }
+    __syncwarp();
+    // Leading bytes: byte p < L of value i is byte p of the last earlier value with L <= p.
+    int sp[3];
+#pragma unroll
+    for (int p = 0; p < 3; ++p) sp[p] = static_cast<int>((before_src >> (8 * p)) & 0xff) - 1;
+    T o[4];
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      if (e < cnt) {
+        U kk = k[e];
+#pragma unroll
+        for (int p = 0; p < 3; ++p) {
+          if (p < L[e]) {
+            if (sp[p] >= 0) kk |= s_k[sp[p]] & (static_cast<U>(0xff) << (8 * (W - 1 - p)));
+          } else {
+            sp[p] = static_cast<int>(i0 + e);
+          }
+        }
+        o[e] = reconstruct(mu, kk);
+      } else {
+        o[e] = mu;
+      }
+    }
+    store4(ob, cnt, vec, o);
+  }
+}
+
 template <class T>
 __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __restrict__ val, uint64_t count,
                                T* __restrict__ out) {
@@ -388,6 +760,20 @@ unsigned grid_for(uint64_t items) {
   return static_cast<unsigned>(std::clamp<uint64_t>((items + 255) / 256, 1, 132 * 16));
 }
 
+// Grid of a warp-per-block kernel. f32: one warp per data block (measured faster on an H100);
+// f64: one resident wave at most, each warp striding over blocks (measured faster there).
+template <class T, class K>
+unsigned warp_grid(K kernel, uint64_t nblocks, size_t smem) {
+  const uint64_t want = (nblocks + kWarps - 1) / kWarps;
+  if constexpr (sizeof(T) == 4) return static_cast<unsigned>(want);
+  int dev = 0, sms = 0, per_sm = 0;
+  SCIZ_CUDA_CHECK(cudaGetDevice(&dev));
+  SCIZ_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  SCIZ_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * kWarps, smem));
+  const uint64_t cap = static_cast<uint64_t>(std::max(sms, 1)) * static_cast<uint64_t>(std::max(per_sm, 1));
+  return static_cast<unsigned>(std::min(want, cap));
+}
+
 void require_grid(uint64_t nblocks, Status st) {
   SCIZ_REQUIRE(nblocks < (uint64_t(1) << 31), st, "szx: " + std::to_string(nblocks) + " blocks, above the grid limit");
 }
@@ -420,11 +806,16 @@ Encoded encode_cuda(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStr
     dev::Buffer<T> d_mus(nblocks, s);
     dev::Buffer<uint32_t> d_cnt(2 * nblocks, s);  // mid counts, then exact counts
     const unsigned grid = static_cast<unsigned>(nblocks);
+    const unsigned agrid = B <= 128 ? warp_grid<T>(analyze_warp_kernel<T>, nblocks, 0) : 0;
     KernelTimer t1("encode analyze_kernel", n * W, s);
-    with_threads(B, [&](auto nt) {
-      analyze_kernel<T, decltype(nt)::value><<<grid, decltype(nt)::value, 0, s>>>(
-          d_x, n, B, ebc, pe, d_kinds.get(), d_mus.get(), d_cnt.get(), d_cnt.get() + nblocks);
-    });
+    if (B <= 128)
+      analyze_warp_kernel<T><<<agrid, 32 * kWarps, 0, s>>>(
+          d_x, n, nblocks, B, ebc, pe, d_kinds.get(), d_mus.get(), d_cnt.get(), d_cnt.get() + nblocks);
+    else
+      with_threads(B, [&](auto nt) {
+        analyze_kernel<T, decltype(nt)::value><<<grid, decltype(nt)::value, 0, s>>>(
+            d_x, n, B, ebc, pe, d_kinds.get(), d_mus.get(), d_cnt.get(), d_cnt.get() + nblocks);
+      });
     SCIZ_CUDA_CHECK_LAUNCH("szx analyze_kernel");
     t1.stop();
     std::vector<uint32_t> cnt(2 * nblocks);
@@ -457,11 +848,19 @@ Encoded encode_cuda(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStr
     dev::Buffer<uint8_t> d_codes(K * (B / 4), s), d_mid(mid_total, s);
     dev::Buffer<uint64_t> d_ei(ex_total, s);
     dev::Buffer<T> d_ev(ex_total, s);
+    const size_t esmem = size_t{kWarps} * stage_stride(B, W);
+    const unsigned egrid = B <= 128 ? warp_grid<T>(emit_warp_kernel<T>, nblocks, esmem) : 0;
     KernelTimer t2("encode emit_kernel", n * W, s);
-    with_threads(B, [&](auto nt) {
-      emit_kernel<T, decltype(nt)::value><<<grid, decltype(nt)::value, size_t{B} * W, s>>>(
-          d_x, n, B, ebc, d_kinds.get(), d_mus.get(), d_off.get(), d_codes.get(), d_mid.get(), d_ei.get(), d_ev.get());
-    });
+    if (B <= 128)
+      emit_warp_kernel<T><<<egrid, 32 * kWarps, esmem, s>>>(
+          d_x, n, nblocks, B, ebc, d_kinds.get(), d_mus.get(), d_off.get(), d_codes.get(), d_mid.get(), d_ei.get(),
+          d_ev.get());
+    else
+      with_threads(B, [&](auto nt) {
+        emit_kernel<T, decltype(nt)::value><<<grid, decltype(nt)::value, size_t{B} * W, s>>>(
+            d_x, n, B, ebc, d_kinds.get(), d_mus.get(), d_off.get(), d_codes.get(), d_mid.get(), d_ei.get(),
+            d_ev.get());
+      });
     SCIZ_CUDA_CHECK_LAUNCH("szx emit_kernel");
     t2.stop();
     e.codes.resize(codes_total);
@@ -540,22 +939,40 @@ void decode_cuda(const Sections& sec, uint64_t n, T* d_out, cudaStream_t s) {
   dev::Buffer<uint8_t> d_kinds(nblocks, s), d_codes(sec.codes.size(), s), d_mid(sec.mid.size(), s);
   dev::Buffer<T> d_mus(nblocks, s);
   dev::Buffer<uint32_t> d_rank(nblocks, s);
-  dev::Buffer<uint64_t> d_mid_off(K + 1, s);
+  // The warp kernel reads mid-byte offsets per block (no wait on rank), the CTA kernel per rank.
+  if (B <= 128) {
+    std::vector<uint64_t> per_block(nblocks + 1);
+    uint64_t r = 0;  // non-constant blocks before b
+    for (uint64_t b = 0; b < nblocks; ++b) {
+      per_block[b] = mid_off[r];
+      r += sec.kinds[b] != 0;
+    }
+    per_block[nblocks] = mid_off[K];
+    mid_off.swap(per_block);
+  }
+  dev::Buffer<uint64_t> d_mid_off(mid_off.size(), s);
   dev::Buffer<unsigned long long> d_bad(1, s);
   const unsigned long long none = ~0ull;
   dev::copy_to_device(d_kinds.get(), sec.kinds.data(), nblocks, s);
   dev::copy_to_device(d_mus.get(), sec.mus.data(), nblocks * W, s);
   dev::copy_to_device(d_rank.get(), rank.data(), nblocks * 4, s);
-  dev::copy_to_device(d_mid_off.get(), mid_off.data(), (K + 1) * 8, s);
+  dev::copy_to_device(d_mid_off.get(), mid_off.data(), mid_off.size() * 8, s);
   dev::copy_to_device(d_codes.get(), sec.codes.data(), sec.codes.size(), s);
   dev::copy_to_device(d_mid.get(), sec.mid.data(), sec.mid.size(), s);
   dev::copy_to_device(d_bad.get(), &none, 8, s);
+  const size_t dsmem = size_t{kWarps} * (stage_stride(B, W) + B * W);
+  const unsigned dgrid = B <= 128 ? warp_grid<T>(decode_warp_kernel<T>, nblocks, dsmem) : 0;
   KernelTimer t1("decode_kernel", n * W, s);
-  with_threads(B, [&](auto nt) {
-    decode_kernel<T, decltype(nt)::value><<<static_cast<unsigned>(nblocks), decltype(nt)::value, size_t{B} * W, s>>>(
-        n, B, d_kinds.get(), d_mus.get(), d_rank.get(), d_mid_off.get(), d_codes.get(), d_mid.get(), d_out,
+  if (B <= 128)
+    decode_warp_kernel<T><<<dgrid, 32 * kWarps, dsmem, s>>>(
+        n, nblocks, B, d_kinds.get(), d_mus.get(), d_rank.get(), d_mid_off.get(), d_codes.get(), d_mid.get(), d_out,
         d_bad.get());
-  });
+  else
+    with_threads(B, [&](auto nt) {
+      decode_kernel<T, decltype(nt)::value><<<static_cast<unsigned>(nblocks), decltype(nt)::value, size_t{B} * W, s>>>(
+          n, B, d_kinds.get(), d_mus.get(), d_rank.get(), d_mid_off.get(), d_codes.get(), d_mid.get(), d_out,
+          d_bad.get());
+    });
   SCIZ_CUDA_CHECK_LAUNCH("szx decode_kernel");
   t1.stop();
   unsigned long long bad = none;
