@@ -217,7 +217,7 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
     Local<T>& o = loc[tid];
     const uint64_t b0 = nblocks * tid / nt, b1 = nblocks * (tid + 1) / nt;
     o.codes.v.resize((b1 - b0) * (block / 4) + 1);
-    o.mid.v.resize((b1 - b0) * block + 64);
+    o.mid.v.resize((b1 - b0) * block * 2 + 64);  // room for 2 mid-bytes a value before any regrowth
     for (uint64_t b = b0; b < b1; ++b) {
       const uint64_t base = b * block;
       const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(block, n - base));
