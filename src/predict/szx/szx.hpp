@@ -54,6 +54,21 @@ struct Stats {
 template <class T>
 Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block = kDefaultBlock, Stats* stats = nullptr);
 
+// What both decoders learn from the host-side sections before touching memory: the
+// non-constant blocks in order, their offsets into the mid-bytes, and the exact values.
+// Checks the block size, every section length, every kind and every mid-byte count
+// (corrupt_stream otherwise); the per-block code checks stay with each decoder, beside the
+// reads they protect.
+template <class T>
+struct Validated {
+  std::vector<uint64_t> nc_block;  // block index of each non-constant block
+  std::vector<uint64_t> mid_off;   // its first mid-byte, one entry per non-constant block + the total
+  std::vector<uint64_t> exact_idx;
+  std::vector<T> exact_val;
+};
+template <class T>
+Validated<T> validate(const Sections& s, uint64_t n);
+
 // Decodes n values into out. Every length, count and code is validated first; a stream that
 // does not fit throws Error(corrupt_stream) before any out-of-bounds read or write.
 template <class T>

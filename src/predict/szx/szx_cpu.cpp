@@ -256,10 +256,8 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
 }
 
 template <class T>
-void decode_cpu(const Sections& s, uint64_t n, T* out) {
-  using Tr = Traits<T>;
-  using U = typename Tr::U;
-  constexpr int W = Tr::kBytes;
+Validated<T> validate(const Sections& s, uint64_t n) {
+  constexpr int W = Traits<T>::kBytes;
   SCIZ_REQUIRE(valid_block(s.block), Status::corrupt_stream,
                "szx: block size " + std::to_string(s.block) + " is not a multiple of 32 in 32..4096");
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "szx: field of " + std::to_string(n) + " values");
@@ -273,8 +271,7 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
   SCIZ_REQUIRE(s.mus.size() == nblocks * W, Status::corrupt_stream,
                "szx: block means section holds " + std::to_string(s.mus.size()) + " bytes, expected " +
                    std::to_string(nblocks * W));
-  // Non-constant blocks in order, with their offsets into the codes and mid-bytes sections.
-  std::vector<uint64_t> nc_block;
+  Validated<T> v;
   uint64_t codes_expected = 0;
   for (uint64_t b = 0; b < nblocks; ++b) {
     const uint8_t k = s.kinds[b];
@@ -282,32 +279,44 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
                  "szx: block " + std::to_string(b) + " keeps " + std::to_string(k) + " bytes per value, more than " +
                      std::to_string(W));
     if (k) {
-      nc_block.push_back(b);
+      v.nc_block.push_back(b);
       codes_expected += code_bytes(block_len(b));
     }
   }
-  const uint64_t K = nc_block.size();
+  const uint64_t K = v.nc_block.size();
   SCIZ_REQUIRE(s.mid_counts.size() == 2 * K, Status::corrupt_stream,
                "szx: mid-byte counts section holds " + std::to_string(s.mid_counts.size()) + " bytes for " +
                    std::to_string(K) + " non-constant blocks");
   SCIZ_REQUIRE(s.codes.size() == codes_expected, Status::corrupt_stream,
                "szx: codes section holds " + std::to_string(s.codes.size()) + " bytes, expected " +
                    std::to_string(codes_expected));
-  std::vector<uint64_t> mid_off(K + 1, 0);
+  v.mid_off.assign(K + 1, 0);
   for (uint64_t j = 0; j < K; ++j) {
     uint16_t c;
     std::memcpy(&c, s.mid_counts.data() + 2 * j, 2);
-    const uint64_t b = nc_block[j];
+    const uint64_t b = v.nc_block[j];
     SCIZ_REQUIRE(c <= static_cast<uint64_t>(block_len(b)) * s.kinds[b], Status::corrupt_stream,
                  "szx: block " + std::to_string(b) + " claims " + std::to_string(c) + " mid-bytes");
-    mid_off[j + 1] = mid_off[j] + c;
+    v.mid_off[j + 1] = v.mid_off[j] + c;
   }
-  SCIZ_REQUIRE(mid_off[K] == s.mid.size(), Status::corrupt_stream,
+  SCIZ_REQUIRE(v.mid_off[K] == s.mid.size(), Status::corrupt_stream,
                "szx: mid-bytes section holds " + std::to_string(s.mid.size()) + " bytes, the counts sum to " +
-                   std::to_string(mid_off[K]));
-  std::vector<uint64_t> exact_idx;
-  std::vector<T> exact_val;
-  read_runs<T>(s.exact, n, "szx exact values", exact_idx, exact_val);
+                   std::to_string(v.mid_off[K]));
+  read_runs<T>(s.exact, n, "szx exact values", v.exact_idx, v.exact_val);
+  return v;
+}
+
+template <class T>
+void decode_cpu(const Sections& s, uint64_t n, T* out) {
+  using Tr = Traits<T>;
+  using U = typename Tr::U;
+  constexpr int W = Tr::kBytes;
+  const Validated<T> v = validate<T>(s, n);
+  const std::vector<uint64_t>& nc_block = v.nc_block;
+  const std::vector<uint64_t>& mid_off = v.mid_off;
+  const uint32_t B = s.block;
+  const uint64_t nblocks = (n + B - 1) / B, K = nc_block.size();
+  auto block_len = [&](uint64_t b) { return static_cast<uint32_t>(std::min<uint64_t>(B, n - b * B)); };
 
   // Each non-constant block's codes must account for its mid-byte count exactly, with no code
   // above min(3, nb) and zero padding: then every mid-byte read stays inside its block.
@@ -371,11 +380,13 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
   SCIZ_REQUIRE(bad.load() < 0, Status::corrupt_stream,
                "szx: the leading-byte codes of block " + std::to_string(bad.load()) +
                    " do not match its kept bytes and mid-byte count");
-  for (size_t q = 0; q < exact_idx.size(); ++q) out[exact_idx[q]] = exact_val[q];
+  for (size_t q = 0; q < v.exact_idx.size(); ++q) out[v.exact_idx[q]] = v.exact_val[q];
 }
 
 template Encoded encode_cpu<float>(const float*, uint64_t, double, uint32_t, Stats*);
 template Encoded encode_cpu<double>(const double*, uint64_t, double, uint32_t, Stats*);
+template Validated<float> validate<float>(const Sections&, uint64_t);
+template Validated<double> validate<double>(const Sections&, uint64_t);
 template void decode_cpu<float>(const Sections&, uint64_t, float*);
 template void decode_cpu<double>(const Sections&, uint64_t, double*);
 

@@ -885,54 +885,15 @@ Encoded encode_cuda(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStr
 template <class T>
 void decode_cuda(const Sections& sec, uint64_t n, T* d_out, cudaStream_t s) {
   constexpr int W = Traits<T>::kBytes;
-  // Host validation: the same checks, in the same order, as decode_cpu.
-  SCIZ_REQUIRE(valid_block(sec.block), Status::corrupt_stream,
-               "szx: block size " + std::to_string(sec.block) + " is not a multiple of 32 in 32..4096");
-  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "szx: field of " + std::to_string(n) + " values");
+  // Every length and count checked on the host first, by the code decode_cpu uses.
+  Validated<T> v = validate<T>(sec, n);
+  std::vector<uint64_t>& mid_off = v.mid_off;
+  const std::vector<uint64_t>& exact_idx = v.exact_idx;
+  const std::vector<T>& exact_val = v.exact_val;
   const uint32_t B = sec.block;
-  const uint64_t nblocks = (n + B - 1) / B;
-  auto len_of = [&](uint64_t b) { return static_cast<uint32_t>(std::min<uint64_t>(B, n - b * B)); };
-  SCIZ_REQUIRE(sec.kinds.size() == nblocks, Status::corrupt_stream,
-               "szx: block kinds section holds " + std::to_string(sec.kinds.size()) + " bytes, the field has " +
-                   std::to_string(nblocks) + " blocks");
-  SCIZ_REQUIRE(sec.mus.size() == nblocks * W, Status::corrupt_stream,
-               "szx: block means section holds " + std::to_string(sec.mus.size()) + " bytes, expected " +
-                   std::to_string(nblocks * W));
-  std::vector<uint32_t> rank(nblocks, 0);
-  std::vector<uint64_t> nc_block;
-  uint64_t codes_expected = 0;
-  for (uint64_t b = 0; b < nblocks; ++b) {
-    const uint8_t k = sec.kinds[b];
-    SCIZ_REQUIRE(k <= W, Status::corrupt_stream,
-                 "szx: block " + std::to_string(b) + " keeps " + std::to_string(k) + " bytes per value, more than " +
-                     std::to_string(W));
-    if (k) {
-      rank[b] = static_cast<uint32_t>(nc_block.size());
-      nc_block.push_back(b);
-      codes_expected += code_bytes(len_of(b));
-    }
-  }
-  const uint64_t K = nc_block.size();
-  SCIZ_REQUIRE(sec.mid_counts.size() == 2 * K, Status::corrupt_stream,
-               "szx: mid-byte counts section holds " + std::to_string(sec.mid_counts.size()) + " bytes for " +
-                   std::to_string(K) + " non-constant blocks");
-  SCIZ_REQUIRE(sec.codes.size() == codes_expected, Status::corrupt_stream,
-               "szx: codes section holds " + std::to_string(sec.codes.size()) + " bytes, expected " +
-                   std::to_string(codes_expected));
-  std::vector<uint64_t> mid_off(K + 1, 0);
-  for (uint64_t j = 0; j < K; ++j) {
-    const uint16_t c = static_cast<uint16_t>(sec.mid_counts[2 * j] | sec.mid_counts[2 * j + 1] << 8);
-    const uint64_t b = nc_block[j];
-    SCIZ_REQUIRE(c <= static_cast<uint64_t>(len_of(b)) * sec.kinds[b], Status::corrupt_stream,
-                 "szx: block " + std::to_string(b) + " claims " + std::to_string(c) + " mid-bytes");
-    mid_off[j + 1] = mid_off[j] + c;
-  }
-  SCIZ_REQUIRE(mid_off[K] == sec.mid.size(), Status::corrupt_stream,
-               "szx: mid-bytes section holds " + std::to_string(sec.mid.size()) + " bytes, the counts sum to " +
-                   std::to_string(mid_off[K]));
-  std::vector<uint64_t> exact_idx;
-  std::vector<T> exact_val;
-  read_runs<T>(sec.exact, n, "szx exact values", exact_idx, exact_val);
+  const uint64_t nblocks = (n + B - 1) / B, K = v.nc_block.size();
+  std::vector<uint32_t> rank(nblocks, 0);  // of each non-constant block among them
+  for (uint64_t j = 0; j < K; ++j) rank[v.nc_block[j]] = static_cast<uint32_t>(j);
   if (nblocks == 0) return;
   require_grid(nblocks, Status::corrupt_stream);
 
