@@ -23,12 +23,7 @@ using namespace sciz;
 
 namespace {
 
-template <class T>
-std::vector<T> smooth_1d(uint64_t n, uint32_t seed) {
-  auto v = test::smooth_field<T>(Shape::parse(std::to_string(std::max<uint64_t>(n, 1))), seed);
-  v.resize(n);
-  return v;
-}
+using test::smooth_1d;
 
 template <class T>
 std::vector<T> decode_cpu_vec(const szx::Sections& s, uint64_t n) {
@@ -90,24 +85,8 @@ void random_case() {
 
 template <class T>
 void special_case() {
-  auto x = smooth_1d<T>(50000, 3);
-  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
-  T payload;
-  if constexpr (sizeof(T) == 4) {
-    uint32_t b = 0xffc12345u;
-    std::memcpy(&payload, &b, 4);
-  } else {
-    uint64_t b = 0xfff0000000abcdefull;
-    std::memcpy(&payload, &b, 8);
-  }
-  for (size_t i = 0; i < x.size(); i += 37) x[i] = nan;
-  for (size_t i = 5; i < x.size(); i += 101) x[i] = inf;
-  for (size_t i = 9; i < x.size(); i += 103) x[i] = -inf;
-  x[1] = payload;
-  x[0] = nan;
-  for (size_t i = 1024; i < 1152; ++i) x[i] = (i & 1) ? nan : inf;      // no finite value
-  for (size_t i = 2048; i < 2176; ++i) x[i] = (i & 1) ? nan : T(4.25);  // constant with NaNs
-  for (size_t i = 8192; i < 8192 + 4096; ++i) x[i] = nan;               // NaN run across blocks
+  auto x = test::special_values_1d<T>(50000, 3);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
   for (double eb : {1e-1, 1e-3, 1e-6})
     for (uint32_t block : {32u, 128u, 4096u}) check_twins(x, eb, block);
   std::vector<T> all_nan(1000, nan);

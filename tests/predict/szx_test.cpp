@@ -36,10 +36,7 @@ szx::Encoded roundtrip(const std::vector<T>& x, double eb, uint32_t block = szx:
   return e;
 }
 
-template <class T>
-std::vector<T> smooth_1d(uint64_t n, uint32_t seed) {
-  return test::smooth_field<T>(Shape::parse(std::to_string(std::max<uint64_t>(n, 1))), seed);
-}
+using test::smooth_1d;
 
 template <class T>
 T from_u(typename szx::Traits<T>::U b) {
@@ -106,23 +103,7 @@ void huge_range_case() {
 
 template <class T>
 void special_case() {
-  auto x = smooth_1d<T>(5000, 3);
-  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
-  T payload;
-  if constexpr (sizeof(T) == 4) {
-    uint32_t b = 0xffc12345u;
-    std::memcpy(&payload, &b, 4);
-  } else {
-    uint64_t b = 0xfff0000000abcdefull;
-    std::memcpy(&payload, &b, 8);
-  }
-  for (size_t i = 0; i < x.size(); i += 37) x[i] = nan;
-  for (size_t i = 5; i < x.size(); i += 101) x[i] = inf;
-  for (size_t i = 9; i < x.size(); i += 103) x[i] = -inf;
-  x[1] = payload;
-  x[0] = nan;
-  for (size_t i = 1024; i < 1152; ++i) x[i] = (i & 1) ? nan : inf;  // a block with no finite value
-  for (size_t i = 2048; i < 2176; ++i) x[i] = (i & 1) ? nan : T(4.25);  // constant block with NaNs
+  const auto x = test::special_values_1d<T>(5000, 3);
   for (double eb : {1e-1, 1e-3, 1e-6}) roundtrip(x, eb);
 }
 

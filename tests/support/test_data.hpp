@@ -2,10 +2,12 @@
 #pragma once
 #include <sciz/sciz.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -31,6 +33,40 @@ std::vector<T> smooth_field(const Shape& s, uint32_t seed) {
     v[i] = static_cast<T>(100.0 * acc + 7.0);
   }
   return v;
+}
+
+// A smooth 1-D field of exactly n values.
+template <class T>
+std::vector<T> smooth_1d(uint64_t n, uint32_t seed) {
+  auto v = smooth_field<T>(Shape::parse(std::to_string(std::max<uint64_t>(n, 1))), seed);
+  v.resize(n);
+  return v;
+}
+
+// smooth_1d salted with what a codec must carry exactly: NaN (one with a payload) and +-Inf
+// at periodic places, a 128-value stretch with no finite value (at 1024), a constant stretch
+// with NaNs (at 2048) and a 4096-value NaN run (at 8192), each where n has room for it.
+template <class T>
+std::vector<T> special_values_1d(uint64_t n, uint32_t seed) {
+  auto x = smooth_1d<T>(n, seed);
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  T payload;
+  if constexpr (sizeof(T) == 4) {
+    const uint32_t b = 0xffc12345u;
+    std::memcpy(&payload, &b, 4);
+  } else {
+    const uint64_t b = 0xfff0000000abcdefull;
+    std::memcpy(&payload, &b, 8);
+  }
+  for (size_t i = 0; i < x.size(); i += 37) x[i] = nan;
+  for (size_t i = 5; i < x.size(); i += 101) x[i] = inf;
+  for (size_t i = 9; i < x.size(); i += 103) x[i] = -inf;
+  if (n > 1) x[1] = payload;
+  if (n > 0) x[0] = nan;
+  for (size_t i = 1024; i < std::min<size_t>(1152, n); ++i) x[i] = (i & 1) ? nan : inf;
+  for (size_t i = 2048; i < std::min<size_t>(2176, n); ++i) x[i] = (i & 1) ? nan : T(4.25);
+  for (size_t i = 8192; i < std::min<size_t>(8192 + 4096, n); ++i) x[i] = nan;
+  return x;
 }
 
 template <class T>
