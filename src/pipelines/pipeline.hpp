@@ -49,6 +49,7 @@ std::vector<std::string> pipeline_names();
 std::unique_ptr<Pipeline> make_lorenzo_pipeline();
 std::unique_ptr<Pipeline> make_raw_pipeline();
 std::unique_ptr<Pipeline> make_szx_pipeline();
+std::unique_ptr<Pipeline> make_delta_pipeline();
 
 // Generous bound on magic + header + section table of any stream we write.
 inline constexpr uint64_t kMaxHeaderBytes = 4096;

@@ -1,0 +1,126 @@
+// `delta` = the AATROX hierarchical delta codec (src/predict/delta, format in docs/DELTA.md)
+// over the flattened field: params are the chain mode, sections 1..4 the codec's four
+// sections. Composition only.
+#include <sciz/error.hpp>
+
+#include "core/device.hpp"
+#include "core/trace.hpp"
+#include "pipelines/pipeline.hpp"
+#include "predict/delta/delta.hpp"
+
+namespace sciz {
+namespace {
+
+enum Section : uint32_t { kWidths = 1, kInitial, kPayload, kExact };
+
+template <class T>
+void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
+  const uint64_t n = job.shape.count();
+  cudaStream_t s = job.opt.stream;
+  delta::Encoded enc;
+  if (job.device == Device::cpu) {
+    std::vector<T> staged;
+    const T* x = static_cast<const T*>(job.data);
+    if (job.on_device) {
+      staged.resize(n);
+      dev::copy_to_host(staged.data(), x, n * sizeof(T), s);
+      dev::sync(s);
+      x = staged.data();
+    }
+    TracePhase t("delta encode (cpu)");
+    enc = delta::encode_cpu<T>(x, n, job.eb_abs);
+  } else {
+    dev::Buffer<T> staged;
+    const T* dx = static_cast<const T*>(job.data);
+    if (!job.on_device) {
+      staged = dev::Buffer<T>(n, s);
+      dev::copy_to_device(staged.get(), dx, n * sizeof(T), s);
+      dx = staged.get();
+    }
+    TracePhase t("delta encode (cuda)", true, s);
+    enc = delta::encode_cuda<T>(dx, n, job.eb_abs, s);
+  }
+  params = delta::write_params(enc.mode);
+  sections.push_back({kWidths, std::move(enc.widths)});
+  sections.push_back({kInitial, std::move(enc.initial)});
+  sections.push_back({kPayload, std::move(enc.payload)});
+  sections.push_back({kExact, std::move(enc.exact)});
+}
+
+template <class T>
+void decompress_typed(const DecompressJob& job) {
+  const ParsedStream& ps = *job.stream;
+  const uint64_t n = ps.header.shape.count();
+  const double eb = ps.header.eb_abs;
+  delta::Sections sec;
+  sec.mode = delta::read_params(ps.header.params);
+  sec.widths = ps.section(kWidths, "delta widths").bytes;
+  sec.initial = ps.section(kInitial, "delta initial values").bytes;
+  sec.payload = ps.section(kPayload, "delta payload").bytes;
+  sec.exact = ps.section(kExact, "delta exact values").bytes;
+  cudaStream_t s = job.cuda_stream;
+  if (job.device == Device::cpu) {
+    TracePhase t("delta decode (cpu)");
+    if (job.out_on_device) {
+      std::vector<T> host(n);
+      delta::decode_cpu<T>(sec, n, eb, host.data());
+      dev::copy_to_device(job.out, host.data(), n * sizeof(T), s);
+      dev::sync(s);
+    } else {
+      delta::decode_cpu<T>(sec, n, eb, static_cast<T*>(job.out));
+    }
+    return;
+  }
+  if (job.out_on_device) {
+    TracePhase t("delta decode (cuda)", true, s);
+    delta::decode_cuda<T>(sec, n, eb, static_cast<T*>(job.out), s);
+    dev::sync(s);
+    return;
+  }
+  dev::Buffer<T> out(n, s);
+  {
+    TracePhase t("delta decode (cuda)", true, s);
+    delta::decode_cuda<T>(sec, n, eb, out.get(), s);
+  }
+  TracePhase t("download field", true, s);
+  dev::copy_to_host(job.out, out.get(), n * sizeof(T), s);
+  dev::sync(s);
+}
+
+class DeltaPipeline final : public Pipeline {
+ public:
+  const char* name() const override { return "delta"; }
+
+  uint64_t max_compressed_bytes(DType dtype, const Shape& shape) const override {
+    const uint64_t n = shape.count(), w = dtype_size(dtype), groups = n / 32 + 1, layers = n / 32768 + 1;
+    // Every group at width 31 (128 bytes per 32 values), every layer's padding and initial
+    // value, and every value also stored exactly (worst case of the runs: two 10-byte
+    // varints and a value per run).
+    return kMaxHeaderBytes + groups * (1 + 128) + layers * (4 + 16) + 24 + n * (20 + w);
+  }
+
+  void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
+    if (job.dtype == DType::f32)
+      compress_typed<float>(job, params, sections);
+    else
+      compress_typed<double>(job, params, sections);
+  }
+
+  void decompress(const DecompressJob& job) const override {
+    if (job.stream->header.dtype == DType::f32)
+      decompress_typed<float>(job);
+    else
+      decompress_typed<double>(job);
+  }
+
+  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
+    delta::read_params(params);
+    return {{"chain", "linear per warp layer of 32768"}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pipeline> make_delta_pipeline() { return std::make_unique<DeltaPipeline>(); }
+
+}  // namespace sciz

@@ -1,0 +1,82 @@
+// `delta` (AATROX, Zhang et al., ICS '25): prequantize, delta-code each warp layer of 32768
+// values as one chain, store per 32 values a width and bit planes of sign and magnitude,
+// skipping all-zero groups. Every point is checked against the bound; misses, NaN/Inf and
+// values too large for the chain are stored exactly (the paper stores none).
+//
+// This is the codec (sections in, sections out); docs/DELTA.md is its normative format. The
+// CPU twin is here; the CUDA twin writes the same bytes through delta_math.hpp.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/cuda_fwd.hpp"
+#include "predict/delta/delta_math.hpp"
+
+namespace sciz::delta {
+
+// Chain order of a warp layer. Only the flattened (linear) chain exists; the byte leaves
+// room for a row-aware chain (docs/DELTA.md, "Multi-dimensional chains").
+inline constexpr uint8_t kModeLinear = 0;
+
+// The sections of one delta stream, in the order docs/DELTA.md numbers them.
+struct Encoded {
+  uint8_t mode = kModeLinear;
+  std::vector<uint8_t> widths;   // 1: u8 per group of 32 values, 0..31
+  std::vector<uint8_t> initial;  // 2: i32 per warp layer, its chain's q_{-1}
+  std::vector<uint8_t> payload;  // 3: per layer, its groups' sign and plane words, padded to 16
+  std::vector<uint8_t> exact;    // 4: exactly stored values (core/exact_runs.hpp)
+
+  uint64_t payload_bytes() const { return widths.size() + initial.size() + payload.size() + exact.size(); }
+};
+
+struct Sections {
+  uint8_t mode = kModeLinear;
+  std::span<const uint8_t> widths, initial, payload, exact;
+};
+
+inline Sections view(const Encoded& e) { return {e.mode, e.widths, e.initial, e.payload, e.exact}; }
+
+// Params: u8 mode, 3 zero bytes. read_params refuses anything else (corrupt_stream).
+std::vector<uint8_t> write_params(uint8_t mode);
+uint8_t read_params(std::span<const uint8_t> params);
+
+inline uint64_t group_count(uint64_t n) { return (n + kGroup - 1) / kGroup; }
+inline uint64_t layer_count(uint64_t n) { return (n + kLayer - 1) / kLayer; }
+
+// Encoder statistics, for tests and benchmarks (not part of the stream).
+struct Stats {
+  uint64_t layers = 0, groups = 0, zero_groups = 0, exact_values = 0;
+};
+
+// CPU twin, OpenMP over warp layers; the bytes do not depend on the thread count.
+// eb: the absolute bound (finite, > 0), else invalid_argument.
+template <class T>
+Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats = nullptr);
+
+// What both decoders learn on the host before touching memory: each layer's payload offset
+// (one entry per layer + the total) and the exact values. Checks the mode, n, every section
+// length and every width (corrupt_stream otherwise); after it, every payload read of every
+// layer lies inside that layer's bytes.
+template <class T>
+struct Validated {
+  std::vector<uint64_t> layer_off;
+  std::vector<uint64_t> exact_idx;
+  std::vector<T> exact_val;
+};
+template <class T>
+Validated<T> validate(const Sections& s, uint64_t n);
+
+// Decodes n values into out (eb: the stream's resolved bound). A stream that does not fit
+// throws Error(corrupt_stream) before any out-of-bounds read or write.
+template <class T>
+void decode_cpu(const Sections& s, uint64_t n, double eb, T* out);
+
+// CUDA twin (delta_cuda.cu): x on the device, sections back on the host, byte-identical to
+// encode_cpu; decoding validates on the host first and writes to device memory.
+template <class T>
+Encoded encode_cuda(const T* d_x, uint64_t n, double eb, cudaStream_t s, Stats* stats = nullptr);
+template <class T>
+void decode_cuda(const Sections& sec, uint64_t n, double eb, T* d_out, cudaStream_t s);
+
+}  // namespace sciz::delta

@@ -1,0 +1,147 @@
+// The arithmetic of the `delta` codec (AATROX, Zhang et al., ICS '25), once, for both twins:
+// prequantization and its bound check, the delta chain of a warp layer, the width of a
+// 32-value group and its bit-plane packing. Everything that decides a stored bit lives here;
+// the CPU twin loops over it, the CUDA twin maps it onto warps. docs/DELTA.md is normative.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+namespace sciz::delta {
+
+// The hierarchy of the paper: a warp layer (one warp, one stored initial value, one entry of
+// the compressor's look-back) is 32 iterations of 32 thread layers of 32 values. The group
+// (thread layer) is the unit of one width; the layer is the unit of the delta chain.
+inline constexpr uint32_t kGroup = 32;
+inline constexpr uint32_t kIterGroups = 32;
+inline constexpr uint32_t kLayerGroups = 1024;
+inline constexpr uint32_t kLayer = kGroup * kLayerGroups;  // 32768 values
+// Each layer's payload is padded to this many bytes so that every layer starts 16-byte
+// aligned in the payload: a GPU warp can flush its output with vector stores.
+inline constexpr uint32_t kLayerAlign = 16;
+// |q| < 2^30 keeps every delta inside int32 (|d| <= 2^31 - 2) and every width <= 31.
+inline constexpr int32_t kQLimit = int32_t(1) << 30;
+inline constexpr uint32_t kMaxWidth = 31;
+
+template <class T>
+struct Quant {
+  T inv_ebx2;   // T(1 / (2 eb)), computed in double and rounded to T once
+  T ebx2;       // T(2 eb)
+  double ebc;   // min(eb, double(T(eb))): the bound every point is checked against
+};
+
+// Host-side set-up; both twins pass the same struct to the functions below.
+template <class T>
+inline Quant<T> make_quant(double eb) {
+  Quant<T> p;
+  p.inv_ebx2 = static_cast<T>(1.0 / (2.0 * eb));
+  p.ebx2 = static_cast<T>(2.0 * eb);
+  const double t = static_cast<double>(static_cast<T>(eb));
+  p.ebc = t < eb ? t : eb;
+  return p;
+}
+
+// Exactly rounded multiply that no compiler may fuse with a neighbouring add.
+SCIZ_HD float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+SCIZ_HD double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+SCIZ_HD float round_even(float v) { return rintf(v); }
+SCIZ_HD double round_even(double v) { return rint(v); }
+
+// x' = T(q) * T(2 eb), one rounding in T: the decoder's value and the one the encoder checks.
+template <class T>
+SCIZ_HD T reconstruct(int32_t q, const Quant<T>& p) {
+  return mul_rn(static_cast<T>(q), p.ebx2);
+}
+
+// The bound check every point gets (false for NaN/Inf x).
+template <class T>
+SCIZ_HD bool within(T x, T xr, double ebc) {
+  return fabs(static_cast<double>(x) - static_cast<double>(xr)) <= ebc;
+}
+
+enum class Kind : int {
+  kQuantized = 0,  // q reconstructs x within the bound
+  kExactKeep = 1,  // q is right but T(q) * 2eb misses the bound by rounding: x is stored
+                   // exactly and q stays in the chain (it still predicts its neighbours)
+  kExactFill = 2,  // NaN/Inf or |x / 2eb| too large for the chain: x is stored exactly and
+                   // its slot repeats the chain's previous q (a delta of 0)
+};
+
+// q = round_half_even(x * T(1/2eb)) in T, then the check in double against ebc. The q of a
+// kExactFill value is unspecified here: the chain replaces it (fill_or).
+template <class T>
+SCIZ_HD Kind prequantize(T x, const Quant<T>& p, int32_t& q) {
+  const T r = round_even(mul_rn(x, p.inv_ebx2));
+  if (!(fabs(r) < static_cast<T>(kQLimit))) {  // also NaN and Inf
+    q = 0;
+    return Kind::kExactFill;
+  }
+  q = static_cast<int32_t>(r);
+  return within(x, reconstruct(q, p), p.ebc) ? Kind::kQuantized : Kind::kExactKeep;
+}
+
+// The chain of a warp layer is its values in linear order. q_{-1} = q0, the layer's stored
+// initial value: the q of the layer's first value, or 0 when that value is kExactFill. A
+// kExactFill value takes the q of the last value before it that is not kExactFill (q0 when
+// none), so its delta is 0 and the next real value's delta skips the gap. On the GPU this
+// is a "last valid" warp scan per iteration; on the CPU it is the running previous q.
+SCIZ_HD int32_t initial_q(bool first_is_fill, int32_t q0) { return first_is_fill ? 0 : q0; }
+SCIZ_HD int32_t fill_or(bool is_fill, int32_t q, int32_t prev) { return is_fill ? prev : q; }
+
+// d_i = q_i - q_{i-1}. Both lie in (-2^30, 2^30), so d fits int32 exactly. The paper's
+// circular shift and tail rotation are only how a warp finds q_{i-1} for the first value of
+// each thread layer (lane t-1's tail, or for lane 0 the previous iteration's lane-31 tail):
+// the chain itself is plain linear order, which a CPU loop computes as is.
+SCIZ_HD int32_t delta_of(int32_t q, int32_t prev) { return q - prev; }
+
+// Sign plus magnitude, as the paper stores them.
+SCIZ_HD uint32_t magnitude(int32_t d) {
+  return d < 0 ? 0u - static_cast<uint32_t>(d) : static_cast<uint32_t>(d);
+}
+SCIZ_HD uint32_t sign_bit(int32_t d) { return d < 0 ? 1u : 0u; }
+
+// Bits needed for the largest magnitude of a group (0 for an all-zero group, which stores
+// nothing). The paper's ceil(log2 |d|) is one short for powers of two; this is bit length.
+SCIZ_HD uint32_t width_of(uint32_t max_mag) {
+#if defined(__CUDA_ARCH__)
+  return 32u - static_cast<uint32_t>(__clz(static_cast<int>(max_mag)));
+#else
+  return max_mag ? 32u - static_cast<uint32_t>(__builtin_clz(max_mag)) : 0u;
+#endif
+}
+
+// A group of width w stores a sign word and w magnitude planes, 4 bytes each.
+SCIZ_HD uint32_t group_bytes(uint32_t w) { return w ? 4u * (w + 1u) : 0u; }
+SCIZ_HD uint64_t align_layer(uint64_t bytes) { return (bytes + kLayerAlign - 1) / kLayerAlign * kLayerAlign; }
+
+// Bit-plane layout of a group (the paper's bit transpose): word 0 holds the signs, bit i =
+// value i is negative; word 1 + k holds bit k of every magnitude, bit i = value i. A GPU
+// lane that owns the group builds each word from its registers (or a warp with a ballot
+// per plane); bits of values past the field's end are 0.
+SCIZ_HD uint32_t plane_bit(uint32_t mag, uint32_t k, uint32_t i) { return ((mag >> k) & 1u) << i; }
+SCIZ_HD uint32_t from_plane(uint32_t word, uint32_t k, uint32_t i) { return ((word >> i) & 1u) << k; }
+
+// Decoder side: the signed delta of value i from its sign word and magnitude. Wrapping add of
+// the chain (acc += d) keeps a crafted stream from undefined behaviour; a real stream never
+// wraps because every partial sum is a difference of two q's.
+SCIZ_HD int32_t signed_delta(uint32_t sign_word, uint32_t i, uint32_t mag) {
+  return static_cast<int32_t>(((sign_word >> i) & 1u) ? 0u - mag : mag);
+}
+SCIZ_HD int32_t wrap_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+}  // namespace sciz::delta
