@@ -24,6 +24,7 @@ struct Golden {
   const char* name;
   Lossless lossless = Lossless::auto_select;
   bool current = true;  // written by this format version: the encoder must reproduce it
+  const char* pipeline = "lorenzo";
 };
 const Golden kGoldens[] = {
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v1_isabel_f32_rel1e-3",
@@ -43,6 +44,12 @@ const Golden kGoldens[] = {
      Lossless::bitpack},
     {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "lorenzo_v2_s3d_f32_rel1e-2_zrle+huffman",
      Lossless::zrle_huffman},
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "delta_v2_isabel_f32_rel1e-3",
+     Lossless::auto_select, true, "delta"},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2, "delta_v2_ocean_nan_f32_rel1e-2",
+     Lossless::auto_select, true, "delta"},
+    {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "delta_v2_mpas_f64_rel1e-4",
+     Lossless::auto_select, true, "delta"},
 };
 const fs::path kDir = fs::path(SCIZ_FIXTURES_DIR).parent_path() / "golden";
 }  // namespace
@@ -58,6 +65,7 @@ TEST(Golden, DecodesToRecordedBitsAndEncoderIsStable) {
     o.eb = {g.mode, g.eb};
     o.device = Device::cpu;
     o.lossless = g.lossless;
+    o.pipeline = g.pipeline;
     const auto fresh = compress({raw.data(), g.dtype, s}, o);
     const fs::path sp = kDir / (std::string(g.name) + ".sciz"), dp = kDir / (std::string(g.name) + ".xxh64");
     if (write && g.current && !fs::exists(sp)) {
