@@ -256,15 +256,52 @@ int main(int argc, char** argv) try {
                   }), code_bytes});
   if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: lossless auto did not return the codes\n");
 
-  // (f) the szx codec on the same field: sections to the host and back (not kernel-only)
-  szx::Encoded sz;
-  rows.push_back({"szx encode (sections to host)", time_gpu(a, [&] {
+  // (f) the szx codec on the same field: device-level calls (the kernels plus the one sync that
+  // learns the section sizes), then with the sections to and from the host, then the public API.
+  szx::DeviceEncoded<float> szd;
+  rows.push_back({"szx kernel encode (device sections)", time_gpu(a, [&] {
+                    szd = szx::encode_device<float>(d_x.get(), n, info.eb_abs, szx::kDefaultBlock, nullptr);
+                  })});
+  szx::Encoded sz = szx::download(szd, nullptr);
+  szd = {};
+  const szx::DeviceSections<float> szs = szx::upload<float>(szx::view(sz), n, nullptr);
+  rows.push_back({"szx kernel decode (device sections)", time_gpu(a, [&] {
+                    szx::decode_device<float>(szs, d_out.get(), nullptr);
+                  })});
+  bench::Quality szq;
+  {
+    std::vector<float> yz(n);
+    dev::copy_to_host(yz.data(), d_out.get(), bytes, nullptr);
+    dev::sync(nullptr);
+    bench::check_quality(x, yz, info.eb_abs, szq);
+    const szx::Encoded cpu = szx::encode_cpu<float>(x.data(), n, info.eb_abs);
+    szq.same_as_cpu = cpu.kinds == sz.kinds && cpu.mus == sz.mus && cpu.mid_counts == sz.mid_counts &&
+                      cpu.codes == sz.codes && cpu.mid == sz.mid && cpu.exact == sz.exact;
+  }
+  rows.push_back({"szx host encode (sections to host)", time_gpu(a, [&] {
                     sz = szx::encode_cuda<float>(d_x.get(), n, info.eb_abs, szx::kDefaultBlock, nullptr);
                   })});
-  rows.push_back({"szx decode (sections from host)", time_gpu(a, [&] {
+  rows.push_back({"szx host decode (sections from host)", time_gpu(a, [&] {
                     szx::decode_cuda<float>(szx::view(sz), n, d_out.get(), nullptr);
                   })});
   const double szx_ratio = static_cast<double>(bytes) / static_cast<double>(sz.payload_bytes());
+  {
+    CompressOptions zo = opt;
+    zo.pipeline = "szx";
+    std::vector<uint8_t> zst;
+    std::vector<float> zy(n);
+    SCIZ_CUDA_CHECK(cudaHostRegister(const_cast<float*>(x.data()), bytes, cudaHostRegisterDefault));
+    SCIZ_CUDA_CHECK(cudaHostRegister(zy.data(), bytes, cudaHostRegisterDefault));
+    rows.push_back({"szx e2e compress (pinned host)",
+                    time_host(a, [&] { zst = compress({x.data(), DType::f32, shape}, zo); })});
+    rows.push_back({"szx e2e decompress (pinned host)",
+                    time_host(a, [&] { decompress(zst, zy.data(), bytes, Device::cuda); })});
+    SCIZ_CUDA_CHECK(cudaHostUnregister(zy.data()));
+    SCIZ_CUDA_CHECK(cudaHostUnregister(const_cast<float*>(x.data())));
+    bench::Quality e2e;
+    bench::check_quality(x, zy, info.eb_abs, e2e);
+    szq.bad_points += e2e.bad_points;
+  }
 
   // (e) end to end through the public API, host memory in and out
   std::vector<uint8_t> st;
@@ -298,7 +335,11 @@ int main(int argc, char** argv) try {
   std::printf("outliers %llu (%.3f%%), exact values %llu, GPU stream == CPU stream: %s\n",
               static_cast<unsigned long long>(q.outliers), 100.0 * q.outliers / n, static_cast<unsigned long long>(q.exact),
               q.same_as_cpu ? "yes" : "NO");
-  std::printf("szx codec: ratio %.2f (payload %llu bytes)\n", szx_ratio, static_cast<unsigned long long>(sz.payload_bytes()));
+  std::printf("szx codec: ratio %.2f (payload %llu bytes), max |err| %.6g (%.4f eb), %llu points over the bound: %s, "
+              "GPU sections == CPU sections: %s\n",
+              szx_ratio, static_cast<unsigned long long>(sz.payload_bytes()), szq.max_err, szq.max_err / info.eb_abs,
+              static_cast<unsigned long long>(szq.bad_points), szq.bad_points == 0 ? "PASS" : "FAIL",
+              szq.same_as_cpu ? "yes" : "NO");
   std::printf("quant codes: %llu runs (mean length %.1f), %llu zero-run tokens; auto chose %s\n",
               static_cast<unsigned long long>(r0), static_cast<double>(n) / static_cast<double>(std::max<uint64_t>(r0, 1)),
               static_cast<unsigned long long>(zt.count), lossless_name(ce.stage));
@@ -322,7 +363,7 @@ int main(int argc, char** argv) try {
     std::ofstream j(a.json);
     j << "{\n  \"device\": \"" << prop.name << "\",\n  \"field\": \"" << a.field << "\",\n  \"shape\": \"" << shape.str()
       << "\",\n  \"bytes\": " << bytes << ",\n  \"rel\": " << a.rel << ",\n  \"eb_abs\": " << q.eb
-      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"szx_ratio\": " << szx_ratio << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
+      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"szx_ratio\": " << szx_ratio << ",\n  \"szx_bound_check\": \"" << (szq.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"szx_same_as_cpu\": " << (szq.same_as_cpu ? "true" : "false") << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
       << ",\n  \"max_abs_err\": " << q.max_err << ",\n  \"points_over_bound\": " << q.bad_points
       << ",\n  \"bound_check\": \"" << (q.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"same_stream_as_cpu\": "
       << (q.same_as_cpu ? "true" : "false") << ",\n  \"copy_gbs_read_plus_write\": " << 2 * copy_gbs

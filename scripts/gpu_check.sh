@@ -128,13 +128,18 @@ if [ ${#bench_rows[@]} -gt 0 ]; then
       "$(s "$f" "zrle encode")" "$(s "$f" "zrle decode")" "$(s "$f" "lossless auto encode")" \
       "$(s "$f" "lossless auto decode")"
   done
-  echo "szx codec on the same field; GB/s = field bytes / time, including the sections' trips to and from the host"
-  printf "%-6s %9s %15s %15s\n" rel szx-ratio szx-encode szx-decode
+  echo "szx codec on the same field; GB/s = field bytes / time. kernel = device-level call (kernels + the sync that"
+  echo "learns the section sizes); host = sections to/from pageable host; e2e = public API, pinned host"
+  printf "%-6s %9s %6s %5s %15s %15s %15s %15s %15s %15s\n" rel szx-ratio bound ==cpu kernel-enc kernel-dec host-enc \
+    host-dec e2e-comp e2e-decomp
   for row in "${bench_rows[@]}"; do
     rel=${row%%:*}
     f="$LOG/bench_$rel.json"
     [ -s "$f" ] || continue
-    printf "%-6s %9.2f %15s %15s\n" "$rel" "$(j "$f" szx_ratio)" "$(s "$f" "szx encode")" "$(s "$f" "szx decode")"
+    printf "%-6s %9.2f %6s %5s %15s %15s %15s %15s %15s %15s\n" "$rel" "$(j "$f" szx_ratio)" "$(j "$f" szx_bound_check)" \
+      "$(j "$f" szx_same_as_cpu | sed 's/true/yes/;s/false/NO/')" "$(s "$f" "szx kernel encode")" \
+      "$(s "$f" "szx kernel decode")" "$(s "$f" "szx host encode")" "$(s "$f" "szx host decode")" \
+      "$(s "$f" "szx e2e compress")" "$(s "$f" "szx e2e decompress")"
   done
   echo "(e2e = public API, host memory in/out, pinned; pageable figures are in the per-bound logs)"
 fi

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/cuda_fwd.hpp"
+#include "core/device.hpp"
 #include "predict/szx/szx_math.hpp"
 
 namespace sciz::szx {
@@ -74,15 +75,59 @@ Validated<T> validate(const Sections& s, uint64_t n);
 template <class T>
 void decode_cpu(const Sections& s, uint64_t n, T* out);
 
-// CUDA twin (szx_cuda.cu): x on the device; the sections come back on the host, byte-identical
-// to encode_cpu. Same argument checks as encode_cpu.
-template <class T>
-Encoded encode_cuda(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s, Stats* stats = nullptr);
+// ---- CUDA twin (szx_encode_cuda.cu, szx_decode_cuda.cu) ----
 
-// Sections on the host (validated on the host first, like decode_cpu; the per-block code
-// checks run on the device before any mid-byte is read), output on the device. A corrupt
-// stream throws Error(corrupt_stream).
+// The sections as the encoder leaves them on the device, with their sizes on the host.
 template <class T>
-void decode_cuda(const Sections& sec, uint64_t n, T* d_out, cudaStream_t s);
+struct DeviceEncoded {
+  uint32_t block = kDefaultBlock;
+  uint64_t nblocks = 0, nonconstant = 0, code_bytes = 0, mid_bytes = 0, exact_count = 0;
+  dev::Buffer<uint8_t> kinds, mus, mid_counts, codes, mid;
+  dev::Buffer<uint64_t> exact_idx;  // ascending
+  dev::Buffer<T> exact_val;
+};
+
+// x on the device; one pass over the field for B <= 128 (offsets by decoupled look-back), two
+// for larger blocks. Synchronizes s once, to learn the section sizes. Same argument checks as
+// encode_cpu.
+template <class T>
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s);
+
+// The device sections copied to the host, byte-identical to encode_cpu's.
+template <class T>
+Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats = nullptr);
+
+template <class T>
+Encoded encode_cuda(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s, Stats* stats = nullptr) {
+  return download(encode_device<T>(d_x, n, eb, block, s), s, stats);
+}
+
+// What the decode kernel reads, on the device: the validated sections plus per-block lookups
+// (rank among non-constant blocks, mid-byte offsets) found on the host during validation.
+template <class T>
+struct DeviceSections {
+  uint32_t block = kDefaultBlock;
+  uint64_t n = 0, nblocks = 0;
+  dev::Buffer<uint8_t> kinds, mus, codes, mid;
+  dev::Buffer<uint32_t> rank;
+  dev::Buffer<uint64_t> mid_off;  // per block (B <= 128) or per non-constant block (larger B), + total
+  dev::Buffer<uint64_t> exact_idx;
+  dev::Buffer<T> exact_val;
+};
+
+// Validates the host sections exactly as decode_cpu does (corrupt_stream otherwise) and
+// uploads them.
+template <class T>
+DeviceSections<T> upload(const Sections& sec, uint64_t n, cudaStream_t s);
+
+// Decodes into d_out. The per-block code checks run on the device before any mid-byte is
+// read; a corrupt block throws Error(corrupt_stream). Synchronizes s once.
+template <class T>
+void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s);
+
+template <class T>
+void decode_cuda(const Sections& sec, uint64_t n, T* d_out, cudaStream_t s) {
+  decode_device<T>(upload<T>(sec, n, s), d_out, s);
+}
 
 }  // namespace sciz::szx

@@ -1,0 +1,152 @@
+// What the szx encode and decode kernels share: the warp layout (one warp per data block of
+// B <= 128 values, lane l owning values [4 l, 4 l + 4)), vector loads and stores, warp scans,
+// the shared staging stride and the launch helpers. Included by szx_encode_cuda.cu and
+// szx_decode_cuda.cu only.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "core/cuda_check.cuh"
+#include "core/device.hpp"
+#include "predict/szx/szx.hpp"
+
+namespace sciz::szx::detail {
+
+constexpr int kWarps = 8;  // warps (data blocks in flight) per CTA of the warp kernels
+constexpr unsigned kFull = 0xffffffffu;
+
+// Threads per CTA of the CTA-per-block kernels (B > 128): 64 up to 256, else 128. Values per
+// thread: a multiple of 4 (so each thread owns whole code bytes) with NT * per_thread >= B.
+__host__ __device__ constexpr uint32_t per_thread(uint32_t B, int NT) { return 4 * ((B + 4 * NT - 1) / (4 * NT)); }
+static_assert(per_thread(kMaxBlock, 128) * 128 == kMaxBlock);
+static_assert(per_thread(256, 64) * 64 == 256);
+
+// Shared bytes for staging `bytes` mid-bytes at a 4-byte phase, 16-aligned. Decoding reads a
+// value's window as the 2 or 3 aligned words from its first mid-byte, so up to 12 bytes past
+// the staged ones are read (and ignored by merge_pattern).
+__host__ __device__ constexpr uint32_t stage_stride(uint32_t bytes) { return (bytes + 16 + 15) / 16 * 16; }
+
+template <class T>
+using KeyOf = std::make_signed_t<typename Traits<T>::U>;
+
+__device__ inline uint32_t block_len(uint64_t n, uint32_t B, uint64_t b) {
+  const uint64_t rest = n - b * B;
+  return rest < B ? static_cast<uint32_t>(rest) : B;
+}
+
+template <class T>
+__device__ inline void load4(const T* __restrict__ p, uint32_t cnt, bool vec, T (&v)[4]) {
+  if (vec && cnt == 4) {
+    if constexpr (sizeof(T) == 4) {
+      const float4 q = *reinterpret_cast<const float4*>(p);
+      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    } else {
+      const double2 q0 = reinterpret_cast<const double2*>(p)[0], q1 = reinterpret_cast<const double2*>(p)[1];
+      v[0] = q0.x, v[1] = q0.y, v[2] = q1.x, v[3] = q1.y;
+    }
+  } else {
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) v[e] = e < cnt ? p[e] : T(0);
+  }
+}
+template <class T>
+__device__ inline void store4(T* __restrict__ p, uint32_t cnt, bool vec, const T (&v)[4]) {
+  if (vec && cnt == 4) {
+    if constexpr (sizeof(T) == 4) {
+      *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+      reinterpret_cast<double2*>(p)[0] = make_double2(v[0], v[1]);
+      reinterpret_cast<double2*>(p)[1] = make_double2(v[2], v[3]);
+    }
+  } else {
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e)
+      if (e < cnt) p[e] = v[e];
+  }
+}
+
+__device__ inline uint32_t warp_incl_sum(uint32_t x, uint32_t lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const uint32_t t = __shfl_up_sync(kFull, x, d);
+    if (lane >= static_cast<uint32_t>(d)) x += t;
+  }
+  return x;
+}
+
+// Copies bytes [a, end) between shared `s` and global `g0` (both at the same 4-byte phase,
+// g0 4-aligned) in aligned words, the partial words at either end byte by byte. One warp.
+template <bool ToGlobal>
+__device__ inline void copy_words(uint8_t* __restrict__ g0, uint8_t* __restrict__ s, uint32_t a, uint32_t end,
+                                  uint32_t lane) {
+  const uint32_t nw = (end + 3) / 4;
+  for (uint32_t q = lane; q < nw; q += 32) {
+    const uint32_t lo = 4 * q, hi = lo + 4;
+    if (lo >= a && hi <= end) {
+      if constexpr (ToGlobal)
+        *reinterpret_cast<uint32_t*>(g0 + lo) = *reinterpret_cast<const uint32_t*>(s + lo);
+      else
+        *reinterpret_cast<uint32_t*>(s + lo) = *reinterpret_cast<const uint32_t*>(g0 + lo);
+    } else {
+      for (uint32_t r = max(lo, a); r < min(hi, end); ++r) {
+        if constexpr (ToGlobal)
+          g0[r] = s[r];
+        else
+          s[r] = g0[r];
+      }
+    }
+  }
+}
+
+// Opt-in kernel timing, informational only: with SCIZ_SZX_TIMING set in the environment each
+// kernel's time (CUDA events on its stream) and the field bytes per second go to stderr.
+class KernelTimer {
+ public:
+  KernelTimer(const char* name, uint64_t field_bytes, cudaStream_t s) : name_(name), bytes_(field_bytes), s_(s) {
+    if (!std::getenv("SCIZ_SZX_TIMING")) return;
+    SCIZ_CUDA_CHECK(cudaEventCreate(&a_));
+    SCIZ_CUDA_CHECK(cudaEventCreate(&b_));
+    SCIZ_CUDA_CHECK(cudaEventRecord(a_, s_));
+  }
+  void stop() {
+    if (!a_) return;
+    SCIZ_CUDA_CHECK(cudaEventRecord(b_, s_));
+    SCIZ_CUDA_CHECK(cudaEventSynchronize(b_));
+    float ms = 0;
+    SCIZ_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
+    std::fprintf(stderr, "[szx cuda timing, informational] %s: %.3f ms, %.1f GB/s of field\n", name_, ms,
+                 static_cast<double>(bytes_) / (ms * 1e6));
+  }
+  ~KernelTimer() {
+    if (a_) cudaEventDestroy(a_);
+    if (b_) cudaEventDestroy(b_);
+  }
+  KernelTimer(const KernelTimer&) = delete;
+  KernelTimer& operator=(const KernelTimer&) = delete;
+
+ private:
+  const char* name_;
+  uint64_t bytes_;
+  cudaStream_t s_;
+  cudaEvent_t a_ = nullptr, b_ = nullptr;
+};
+
+// The CTA size for block size B > 128, as a compile-time constant handed to f.
+template <class F>
+void with_threads(uint32_t B, F&& f) {
+  if (B <= 256)
+    f(std::integral_constant<int, 64>{});
+  else
+    f(std::integral_constant<int, 128>{});
+}
+
+inline void require_grid(uint64_t nblocks, Status st) {
+  SCIZ_REQUIRE(nblocks < (uint64_t(1) << 31), st, "szx: " + std::to_string(nblocks) + " blocks, above the grid limit");
+}
+
+}  // namespace sciz::szx::detail
