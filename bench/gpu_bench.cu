@@ -28,6 +28,7 @@
 #include "lossless/zrle/zrle.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 #include "predict/lorenzo/lorenzo_cuda.cuh"
+#include "predict/delta/delta.hpp"
 #include "predict/szx/szx.hpp"
 
 using namespace sciz;
@@ -303,6 +304,43 @@ int main(int argc, char** argv) try {
     szq.bad_points += e2e.bad_points;
   }
 
+  // (g) the delta codec on the same field: device-level calls, then the public API.
+  delta::DeviceEncoded<float> dld;
+  rows.push_back({"delta kernel encode (device sections)", time_gpu(a, [&] {
+                    dld = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr);
+                  })});
+  const delta::Encoded dl = delta::download(dld, nullptr);
+  dld = {};
+  const delta::DeviceSections<float> dls = delta::upload<float>(delta::view(dl), n, info.eb_abs, nullptr);
+  rows.push_back({"delta kernel decode (device sections)", time_gpu(a, [&] {
+                    delta::decode_device<float>(dls, d_out.get(), nullptr);
+                  })});
+  const double delta_ratio = static_cast<double>(bytes) / static_cast<double>(dl.payload_bytes());
+  bench::Quality dlq;
+  {
+    std::vector<float> yz(n);
+    dev::copy_to_host(yz.data(), d_out.get(), bytes, nullptr);
+    dev::sync(nullptr);
+    bench::check_quality(x, yz, info.eb_abs, dlq);
+    const delta::Encoded cpu = delta::encode_cpu<float>(x.data(), n, info.eb_abs);
+    dlq.same_as_cpu = cpu.widths == dl.widths && cpu.initial == dl.initial && cpu.payload == dl.payload &&
+                      cpu.exact == dl.exact;
+    CompressOptions zo = opt;
+    zo.pipeline = "delta";
+    std::vector<uint8_t> zst;
+    SCIZ_CUDA_CHECK(cudaHostRegister(const_cast<float*>(x.data()), bytes, cudaHostRegisterDefault));
+    SCIZ_CUDA_CHECK(cudaHostRegister(yz.data(), bytes, cudaHostRegisterDefault));
+    rows.push_back({"delta e2e compress (pinned host)",
+                    time_host(a, [&] { zst = compress({x.data(), DType::f32, shape}, zo); })});
+    rows.push_back({"delta e2e decompress (pinned host)",
+                    time_host(a, [&] { decompress(zst, yz.data(), bytes, Device::cuda); })});
+    SCIZ_CUDA_CHECK(cudaHostUnregister(yz.data()));
+    SCIZ_CUDA_CHECK(cudaHostUnregister(const_cast<float*>(x.data())));
+    bench::Quality e2e;
+    bench::check_quality(x, yz, info.eb_abs, e2e);
+    dlq.bad_points += e2e.bad_points;
+  }
+
   // (e) end to end through the public API, host memory in and out
   std::vector<uint8_t> st;
   std::vector<float> y(n);
@@ -340,6 +378,11 @@ int main(int argc, char** argv) try {
               szx_ratio, static_cast<unsigned long long>(sz.payload_bytes()), szq.max_err, szq.max_err / info.eb_abs,
               static_cast<unsigned long long>(szq.bad_points), szq.bad_points == 0 ? "PASS" : "FAIL",
               szq.same_as_cpu ? "yes" : "NO");
+  std::printf("delta codec: ratio %.2f (payload %llu bytes), max |err| %.6g (%.4f eb), %llu points over the bound: %s, "
+              "GPU sections == CPU sections: %s\n",
+              delta_ratio, static_cast<unsigned long long>(dl.payload_bytes()), dlq.max_err, dlq.max_err / info.eb_abs,
+              static_cast<unsigned long long>(dlq.bad_points), dlq.bad_points == 0 ? "PASS" : "FAIL",
+              dlq.same_as_cpu ? "yes" : "NO");
   std::printf("quant codes: %llu runs (mean length %.1f), %llu zero-run tokens; auto chose %s\n",
               static_cast<unsigned long long>(r0), static_cast<double>(n) / static_cast<double>(std::max<uint64_t>(r0, 1)),
               static_cast<unsigned long long>(zt.count), lossless_name(ce.stage));
@@ -363,7 +406,7 @@ int main(int argc, char** argv) try {
     std::ofstream j(a.json);
     j << "{\n  \"device\": \"" << prop.name << "\",\n  \"field\": \"" << a.field << "\",\n  \"shape\": \"" << shape.str()
       << "\",\n  \"bytes\": " << bytes << ",\n  \"rel\": " << a.rel << ",\n  \"eb_abs\": " << q.eb
-      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"szx_ratio\": " << szx_ratio << ",\n  \"szx_bound_check\": \"" << (szq.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"szx_same_as_cpu\": " << (szq.same_as_cpu ? "true" : "false") << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
+      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"szx_ratio\": " << szx_ratio << ",\n  \"delta_ratio\": " << delta_ratio << ",\n  \"delta_bound_check\": \"" << (dlq.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"delta_same_as_cpu\": " << (dlq.same_as_cpu ? "true" : "false") << ",\n  \"szx_bound_check\": \"" << (szq.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"szx_same_as_cpu\": " << (szq.same_as_cpu ? "true" : "false") << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
       << ",\n  \"max_abs_err\": " << q.max_err << ",\n  \"points_over_bound\": " << q.bad_points
       << ",\n  \"bound_check\": \"" << (q.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"same_stream_as_cpu\": "
       << (q.same_as_cpu ? "true" : "false") << ",\n  \"copy_gbs_read_plus_write\": " << 2 * copy_gbs

@@ -141,6 +141,16 @@ if [ ${#bench_rows[@]} -gt 0 ]; then
       "$(s "$f" "szx kernel decode")" "$(s "$f" "szx host encode")" "$(s "$f" "szx host decode")" \
       "$(s "$f" "szx e2e compress")" "$(s "$f" "szx e2e decompress")"
   done
+  echo "delta codec on the same field; GB/s = field bytes / time (kernel = device-level call, e2e = public API, pinned)"
+  printf "%-6s %9s %6s %5s %15s %15s %15s %15s\n" rel dlt-ratio bound ==cpu kernel-enc kernel-dec e2e-comp e2e-decomp
+  for row in "${bench_rows[@]}"; do
+    rel=${row%%:*}
+    f="$LOG/bench_$rel.json"
+    [ -s "$f" ] || continue
+    printf "%-6s %9.2f %6s %5s %15s %15s %15s %15s\n" "$rel" "$(j "$f" delta_ratio)" "$(j "$f" delta_bound_check)" \
+      "$(j "$f" delta_same_as_cpu | sed 's/true/yes/;s/false/NO/')" "$(s "$f" "delta kernel encode")" \
+      "$(s "$f" "delta kernel decode")" "$(s "$f" "delta e2e compress")" "$(s "$f" "delta e2e decompress")"
+  done
   echo "(e2e = public API, host memory in/out, pinned; pageable figures are in the per-bound logs)"
 fi
 if [ -n "${OUT:-}" ]; then

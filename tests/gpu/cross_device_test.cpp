@@ -119,6 +119,27 @@ TEST(CrossDevice, SzxPipeline) {
   expect_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "NaN/Inf/denormal", Lossless::auto_select, "szx");
 }
 
+TEST(CrossDevice, DeltaPipeline) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* str : {"1", "33", "1025", "101x103", "17x13x67", "64x64x64", "2x40000"}) {
+    const Shape s = Shape::parse(str);
+    for (ErrorBound eb : {ErrorBound{EbMode::rel, 1e-2}, ErrorBound{EbMode::rel, 1e-4}, ErrorBound{EbMode::abs, 1e-3}}) {
+      expect_cross_device<float>(s, test::smooth_field<float>(s, 1), eb, "smooth f32", Lossless::auto_select, "delta");
+      expect_cross_device<double>(s, test::smooth_field<double>(s, 2), eb, "smooth f64", Lossless::auto_select, "delta");
+      expect_cross_device<float>(s, test::random_field<float>(s.count(), 3, 5.0), eb, "random f32",
+                                 Lossless::auto_select, "delta");
+    }
+  }
+  const Shape s = Shape::parse("20x33x47");
+  auto x = test::smooth_field<float>(s, 9);
+  for (uint64_t i = 0; i < x.size(); ++i) {
+    if ((i / 47) % 6 == 2) x[i] = std::numeric_limits<float>::quiet_NaN();
+    if (i % 101 == 0) x[i] = std::numeric_limits<float>::infinity();
+    if (i % 107 == 2) x[i] = std::numeric_limits<float>::denorm_min();
+  }
+  expect_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "NaN/Inf/denormal", Lossless::auto_select, "delta");
+}
+
 // Real fields: tests/gpu/shared_data_gpu_test.cpp (all fields, three bounds, from a carried folder).
 
 TEST(CrossDevice, DamagedStreamRejectedOnGpu) {

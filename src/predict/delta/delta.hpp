@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/cuda_fwd.hpp"
+#include "core/device.hpp"
 #include "predict/delta/delta_math.hpp"
 
 namespace sciz::delta {
@@ -72,11 +73,54 @@ Validated<T> validate(const Sections& s, uint64_t n);
 template <class T>
 void decode_cpu(const Sections& s, uint64_t n, double eb, T* out);
 
-// CUDA twin (delta_cuda.cu): x on the device, sections back on the host, byte-identical to
-// encode_cpu; decoding validates on the host first and writes to device memory.
+// ---- CUDA twin (delta_cuda.cu) ----
+
+// The sections as the encoder leaves them on the device, with their sizes on the host.
 template <class T>
-Encoded encode_cuda(const T* d_x, uint64_t n, double eb, cudaStream_t s, Stats* stats = nullptr);
+struct DeviceEncoded {
+  uint64_t n = 0, payload_bytes = 0, exact_count = 0, zero_groups = 0;
+  dev::Buffer<uint8_t> widths, initial, payload;
+  dev::Buffer<uint64_t> exact_idx;  // ascending
+  dev::Buffer<T> exact_val;
+};
+
+// x on the device. One kernel: a warp per layer sizes its groups, finds its payload offset by
+// decoupled look-back over layers, then packs. Synchronizes s once, to learn the sizes.
 template <class T>
-void decode_cuda(const Sections& sec, uint64_t n, double eb, T* d_out, cudaStream_t s);
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s);
+
+// The device sections copied to the host, byte-identical to encode_cpu's.
+template <class T>
+Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats = nullptr);
+
+template <class T>
+Encoded encode_cuda(const T* d_x, uint64_t n, double eb, cudaStream_t s, Stats* stats = nullptr) {
+  return download(encode_device<T>(d_x, n, eb, s), s, stats);
+}
+
+// What the decode kernel reads, on the device: the validated sections and each layer's payload
+// offset (found on the host by validate()).
+template <class T>
+struct DeviceSections {
+  uint64_t n = 0;
+  double eb = 0;
+  dev::Buffer<uint8_t> widths, initial, payload;
+  dev::Buffer<uint64_t> layer_off;
+  dev::Buffer<uint64_t> exact_idx;
+  dev::Buffer<T> exact_val;
+};
+
+// Validates on the host exactly as decode_cpu does (corrupt_stream otherwise), then uploads.
+template <class T>
+DeviceSections<T> upload(const Sections& sec, uint64_t n, double eb, cudaStream_t s);
+
+// One kernel (a warp per layer) then the exact values. Synchronizes s once.
+template <class T>
+void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s);
+
+template <class T>
+void decode_cuda(const Sections& sec, uint64_t n, double eb, T* d_out, cudaStream_t s) {
+  decode_device<T>(upload<T>(sec, n, eb, s), d_out, s);
+}
 
 }  // namespace sciz::delta

@@ -90,14 +90,9 @@ uint32_t encode_group(const T* xg, uint32_t len, uint64_t base, const Quant<T>& 
   }
   const uint32_t bytes = group_bytes(w);
   if (o.used + bytes > o.payload.size()) o.payload.resize(std::max(o.used + bytes, o.payload.size() * 2));
-  uint32_t words[kMaxWidth + 1];
-  words[0] = sign;
-  for (uint32_t k = 0; k < w; ++k) {
-    uint32_t word = 0;
-    for (uint32_t i = 0; i < kGroup; ++i) word |= plane_bit(mag[i], k, i);
-    words[1 + k] = word;
-  }
-  std::memcpy(o.payload.data() + o.used, words, bytes);
+  transpose32(mag);  // mag[k] is now plane k (plane_bit over the group)
+  std::memcpy(o.payload.data() + o.used, &sign, 4);
+  std::memcpy(o.payload.data() + o.used + 4, mag, 4 * w);
   o.used += bytes;
   return w;
 }
@@ -237,14 +232,13 @@ void decode_cpu(const Sections& s, uint64_t n, double eb, T* out) {
         std::fill(o, o + glen, reconstruct(acc, p));
         continue;
       }
-      uint32_t words[kMaxWidth + 1];
-      std::memcpy(words, pp, group_bytes(w));
+      uint32_t sign, mag[kGroup] = {};
+      std::memcpy(&sign, pp, 4);
+      std::memcpy(mag, pp + 4, 4 * w);  // planes 0..w-1, the rest zero
       pp += group_bytes(w);
-      uint32_t mag[kGroup] = {};
-      for (uint32_t k = 0; k < w; ++k)
-        for (uint32_t i = 0; i < kGroup; ++i) mag[i] |= from_plane(words[1 + k], k, i);
+      transpose32(mag);  // back to magnitudes (from_plane over the group)
       for (uint32_t i = 0; i < glen; ++i) {
-        acc = wrap_add(acc, signed_delta(words[0], i, mag[i]));
+        acc = wrap_add(acc, signed_delta(sign, i, mag[i]));
         o[i] = reconstruct(acc, p);
       }
     }

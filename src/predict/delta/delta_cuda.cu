@@ -1,28 +1,478 @@
-// PLACEHOLDER, to be replaced by the real CUDA twin (single compression kernel with a
-// decoupled look-back over per-layer payload sizes, single decompression kernel; see
-// docs/DELTA.md, "GPU mapping"). It exists so that a CUDA build links; until then the
-// pipeline's CUDA path refuses with Status::unsupported.
-#include <sciz/error.hpp>
+// CUDA twin of `delta` (docs/DELTA.md, "GPU mapping"), every decision through delta_math.hpp.
+//
+// Compression, one kernel: a warp takes the next warp layer (32768 values; the id comes from
+// an atomic counter, so every earlier layer is already in flight) and walks its 32 iterations
+// twice. Lane t owns group 32 j + t of iteration j: its 32 values in registers.
+//   Sizing walk: prequantize, chain, widths (stored at their fixed addresses), the layer's
+//   payload bytes and exact count.
+//   Look-back (core/lookback.cuh): the layer publishes its padded size and exact count and
+//   learns the sum over all earlier layers, its payload and exact-list offsets.
+//   Packing walk: the same arithmetic again (the field is re-read), a warp scan of group sizes
+//   places each lane's sign word and bit planes (one 32 x 32 bit transpose), exact values go
+//   out in index order.
+// The chain crosses lanes and iterations: lane t's predecessor is lane t-1's last code, lane
+// 0's is the previous iteration's lane-31 last code (the paper's circular shift and tail
+// rotation). Fill values (NaN/Inf/too large) repeat the last non-fill code, a "last valid"
+// warp scan that runs only in iterations holding a fill.
+//
+// Decompression, one kernel: a warp per layer, payload offset from the host's validation;
+// per iteration a warp scan of group sizes, one transpose back to magnitudes, a prefix sum in
+// registers and a warp scan of the lanes' sums (the dual-level prefix sum), the last lane's sum
+// carried to the next iteration. Exact values are scattered afterwards.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
 
+#include "core/cuda_check.cuh"
+#include "core/exact_runs.hpp"
+#include "core/lookback.cuh"
 #include "predict/delta/delta.hpp"
 
 namespace sciz::delta {
 namespace {
-[[noreturn]] void not_built() { fail(Status::unsupported, "delta: CUDA twin not yet built (use --device cpu)"); }
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kWarpsPerCta = 4;
+// A layer's own counts beside its look-back flag: padded payload bytes <= 1024 x 128 + 16
+// (2^18), exact values <= 32768.
+using LayerPacking = lookback::Packing<24, 24, 12>;
+using Agg = lookback::Counts<3>;
+
+// The 32 values of a group, straight from global memory (vector loads when aligned).
+template <class T>
+__device__ inline void load_group(const T* __restrict__ p, uint32_t len, T (&v)[32]) {
+  if (len == 32 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+      for (int c = 0; c < 8; ++c) {
+        const float4 q = reinterpret_cast<const float4*>(p)[c];
+        v[4 * c] = q.x, v[4 * c + 1] = q.y, v[4 * c + 2] = q.z, v[4 * c + 3] = q.w;
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < 16; ++c) {
+        const double2 q = reinterpret_cast<const double2*>(p)[c];
+        v[2 * c] = q.x, v[2 * c + 1] = q.y;
+      }
+    }
+  } else {
+#pragma unroll
+    for (uint32_t i = 0; i < 32; ++i) v[i] = i < len ? p[i] : T(0);
+  }
+}
+
+template <class T>
+__device__ inline void store_group(T* __restrict__ p, uint32_t len, const T (&v)[32]) {
+  if (len == 32 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+      for (int c = 0; c < 8; ++c)
+        reinterpret_cast<float4*>(p)[c] = make_float4(v[4 * c], v[4 * c + 1], v[4 * c + 2], v[4 * c + 3]);
+    } else {
+#pragma unroll
+      for (int c = 0; c < 16; ++c) reinterpret_cast<double2*>(p)[c] = make_double2(v[2 * c], v[2 * c + 1]);
+    }
+  } else {
+#pragma unroll
+    for (uint32_t i = 0; i < 32; ++i)
+      if (i < len) p[i] = v[i];
+  }
+}
+
+__device__ inline uint32_t warp_excl_sum(uint32_t x, uint32_t lane, uint32_t& total) {
+  uint32_t in = x;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const uint32_t t = __shfl_up_sync(kFull, in, d);
+    if (lane >= static_cast<uint32_t>(d)) in += t;
+  }
+  total = __shfl_sync(kFull, in, 31);
+  return in - x;
+}
+
+// One group of one iteration, as both walks of the encoder see it.
+struct Group {
+  uint32_t mag[32];
+  uint32_t sign = 0, special = 0, width = 0;
+  int32_t last = 0;  // the group's last chain code (the next lane's predecessor)
+};
+
+// Prequantize a lane's 32 values, resolve the chain across the warp and build the group.
+// carry: the chain code before lane 0's first value (updated to lane 31's last code).
+template <class T>
+__device__ inline void make_group(const T (&v)[32], uint32_t len, const Quant<T>& p, uint32_t lane, int32_t& carry,
+                                  Group& g) {
+  int32_t q[32];
+  uint32_t fill = 0;
+  g.special = 0;
+#pragma unroll
+  for (uint32_t i = 0; i < 32; ++i) {
+    q[i] = 0;
+    if (i < len) {
+      const Kind k = prequantize(v[i], p, q[i]);
+      g.special |= static_cast<uint32_t>(k != Kind::kQuantized) << i;
+      fill |= static_cast<uint32_t>(k == Kind::kExactFill) << i;
+    }
+  }
+  const uint32_t pad = len < 32 ? ~0u << len : 0u;  // slots past the field repeat the chain
+  const uint32_t holes = fill | pad;
+  // The lane's predecessor: the last non-hole code of the lanes before it, else carry.
+  int32_t own_last = 0;  // (a register select per value: an indexed q[] would live in local memory)
+  const bool has = holes != ~0u;
+#pragma unroll
+  for (uint32_t i = 0; i < 32; ++i) own_last = (holes >> i) & 1u ? own_last : q[i];
+  int32_t prev;
+  if (__any_sync(kFull, holes != 0)) {
+    bool hv = has;
+    int32_t val = own_last;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const bool th = __shfl_up_sync(kFull, hv, d);
+      const int32_t tv = __shfl_up_sync(kFull, val, d);
+      if (lane >= static_cast<uint32_t>(d) && !hv) {
+        hv = th;
+        val = tv;
+      }
+    }
+    const bool ph = __shfl_up_sync(kFull, hv, 1);
+    const int32_t pv = __shfl_up_sync(kFull, val, 1);
+    prev = lane > 0 && ph ? pv : carry;
+    const int32_t last_all = __shfl_sync(kFull, val, 31);
+    carry = __shfl_sync(kFull, hv, 31) ? last_all : carry;
+  } else {
+    prev = __shfl_up_sync(kFull, q[31], 1);
+    if (lane == 0) prev = carry;
+    carry = __shfl_sync(kFull, q[31], 31);
+  }
+  uint32_t any = 0;
+  g.sign = 0;
+#pragma unroll
+  for (uint32_t i = 0; i < 32; ++i) {
+    const int32_t qi = fill_or((holes >> i) & 1u, q[i], prev);
+    const int32_t d = delta_of(qi, prev);
+    prev = qi;
+    g.mag[i] = magnitude(d);
+    g.sign |= sign_bit(d) << i;
+    any |= g.mag[i];
+  }
+  g.last = prev;
+  g.width = width_of(any);
+}
+
+struct EncodeOut {
+  uint8_t* widths;
+  int32_t* initial;
+  uint8_t* payload;
+  uint64_t* ex_idx;
+  void* ex_val;
+  uint64_t ex_cap;  // entries past it are counted, not written (the host then retries)
+  unsigned long long* zero_groups;
+};
+
+template <class T>
+__global__ void __launch_bounds__(32 * kWarpsPerCta)
+    encode_kernel(const T* __restrict__ x, uint64_t n, uint64_t layers, Quant<T> p, lookback::State<3> st,
+                  EncodeOut o) {
+  const uint32_t lane = threadIdx.x & 31;
+  uint64_t l = 0;
+  if (lane == 0) l = atomicAdd(st.status + layers, 1ull);
+  l = __shfl_sync(kFull, l, 0);
+  if (l >= layers) return;  // uniform across the warp
+  const uint64_t base = l * kLayer;
+  const uint32_t len = static_cast<uint32_t>(n - base < kLayer ? n - base : kLayer);
+  const uint32_t iters = (len + 1023) / 1024;
+
+  // The layer's initial code: that of its first value, 0 when it is fill.
+  int32_t q0 = 0;
+  {
+    int32_t q;
+    const Kind k0 = prequantize(x[base], p, q);
+    q0 = initial_q(k0 == Kind::kExactFill, q);
+  }
+  if (lane == 0) o.initial[l] = q0;
+
+  // Sizing walk.
+  uint32_t bytes = 0, exact = 0, zeros = 0;
+  int32_t carry = q0;
+  for (uint32_t j = 0; j < iters; ++j) {
+    const uint32_t g0 = j * 1024 + lane * 32;
+    const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
+    T v[32];
+    load_group(x + base + g0, glen, v);
+    Group g;
+    make_group(v, glen, p, lane, carry, g);
+    if (glen) {
+      o.widths[(base + g0) / kGroup] = static_cast<uint8_t>(g.width);
+      zeros += g.width == 0;
+    }
+    bytes += group_bytes(g.width);
+    exact += __popc(g.special);
+  }
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) {
+    bytes += __shfl_xor_sync(kFull, bytes, d);
+    exact += __shfl_xor_sync(kFull, exact, d);
+    zeros += __shfl_xor_sync(kFull, zeros, d);
+  }
+  if (lane == 0 && zeros) atomicAdd(o.zero_groups, static_cast<unsigned long long>(zeros));
+  const uint64_t padded = align_layer(bytes);
+  const Agg before = lookback::exclusive_prefix<LayerPacking>(st, l, Agg{{padded, exact, 0}});
+
+  // Packing walk.
+  uint8_t* out = o.payload + before.w[0];
+  uint64_t ex_at = before.w[1];
+  uint32_t at = 0;
+  carry = q0;
+  for (uint32_t j = 0; j < iters; ++j) {
+    const uint32_t g0 = j * 1024 + lane * 32;
+    const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
+    T v[32];
+    load_group(x + base + g0, glen, v);
+    Group g;
+    make_group(v, glen, p, lane, carry, g);
+    uint32_t total;
+    const uint32_t mine = at + warp_excl_sum(group_bytes(g.width), lane, total);
+    at += total;
+    if (g.width) {
+      transpose32(g.mag);
+      uint32_t* w = reinterpret_cast<uint32_t*>(out + mine);
+      w[0] = g.sign;
+#pragma unroll
+      for (uint32_t k = 0; k < kMaxWidth; ++k)
+        if (k < g.width) w[1 + k] = g.mag[k];
+    }
+    uint32_t ex_total;
+    uint64_t e = ex_at + warp_excl_sum(__popc(g.special), lane, ex_total);
+    ex_at += ex_total;
+    if (g.special) {
+#pragma unroll
+      for (uint32_t i = 0; i < 32; ++i) {
+        if ((g.special >> i) & 1u) {
+          if (e < o.ex_cap) {
+            o.ex_idx[e] = base + g0 + i;
+            static_cast<T*>(o.ex_val)[e] = v[i];
+          }
+          ++e;
+        }
+      }
+    }
+  }
+  if (lane < padded - bytes) out[bytes + lane] = 0;  // the layer's zero padding
+}
+
+template <class T>
+__global__ void __launch_bounds__(32 * kWarpsPerCta)
+    decode_kernel(uint64_t n, uint64_t layers, Quant<T> p, const uint8_t* __restrict__ widths,
+                  const int32_t* __restrict__ initial, const uint8_t* __restrict__ payload,
+                  const uint64_t* __restrict__ layer_off, T* __restrict__ out) {
+  const uint32_t lane = threadIdx.x & 31;
+  const uint64_t l = static_cast<uint64_t>(blockIdx.x) * kWarpsPerCta + (threadIdx.x >> 5);
+  if (l >= layers) return;  // uniform across the warp
+  const uint64_t base = l * kLayer;
+  const uint32_t len = static_cast<uint32_t>(n - base < kLayer ? n - base : kLayer);
+  const uint32_t iters = (len + 1023) / 1024;
+  const uint8_t* in = payload + layer_off[l];
+  int32_t carry = initial[l];
+  uint32_t at = 0;
+  for (uint32_t j = 0; j < iters; ++j) {
+    const uint32_t g0 = j * 1024 + lane * 32;
+    const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
+    const uint32_t w = glen ? widths[(base + g0) / kGroup] : 0u;
+    uint32_t total;
+    const uint32_t mine = at + warp_excl_sum(group_bytes(w), lane, total);
+    at += total;
+    uint32_t sign = 0, mag[32];
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(in + mine);
+#pragma unroll
+    for (uint32_t k = 0; k < 32; ++k) mag[k] = 0;
+    if (w) {
+      sign = words[0];
+#pragma unroll
+      for (uint32_t k = 0; k < kMaxWidth; ++k)
+        if (k < w) mag[k] = words[1 + k];
+      transpose32(mag);
+    }
+    // Prefix sums: in the lane, then across lanes (wrapping, as decode_cpu).
+    int32_t acc = 0;
+#pragma unroll
+    for (uint32_t i = 0; i < 32; ++i) {
+      acc = wrap_add(acc, i < glen ? signed_delta(sign, i, mag[i]) : 0);
+      mag[i] = static_cast<uint32_t>(acc);
+    }
+    int32_t incl = acc;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const int32_t t = __shfl_up_sync(kFull, incl, d);
+      if (lane >= static_cast<uint32_t>(d)) incl = wrap_add(incl, t);
+    }
+    const int32_t start = wrap_add(carry, wrap_add(incl, -acc));
+    carry = wrap_add(carry, __shfl_sync(kFull, incl, 31));
+    T v[32];
+#pragma unroll
+    for (uint32_t i = 0; i < 32; ++i) v[i] = reconstruct(wrap_add(start, static_cast<int32_t>(mag[i])), p);
+    store_group(out + base + g0, glen, v);
+  }
+}
+
+template <class T>
+__global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __restrict__ val, uint64_t count,
+                               T* __restrict__ out) {
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  for (uint64_t q = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; q < count; q += stride)
+    out[idx[q]] = val[q];
+}
+
+// Opt-in kernel timing, informational only (SCIZ_DELTA_TIMING in the environment).
+float maybe_time(const char* name, uint64_t bytes, cudaStream_t s, cudaEvent_t a) {
+  if (!a) return 0;
+  cudaEvent_t b;
+  SCIZ_CUDA_CHECK(cudaEventCreate(&b));
+  SCIZ_CUDA_CHECK(cudaEventRecord(b, s));
+  SCIZ_CUDA_CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  SCIZ_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  std::fprintf(stderr, "[delta cuda timing, informational] %s: %.3f ms, %.1f GB/s of field\n", name, ms,
+               static_cast<double>(bytes) / (ms * 1e6));
+  cudaEventDestroy(b);
+  cudaEventDestroy(a);
+  return ms;
+}
+cudaEvent_t maybe_start(cudaStream_t s) {
+  if (!std::getenv("SCIZ_DELTA_TIMING")) return nullptr;
+  cudaEvent_t a;
+  SCIZ_CUDA_CHECK(cudaEventCreate(&a));
+  SCIZ_CUDA_CHECK(cudaEventRecord(a, s));
+  return a;
+}
+
+unsigned grid_for(uint64_t layers) {
+  return static_cast<unsigned>((layers + kWarpsPerCta - 1) / kWarpsPerCta);
+}
+
 }  // namespace
 
 template <class T>
-Encoded encode_cuda(const T*, uint64_t, double, cudaStream_t, Stats*) {
-  not_built();
-}
-template <class T>
-void decode_cuda(const Sections&, uint64_t, double, T*, cudaStream_t) {
-  not_built();
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s) {
+  SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::invalid_argument,
+               "delta: error bound " + std::to_string(eb) + " must be finite and positive");
+  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::invalid_argument, "delta: field of " + std::to_string(n) + " values");
+  const uint64_t L = layer_count(n), G = group_count(n);
+  SCIZ_REQUIRE(L < (uint64_t(1) << 36), Status::invalid_argument, "delta: field too large for one launch");
+  DeviceEncoded<T> d;
+  d.n = n;
+  d.widths = dev::Buffer<uint8_t>(G, s);
+  d.initial = dev::Buffer<uint8_t>(4 * L, s);
+  if (L == 0) return d;
+  const Quant<T> p = make_quant<T>(eb);
+  // Worst case payload: every group of width 31, every layer padded.
+  d.payload = dev::Buffer<uint8_t>(L * align_layer(uint64_t{kLayerGroups} * group_bytes(kMaxWidth)), s);
+  lookback::Storage<3> chain(L, s);
+  dev::Buffer<unsigned long long> zeros(1, s);
+  uint64_t cap = std::min<uint64_t>(n, n / 32 + 4096);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    d.exact_idx = dev::Buffer<uint64_t>(cap, s);
+    d.exact_val = dev::Buffer<T>(cap, s);
+    chain.reset(s);
+    SCIZ_CUDA_CHECK(cudaMemsetAsync(zeros.get(), 0, 8, s));
+    const EncodeOut o{d.widths.get(), reinterpret_cast<int32_t*>(d.initial.get()), d.payload.get(),
+                      d.exact_idx.get(), d.exact_val.get(), cap, zeros.get()};
+    cudaEvent_t t = maybe_start(s);
+    encode_kernel<T><<<grid_for(L), 32 * kWarpsPerCta, 0, s>>>(d_x, n, L, p, chain.state(), o);
+    SCIZ_CUDA_CHECK(cudaGetLastError());
+    maybe_time("encode kernel", n * sizeof(T), s, t);
+    Agg tot;
+    chain.totals(&tot, s);
+    unsigned long long z = 0;
+    dev::copy_to_host(&z, zeros.get(), 8, s);
+    dev::sync(s);
+    d.payload_bytes = tot.w[0];
+    d.exact_count = tot.w[1];
+    d.zero_groups = z;
+    if (d.exact_count <= cap) return d;
+    cap = d.exact_count;
+  }
+  fail(Status::internal, "delta: exact-value count changed between two encodes of the same field");
 }
 
-template Encoded encode_cuda<float>(const float*, uint64_t, double, cudaStream_t, Stats*);
-template Encoded encode_cuda<double>(const double*, uint64_t, double, cudaStream_t, Stats*);
-template void decode_cuda<float>(const Sections&, uint64_t, double, float*, cudaStream_t);
-template void decode_cuda<double>(const Sections&, uint64_t, double, double*, cudaStream_t);
+template <class T>
+Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats) {
+  Encoded e;
+  const uint64_t L = layer_count(d.n), G = group_count(d.n);
+  e.widths.resize(G);
+  e.initial.resize(4 * L);
+  e.payload.resize(d.payload_bytes);
+  std::vector<uint64_t> idx(d.exact_count);
+  std::vector<T> val(d.exact_count);
+  if (L) {
+    dev::copy_to_host(e.widths.data(), d.widths.get(), G, s);
+    dev::copy_to_host(e.initial.data(), d.initial.get(), 4 * L, s);
+    dev::copy_to_host(e.payload.data(), d.payload.get(), d.payload_bytes, s);
+    dev::copy_to_host(idx.data(), d.exact_idx.get(), idx.size() * 8, s);
+    dev::copy_to_host(val.data(), d.exact_val.get(), val.size() * sizeof(T), s);
+    dev::sync(s);
+  }
+  e.exact = write_runs<T>(idx, val);
+  if (stats) {
+    stats->layers = L;
+    stats->groups = G;
+    stats->zero_groups = d.zero_groups;
+    stats->exact_values = d.exact_count;
+  }
+  return e;
+}
+
+template <class T>
+DeviceSections<T> upload(const Sections& sec, uint64_t n, double eb, cudaStream_t s) {
+  SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::corrupt_stream,
+               "delta: error bound " + std::to_string(eb) + " must be finite and positive");
+  const Validated<T> v = validate<T>(sec, n);  // every length and width, as decode_cpu checks
+  auto up = [&]<class X>(dev::Buffer<X>& buf, const void* src, size_t bytes) {
+    buf = dev::Buffer<X>(bytes / sizeof(X), s);
+    if (bytes) dev::copy_to_device(buf.get(), src, bytes, s);
+  };
+  DeviceSections<T> d;
+  d.n = n;
+  d.eb = eb;
+  up(d.widths, sec.widths.data(), sec.widths.size());
+  up(d.initial, sec.initial.data(), sec.initial.size());
+  up(d.payload, sec.payload.data(), sec.payload.size());
+  up(d.layer_off, v.layer_off.data(), v.layer_off.size() * 8);
+  up(d.exact_idx, v.exact_idx.data(), v.exact_idx.size() * 8);
+  up(d.exact_val, v.exact_val.data(), v.exact_val.size() * sizeof(T));
+  dev::sync(s);  // the host vectors are released at return
+  return d;
+}
+
+template <class T>
+void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
+  const uint64_t L = layer_count(d.n);
+  if (L == 0) return;
+  const Quant<T> p = make_quant<T>(d.eb);
+  cudaEvent_t t = maybe_start(s);
+  decode_kernel<T><<<grid_for(L), 32 * kWarpsPerCta, 0, s>>>(d.n, L, p, d.widths.get(),
+                                                            reinterpret_cast<const int32_t*>(d.initial.get()),
+                                                            d.payload.get(), d.layer_off.get(), d_out);
+  SCIZ_CUDA_CHECK(cudaGetLastError());
+  maybe_time("decode kernel", d.n * sizeof(T), s, t);
+  const uint64_t ne = d.exact_idx.size();
+  if (ne) {
+    const unsigned grid = static_cast<unsigned>(std::clamp<uint64_t>((ne + 255) / 256, 1, 132 * 16));
+    scatter_kernel<T><<<grid, 256, 0, s>>>(d.exact_idx.get(), d.exact_val.get(), ne, d_out);
+    SCIZ_CUDA_CHECK(cudaGetLastError());
+  }
+  dev::sync(s);
+}
+
+#define SCIZ_DELTA_INSTANTIATE(T)                                                          \
+  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t);    \
+  template Encoded download<T>(const DeviceEncoded<T>&, cudaStream_t, Stats*);            \
+  template DeviceSections<T> upload<T>(const Sections&, uint64_t, double, cudaStream_t);  \
+  template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);
+SCIZ_DELTA_INSTANTIATE(float)
+SCIZ_DELTA_INSTANTIATE(double)
+#undef SCIZ_DELTA_INSTANTIATE
 
 }  // namespace sciz::delta

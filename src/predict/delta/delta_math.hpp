@@ -134,6 +134,26 @@ SCIZ_HD uint64_t align_layer(uint64_t bytes) { return (bytes + kLayerAlign - 1) 
 SCIZ_HD uint32_t plane_bit(uint32_t mag, uint32_t k, uint32_t i) { return ((mag >> k) & 1u) << i; }
 SCIZ_HD uint32_t from_plane(uint32_t word, uint32_t k, uint32_t i) { return ((word >> i) & 1u) << k; }
 
+// 32 x 32 bit transpose in place: afterwards a[k] bit i = (before) a[i] bit k. Turns 32
+// magnitudes into their bit planes (plane_bit over the whole group) in 5 x 16 swaps instead of
+// 32 x 32 bit moves, and, being its own inverse, turns the planes back into magnitudes.
+SCIZ_HD void transpose32(uint32_t (&a)[32]) {
+  uint32_t m = 0x0000ffffu;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int j = 16; j != 0; j >>= 1, m ^= m << j) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int r = 0; r < 32; r = (r + j + 1) & ~j) {
+      const uint32_t t = ((a[r] >> j) ^ a[r + j]) & m;
+      a[r + j] ^= t;
+      a[r] ^= t << j;
+    }
+  }
+}
+
 // Decoder side: the signed delta of value i from its sign word and magnitude. Wrapping add of
 // the chain (acc += d) keeps a crafted stream from undefined behaviour; a real stream never
 // wraps because every partial sum is a difference of two q's.

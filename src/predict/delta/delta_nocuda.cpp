@@ -9,17 +9,29 @@ namespace {
 }  // namespace
 
 template <class T>
-Encoded encode_cuda(const T*, uint64_t, double, cudaStream_t, Stats*) {
+DeviceEncoded<T> encode_device(const T*, uint64_t, double, cudaStream_t) {
   no_cuda();
 }
 template <class T>
-void decode_cuda(const Sections&, uint64_t, double, T*, cudaStream_t) {
+Encoded download(const DeviceEncoded<T>&, cudaStream_t, Stats*) {
+  no_cuda();
+}
+template <class T>
+DeviceSections<T> upload(const Sections&, uint64_t, double, cudaStream_t) {
+  no_cuda();
+}
+template <class T>
+void decode_device(const DeviceSections<T>&, T*, cudaStream_t) {
   no_cuda();
 }
 
-template Encoded encode_cuda<float>(const float*, uint64_t, double, cudaStream_t, Stats*);
-template Encoded encode_cuda<double>(const double*, uint64_t, double, cudaStream_t, Stats*);
-template void decode_cuda<float>(const Sections&, uint64_t, double, float*, cudaStream_t);
-template void decode_cuda<double>(const Sections&, uint64_t, double, double*, cudaStream_t);
+#define SCIZ_DELTA_INSTANTIATE(T)                                                          \
+  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t);    \
+  template Encoded download<T>(const DeviceEncoded<T>&, cudaStream_t, Stats*);            \
+  template DeviceSections<T> upload<T>(const Sections&, uint64_t, double, cudaStream_t);  \
+  template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);
+SCIZ_DELTA_INSTANTIATE(float)
+SCIZ_DELTA_INSTANTIATE(double)
+#undef SCIZ_DELTA_INSTANTIATE
 
 }  // namespace sciz::delta
