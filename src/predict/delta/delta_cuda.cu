@@ -20,6 +20,7 @@
 // registers and a warp scan of the lanes' sums (the dual-level prefix sum), the last lane's sum
 // carried to the next iteration. Exact values are scattered afterwards.
 #include <algorithm>
+#include <type_traits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,44 +42,67 @@ constexpr int kWarpsPerCta = 4;
 using LayerPacking = lookback::Packing<24, 24, 12>;
 using Agg = lookback::Counts<3>;
 
-// The 32 values of a group, straight from global memory (vector loads when aligned).
+// An iteration's 1024 values pass through shared memory so that global accesses are
+// coalesced (a lane's own group is 32 consecutive values: read straight from global memory,
+// every load instruction of the warp would touch 32 lines). Value k sits at k + k / 32, so
+// lane t's group (t * 33 + i) and the vector-wide copies are both free of bank conflicts.
+constexpr uint32_t kIter = 1024;
+constexpr uint32_t kStageValues = kIter + kIter / 32;
+__device__ inline uint32_t padded(uint32_t k) { return k + k / 32; }
+
 template <class T>
-__device__ inline void load_group(const T* __restrict__ p, uint32_t len, T (&v)[32]) {
-  if (len == 32 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-    if constexpr (sizeof(T) == 4) {
+using Vec2 = std::conditional_t<sizeof(T) == 4, float4, double2>;  // 16 bytes of T
+
+// count values from g (an iteration's first value) into the stage. One warp.
+template <class T>
+__device__ inline void stage_in(const T* __restrict__ g, uint32_t count, T* __restrict__ st, uint32_t lane) {
+  constexpr uint32_t V = 16 / sizeof(T);
+  if (count == kIter && (reinterpret_cast<uintptr_t>(g) & 15) == 0) {
 #pragma unroll
-      for (int c = 0; c < 8; ++c) {
-        const float4 q = reinterpret_cast<const float4*>(p)[c];
-        v[4 * c] = q.x, v[4 * c + 1] = q.y, v[4 * c + 2] = q.z, v[4 * c + 3] = q.w;
-      }
-    } else {
-#pragma unroll
-      for (int c = 0; c < 16; ++c) {
-        const double2 q = reinterpret_cast<const double2*>(p)[c];
-        v[2 * c] = q.x, v[2 * c + 1] = q.y;
+    for (uint32_t r = 0; r < kIter / V / 32; ++r) {
+      const uint32_t k = (r * 32 + lane) * V;
+      const Vec2<T> q = reinterpret_cast<const Vec2<T>*>(g)[r * 32 + lane];
+      if constexpr (V == 4) {
+        st[padded(k)] = q.x, st[padded(k + 1)] = q.y, st[padded(k + 2)] = q.z, st[padded(k + 3)] = q.w;
+      } else {
+        st[padded(k)] = q.x, st[padded(k + 1)] = q.y;
       }
     }
   } else {
-#pragma unroll
-    for (uint32_t i = 0; i < 32; ++i) v[i] = i < len ? p[i] : T(0);
+    for (uint32_t k = lane; k < count; k += 32) st[padded(k)] = g[k];
   }
 }
 
+// The stage's first count values out to g. One warp.
 template <class T>
-__device__ inline void store_group(T* __restrict__ p, uint32_t len, const T (&v)[32]) {
-  if (len == 32 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-    if constexpr (sizeof(T) == 4) {
+__device__ inline void stage_out(T* __restrict__ g, uint32_t count, const T* __restrict__ st, uint32_t lane) {
+  constexpr uint32_t V = 16 / sizeof(T);
+  if (count == kIter && (reinterpret_cast<uintptr_t>(g) & 15) == 0) {
 #pragma unroll
-      for (int c = 0; c < 8; ++c)
-        reinterpret_cast<float4*>(p)[c] = make_float4(v[4 * c], v[4 * c + 1], v[4 * c + 2], v[4 * c + 3]);
-    } else {
-#pragma unroll
-      for (int c = 0; c < 16; ++c) reinterpret_cast<double2*>(p)[c] = make_double2(v[2 * c], v[2 * c + 1]);
+    for (uint32_t r = 0; r < kIter / V / 32; ++r) {
+      const uint32_t k = (r * 32 + lane) * V;
+      Vec2<T> q;
+      if constexpr (V == 4) {
+        q = make_float4(st[padded(k)], st[padded(k + 1)], st[padded(k + 2)], st[padded(k + 3)]);
+      } else {
+        q = make_double2(st[padded(k)], st[padded(k + 1)]);
+      }
+      reinterpret_cast<Vec2<T>*>(g)[r * 32 + lane] = q;
     }
   } else {
-#pragma unroll
-    for (uint32_t i = 0; i < 32; ++i)
-      if (i < len) p[i] = v[i];
+    for (uint32_t k = lane; k < count; k += 32) g[k] = st[padded(k)];
+  }
+}
+
+// Words [0, nwords) between global g and shared s, coalesced. One warp.
+template <bool ToGlobal>
+__device__ inline void copy_words(uint32_t* __restrict__ g, uint32_t* __restrict__ s, uint32_t nwords,
+                                  uint32_t lane) {
+  for (uint32_t q = lane; q < nwords; q += 32) {
+    if constexpr (ToGlobal)
+      g[q] = s[q];
+    else
+      s[q] = g[q];
   }
 }
 
@@ -177,6 +201,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
     encode_kernel(const T* __restrict__ x, uint64_t n, uint64_t layers, Quant<T> p, lookback::State<3> st,
                   EncodeOut o) {
   const uint32_t lane = threadIdx.x & 31;
+  __shared__ T s_stage[kWarpsPerCta][kStageValues];
+  T* stage = s_stage[threadIdx.x >> 5];
   uint64_t l = 0;
   if (lane == 0) l = atomicAdd(st.status + layers, 1ull);
   l = __shfl_sync(kFull, l, 0);
@@ -201,7 +227,11 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
     const uint32_t g0 = j * 1024 + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
-    load_group(x + base + g0, glen, v);
+    stage_in(x + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
+    __syncwarp();
+#pragma unroll
+    for (uint32_t i = 0; i < 32; ++i) v[i] = i < glen ? stage[lane * 33 + i] : T(0);
+    __syncwarp();
     Group g;
     make_group(v, glen, p, lane, carry, g);
     if (glen) {
@@ -230,20 +260,27 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
     const uint32_t g0 = j * 1024 + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
-    load_group(x + base + g0, glen, v);
+    stage_in(x + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
+    __syncwarp();
+#pragma unroll
+    for (uint32_t i = 0; i < 32; ++i) v[i] = i < glen ? stage[lane * 33 + i] : T(0);
+    __syncwarp();
     Group g;
     make_group(v, glen, p, lane, carry, g);
     uint32_t total;
-    const uint32_t mine = at + warp_excl_sum(group_bytes(g.width), lane, total);
-    at += total;
-    if (g.width) {
+    const uint32_t mine = warp_excl_sum(group_bytes(g.width), lane, total);
+    if (g.width) {  // the iteration's words, staged where its values were (<= 4 KB)
       transpose32(g.mag);
-      uint32_t* w = reinterpret_cast<uint32_t*>(out + mine);
+      uint32_t* w = reinterpret_cast<uint32_t*>(stage) + mine / 4;
       w[0] = g.sign;
 #pragma unroll
       for (uint32_t k = 0; k < kMaxWidth; ++k)
         if (k < g.width) w[1 + k] = g.mag[k];
     }
+    __syncwarp();
+    copy_words<true>(reinterpret_cast<uint32_t*>(out + at), reinterpret_cast<uint32_t*>(stage), total / 4, lane);
+    __syncwarp();
+    at += total;
     uint32_t ex_total;
     uint64_t e = ex_at + warp_excl_sum(__popc(g.special), lane, ex_total);
     ex_at += ex_total;
@@ -274,6 +311,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(n - base < kLayer ? n - base : kLayer);
   const uint32_t iters = (len + 1023) / 1024;
+  __shared__ T s_stage[kWarpsPerCta][kStageValues];
+  T* stage = s_stage[threadIdx.x >> 5];
+  uint32_t* sw = reinterpret_cast<uint32_t*>(stage);
   const uint8_t* in = payload + layer_off[l];
   int32_t carry = initial[l];
   uint32_t at = 0;
@@ -282,10 +322,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     const uint32_t w = glen ? widths[(base + g0) / kGroup] : 0u;
     uint32_t total;
-    const uint32_t mine = at + warp_excl_sum(group_bytes(w), lane, total);
+    const uint32_t mine = warp_excl_sum(group_bytes(w), lane, total);
+    // The iteration's words into shared memory, coalesced (<= 4 KB: fits where its values go).
+    copy_words<false>(const_cast<uint32_t*>(reinterpret_cast<const uint32_t*>(in + at)), sw, total / 4, lane);
     at += total;
+    __syncwarp();
     uint32_t sign = 0, mag[32];
-    const uint32_t* words = reinterpret_cast<const uint32_t*>(in + mine);
+    const uint32_t* words = sw + mine / 4;
 #pragma unroll
     for (uint32_t k = 0; k < 32; ++k) mag[k] = 0;
     if (w) {
@@ -310,10 +353,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
     }
     const int32_t start = wrap_add(carry, wrap_add(incl, -acc));
     carry = wrap_add(carry, __shfl_sync(kFull, incl, 31));
-    T v[32];
+    __syncwarp();  // every lane has its words: the stage takes the values now
 #pragma unroll
-    for (uint32_t i = 0; i < 32; ++i) v[i] = reconstruct(wrap_add(start, static_cast<int32_t>(mag[i])), p);
-    store_group(out + base + g0, glen, v);
+    for (uint32_t i = 0; i < 32; ++i)
+      if (i < glen) stage[lane * 33 + i] = reconstruct(wrap_add(start, static_cast<int32_t>(mag[i])), p);
+    __syncwarp();
+    stage_out(out + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
+    __syncwarp();
   }
 }
 
