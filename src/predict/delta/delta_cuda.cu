@@ -1,24 +1,28 @@
 // CUDA twin of `delta` (docs/DELTA.md, "GPU mapping"), every decision through delta_math.hpp.
 //
-// Compression, one kernel: a warp takes the next warp layer (32768 values; the id comes from
-// an atomic counter, so every earlier layer is already in flight) and walks its 32 iterations
-// twice. Lane t owns group 32 j + t of iteration j: its 32 values in registers.
-//   Sizing walk: prequantize, chain, widths (stored at their fixed addresses), the layer's
-//   payload bytes and exact count.
-//   Look-back (core/lookback.cuh): the layer publishes its padded size and exact count and
-//   learns the sum over all earlier layers, its payload and exact-list offsets.
+// Compression, one kernel: a CTA takes the next warp layer (32768 values; the id comes from an
+// atomic counter, so every earlier layer is already in flight); its warps split the layer's 32
+// iterations, and each walks its part twice. Lane t owns group 32 j + t of iteration j: its 32
+// values, staged through shared memory so global loads are coalesced.
+//   Sizing walk: prequantize, chain, widths (stored at their fixed addresses), the part's
+//   payload bytes and exact count. A warp enters the chain where the previous part ends by
+//   looking back at the values before it (chain_before), not by waiting.
+//   Look-back (core/lookback.cuh): after a CTA scan of the parts, the layer publishes its padded
+//   size and exact count and learns the sums over all earlier layers.
 //   Packing walk: the same arithmetic again (the field is re-read), a warp scan of group sizes
-//   places each lane's sign word and bit planes (one 32 x 32 bit transpose), exact values go
-//   out in index order.
-// The chain crosses lanes and iterations: lane t's predecessor is lane t-1's last code, lane
-// 0's is the previous iteration's lane-31 last code (the paper's circular shift and tail
-// rotation). Fill values (NaN/Inf/too large) repeat the last non-fill code, a "last valid"
-// warp scan that runs only in iterations holding a fill.
+//   places each lane's sign word and bit planes (one 32 x 32 bit transpose), staged in shared
+//   memory and written coalesced; exact values go out in index order.
+// Within a warp the chain crosses lanes and iterations: lane t's predecessor is lane t-1's last
+// code, lane 0's the previous iteration's lane-31 last code (the paper's circular shift and tail
+// rotation). Fill values (NaN/Inf/too large) repeat the last non-fill code, a "last valid" warp
+// scan that runs only in iterations holding a fill.
 //
-// Decompression, one kernel: a warp per layer, payload offset from the host's validation;
-// per iteration a warp scan of group sizes, one transpose back to magnitudes, a prefix sum in
-// registers and a warp scan of the lanes' sums (the dual-level prefix sum), the last lane's sum
-// carried to the next iteration. Exact values are scattered afterwards.
+// Decompression, one kernel: a CTA per layer, its warps splitting the iterations. CTA scans give
+// each part its payload offset (from the widths) and its chain carry (the earlier parts' delta
+// sums, read off the bit planes by popcount). Then per iteration: a warp scan of group sizes,
+// one transpose back to magnitudes, a prefix sum in registers and a warp scan of the lanes' sums
+// (the paper's dual-level prefix sum), lane 31's sum carried to the next iteration. Exact values
+// are scattered afterwards.
 #include <algorithm>
 #include <type_traits>
 #include <cstdio>
@@ -36,7 +40,12 @@ namespace sciz::delta {
 namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kWarpsPerCta = 4;
+// Warps per layer (per CTA) in both kernels, and iterations each walks: as many as the static
+// shared memory allows (48 KB; a warp stages 1,056 values).
+template <class T>
+constexpr int kLayerWarps = sizeof(T) == 4 ? 8 : 4;
+template <class T>
+constexpr uint32_t kIterPerWarp = 32 / kLayerWarps<T>;
 // A layer's own counts beside its look-back flag: padded payload bytes <= 1024 x 128 + 16
 // (2^18), exact values <= 32768.
 using LayerPacking = lookback::Packing<24, 24, 12>;
@@ -115,6 +124,16 @@ __device__ inline uint32_t warp_excl_sum(uint32_t x, uint32_t lane, uint32_t& to
   }
   total = __shfl_sync(kFull, in, 31);
   return in - x;
+}
+
+// Inclusive warp scan with the chain's wrapping add.
+__device__ inline int32_t warp_incl_wrap_sum(int32_t x, uint32_t lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const int32_t t = __shfl_up_sync(kFull, x, d);
+    if (lane >= static_cast<uint32_t>(d)) x = wrap_add(x, t);
+  }
+  return x;
 }
 
 // One group of one iteration, as both walks of the encoder see it.
@@ -196,20 +215,38 @@ struct EncodeOut {
   unsigned long long* zero_groups;
 };
 
+// The chain code just before layer value k0 (> 0): the q of the last non-fill value before it,
+// else q0. Lanes test 32 values at a time going back; almost always the first try decides.
 template <class T>
-__global__ void __launch_bounds__(32 * kWarpsPerCta)
+__device__ inline int32_t chain_before(const T* __restrict__ xl, uint32_t k0, const Quant<T>& p, int32_t q0,
+                                       uint32_t lane) {
+  for (int64_t c = static_cast<int64_t>(k0) - 32; c > -32; c -= 32) {
+    const int64_t k = c + lane;
+    int32_t q = 0;
+    const bool real = k >= 0 && prequantize(xl[k], p, q) != Kind::kExactFill;
+    const unsigned m = __ballot_sync(kFull, real);
+    if (m) return __shfl_sync(kFull, q, 31 - __clz(static_cast<int>(m)));
+  }
+  return q0;
+}
+
+// A CTA per layer; warp w walks iterations [w IPW, (w + 1) IPW), entering the chain where the
+// previous warp's part ends (chain_before: no wait on the previous warp).
+template <class T>
+__global__ void __launch_bounds__(32 * kLayerWarps<T>)
     encode_kernel(const T* __restrict__ x, uint64_t n, uint64_t layers, Quant<T> p, lookback::State<3> st,
                   EncodeOut o) {
-  const uint32_t lane = threadIdx.x & 31;
-  __shared__ T s_stage[kWarpsPerCta][kStageValues];
-  T* stage = s_stage[threadIdx.x >> 5];
-  uint64_t l = 0;
-  if (lane == 0) l = atomicAdd(st.status + layers, 1ull);
-  l = __shfl_sync(kFull, l, 0);
-  if (l >= layers) return;  // uniform across the warp
+  __shared__ T s_stage[kLayerWarps<T>][kStageValues];
+  __shared__ unsigned long long s_tile;
+  __shared__ uint32_t s_bytes[kLayerWarps<T>], s_exact[kLayerWarps<T>];
+  __shared__ uint64_t s_base[2];
+  const uint32_t lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  T* stage = s_stage[wid];
+  const uint64_t l = lookback::next_tile(st, layers, &s_tile);  // grid == layers: always < layers
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(n - base < kLayer ? n - base : kLayer);
-  const uint32_t iters = (len + 1023) / 1024;
+  const uint32_t iters = (len + kIter - 1) / kIter;
+  const uint32_t j0 = min(iters, wid * kIterPerWarp<T>), j1 = min(iters, j0 + kIterPerWarp<T>);
 
   // The layer's initial code: that of its first value, 0 when it is fill.
   int32_t q0 = 0;
@@ -218,13 +255,14 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
     const Kind k0 = prequantize(x[base], p, q);
     q0 = initial_q(k0 == Kind::kExactFill, q);
   }
-  if (lane == 0) o.initial[l] = q0;
+  if (threadIdx.x == 0) o.initial[l] = q0;
+  const int32_t entry = j0 == 0 || j0 == j1 ? q0 : chain_before(x + base, j0 * kIter, p, q0, lane);
 
   // Sizing walk.
   uint32_t bytes = 0, exact = 0, zeros = 0;
-  int32_t carry = q0;
-  for (uint32_t j = 0; j < iters; ++j) {
-    const uint32_t g0 = j * 1024 + lane * 32;
+  int32_t carry = entry;
+  for (uint32_t j = j0; j < j1; ++j) {
+    const uint32_t g0 = j * kIter + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
     stage_in(x + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
@@ -247,17 +285,37 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
     exact += __shfl_xor_sync(kFull, exact, d);
     zeros += __shfl_xor_sync(kFull, zeros, d);
   }
-  if (lane == 0 && zeros) atomicAdd(o.zero_groups, static_cast<unsigned long long>(zeros));
-  const uint64_t padded = align_layer(bytes);
-  const Agg before = lookback::exclusive_prefix<LayerPacking>(st, l, Agg{{padded, exact, 0}});
+  if (lane == 0) {
+    if (zeros) atomicAdd(o.zero_groups, static_cast<unsigned long long>(zeros));
+    s_bytes[wid] = bytes;
+    s_exact[wid] = exact;
+  }
+  __syncthreads();
+  // Warp 0: offsets of the warps' parts inside the layer, then the layer's look-back.
+  if (wid == 0) {
+    const uint32_t b = lane < kLayerWarps<T> ? s_bytes[lane] : 0u, e = lane < kLayerWarps<T> ? s_exact[lane] : 0u;
+    uint32_t tb, te;
+    const uint32_t bx = warp_excl_sum(b, lane, tb), ex = warp_excl_sum(e, lane, te);
+    const Agg before = lookback::exclusive_prefix<LayerPacking>(st, l, Agg{{align_layer(tb), te, 0}});
+    if (lane < kLayerWarps<T>) {
+      s_bytes[lane] = bx;
+      s_exact[lane] = ex;
+    }
+    if (lane == 0) {
+      s_base[0] = before.w[0];
+      s_base[1] = before.w[1];
+    }
+    if (lane < align_layer(tb) - tb) o.payload[before.w[0] + tb + lane] = 0;  // the layer's zero padding
+  }
+  __syncthreads();
 
   // Packing walk.
-  uint8_t* out = o.payload + before.w[0];
-  uint64_t ex_at = before.w[1];
-  uint32_t at = 0;
-  carry = q0;
-  for (uint32_t j = 0; j < iters; ++j) {
-    const uint32_t g0 = j * 1024 + lane * 32;
+  uint8_t* out = o.payload + s_base[0];
+  uint64_t ex_at = s_base[1] + s_exact[wid];
+  uint32_t at = s_bytes[wid];
+  carry = entry;
+  for (uint32_t j = j0; j < j1; ++j) {
+    const uint32_t g0 = j * kIter + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
     stage_in(x + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
@@ -297,28 +355,85 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
       }
     }
   }
-  if (lane < padded - bytes) out[bytes + lane] = 0;  // the layer's zero padding
 }
 
+// The signed sum of a group's deltas (mod 2^32) straight from its planes: each plane k adds
+// 2^k per positive value holding bit k and takes 2^k per negative one. Values past glen count
+// for nothing, as in decode_cpu.
+__device__ inline uint32_t group_sum(const uint32_t* __restrict__ words, uint32_t w, uint32_t glen) {
+  if (!w) return 0;
+  const uint32_t m = glen == 32 ? ~0u : (1u << glen) - 1u, neg = words[0] & m, pos = ~words[0] & m;
+  uint32_t sum = 0;
+  for (uint32_t k = 0; k < w; ++k)
+    sum += (static_cast<uint32_t>(__popc(words[1 + k] & pos)) - static_cast<uint32_t>(__popc(words[1 + k] & neg)))
+           << k;
+  return sum;
+}
+
+// A CTA per layer; warp w decodes iterations [w IPW, (w + 1) IPW). Its payload offset is a CTA
+// scan of the warps' sizes (widths only); its chain carry a CTA scan of the warps' delta sums,
+// read off the planes by popcount (group_sum) before the decoding walk.
 template <class T>
-__global__ void __launch_bounds__(32 * kWarpsPerCta)
-    decode_kernel(uint64_t n, uint64_t layers, Quant<T> p, const uint8_t* __restrict__ widths,
-                  const int32_t* __restrict__ initial, const uint8_t* __restrict__ payload,
-                  const uint64_t* __restrict__ layer_off, T* __restrict__ out) {
-  const uint32_t lane = threadIdx.x & 31;
-  const uint64_t l = static_cast<uint64_t>(blockIdx.x) * kWarpsPerCta + (threadIdx.x >> 5);
-  if (l >= layers) return;  // uniform across the warp
-  const uint64_t base = l * kLayer;
-  const uint32_t len = static_cast<uint32_t>(n - base < kLayer ? n - base : kLayer);
-  const uint32_t iters = (len + 1023) / 1024;
-  __shared__ T s_stage[kWarpsPerCta][kStageValues];
-  T* stage = s_stage[threadIdx.x >> 5];
+__global__ void __launch_bounds__(32 * kLayerWarps<T>)
+    decode_kernel(uint64_t n, Quant<T> p, const uint8_t* __restrict__ widths, const int32_t* __restrict__ initial,
+                  const uint8_t* __restrict__ payload, const uint64_t* __restrict__ layer_off, T* __restrict__ out) {
+  __shared__ T s_stage[kLayerWarps<T>][kStageValues];
+  __shared__ uint32_t s_bytes[kLayerWarps<T>];
+  __shared__ int32_t s_sum[kLayerWarps<T>];
+  const uint32_t lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  T* stage = s_stage[wid];
   uint32_t* sw = reinterpret_cast<uint32_t*>(stage);
+  const uint64_t l = blockIdx.x, base = l * kLayer;
+  const uint32_t len = static_cast<uint32_t>(n - base < kLayer ? n - base : kLayer);
+  const uint32_t iters = (len + kIter - 1) / kIter;
+  const uint32_t j0 = min(iters, wid * kIterPerWarp<T>), j1 = min(iters, j0 + kIterPerWarp<T>);
   const uint8_t* in = payload + layer_off[l];
-  int32_t carry = initial[l];
-  uint32_t at = 0;
-  for (uint32_t j = 0; j < iters; ++j) {
-    const uint32_t g0 = j * 1024 + lane * 32;
+
+  uint32_t bytes = 0;
+  for (uint32_t j = j0; j < j1; ++j) {
+    const uint32_t g0 = j * kIter + lane * 32;
+    bytes += g0 < len ? group_bytes(widths[(base + g0) / kGroup]) : 0u;
+  }
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) bytes += __shfl_xor_sync(kFull, bytes, d);
+  if (lane == 0) s_bytes[wid] = bytes;
+  __syncthreads();
+  if (wid == 0) {
+    uint32_t t;
+    const uint32_t b = lane < kLayerWarps<T> ? s_bytes[lane] : 0u, bx = warp_excl_sum(b, lane, t);
+    if (lane < kLayerWarps<T>) s_bytes[lane] = bx;
+  }
+  __syncthreads();
+
+  // Sum walk: the warp's part's delta sum, for the chain carry of the warps after it.
+  uint32_t at = s_bytes[wid], sum = 0;
+  for (uint32_t j = j0; j < j1; ++j) {
+    const uint32_t g0 = j * kIter + lane * 32;
+    const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
+    const uint32_t w = glen ? widths[(base + g0) / kGroup] : 0u;
+    uint32_t total;
+    const uint32_t mine = warp_excl_sum(group_bytes(w), lane, total);
+    copy_words<false>(const_cast<uint32_t*>(reinterpret_cast<const uint32_t*>(in + at)), sw, total / 4, lane);
+    at += total;
+    __syncwarp();
+    sum += group_sum(sw + mine / 4, w, glen);
+    __syncwarp();
+  }
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(kFull, sum, d);
+  if (lane == 0) s_sum[wid] = static_cast<int32_t>(sum);
+  __syncthreads();
+  if (wid == 0) {
+    const int32_t v = lane < kLayerWarps<T> ? s_sum[lane] : 0;
+    const int32_t incl = warp_incl_wrap_sum(v, lane);
+    if (lane < kLayerWarps<T>) s_sum[lane] = wrap_add(incl, -v);
+  }
+  __syncthreads();
+
+  int32_t carry = wrap_add(initial[l], s_sum[wid]);
+  at = s_bytes[wid];
+  for (uint32_t j = j0; j < j1; ++j) {
+    const uint32_t g0 = j * kIter + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     const uint32_t w = glen ? widths[(base + g0) / kGroup] : 0u;
     uint32_t total;
@@ -345,12 +460,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta)
       acc = wrap_add(acc, i < glen ? signed_delta(sign, i, mag[i]) : 0);
       mag[i] = static_cast<uint32_t>(acc);
     }
-    int32_t incl = acc;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const int32_t t = __shfl_up_sync(kFull, incl, d);
-      if (lane >= static_cast<uint32_t>(d)) incl = wrap_add(incl, t);
-    }
+    const int32_t incl = warp_incl_wrap_sum(acc, lane);
     const int32_t start = wrap_add(carry, wrap_add(incl, -acc));
     carry = wrap_add(carry, __shfl_sync(kFull, incl, 31));
     __syncwarp();  // every lane has its words: the stage takes the values now
@@ -394,9 +504,6 @@ cudaEvent_t maybe_start(cudaStream_t s) {
   return a;
 }
 
-unsigned grid_for(uint64_t layers) {
-  return static_cast<unsigned>((layers + kWarpsPerCta - 1) / kWarpsPerCta);
-}
 
 }  // namespace
 
@@ -406,7 +513,7 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t
                "delta: error bound " + std::to_string(eb) + " must be finite and positive");
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::invalid_argument, "delta: field of " + std::to_string(n) + " values");
   const uint64_t L = layer_count(n), G = group_count(n);
-  SCIZ_REQUIRE(L < (uint64_t(1) << 36), Status::invalid_argument, "delta: field too large for one launch");
+  SCIZ_REQUIRE(L < (uint64_t(1) << 31), Status::invalid_argument, "delta: field too large for one launch");
   DeviceEncoded<T> d;
   d.n = n;
   d.widths = dev::Buffer<uint8_t>(G, s);
@@ -426,7 +533,7 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t
     const EncodeOut o{d.widths.get(), reinterpret_cast<int32_t*>(d.initial.get()), d.payload.get(),
                       d.exact_idx.get(), d.exact_val.get(), cap, zeros.get()};
     cudaEvent_t t = maybe_start(s);
-    encode_kernel<T><<<grid_for(L), 32 * kWarpsPerCta, 0, s>>>(d_x, n, L, p, chain.state(), o);
+    encode_kernel<T><<<static_cast<unsigned>(L), 32 * kLayerWarps<T>, 0, s>>>(d_x, n, L, p, chain.state(), o);
     SCIZ_CUDA_CHECK(cudaGetLastError());
     maybe_time("encode kernel", n * sizeof(T), s, t);
     Agg tot;
@@ -498,9 +605,10 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
   if (L == 0) return;
   const Quant<T> p = make_quant<T>(d.eb);
   cudaEvent_t t = maybe_start(s);
-  decode_kernel<T><<<grid_for(L), 32 * kWarpsPerCta, 0, s>>>(d.n, L, p, d.widths.get(),
-                                                            reinterpret_cast<const int32_t*>(d.initial.get()),
-                                                            d.payload.get(), d.layer_off.get(), d_out);
+  SCIZ_REQUIRE(L < (uint64_t(1) << 31), Status::corrupt_stream, "delta: too many layers for one launch");
+  decode_kernel<T><<<static_cast<unsigned>(L), 32 * kLayerWarps<T>, 0, s>>>(
+      d.n, p, d.widths.get(), reinterpret_cast<const int32_t*>(d.initial.get()), d.payload.get(), d.layer_off.get(),
+      d_out);
   SCIZ_CUDA_CHECK(cudaGetLastError());
   maybe_time("decode kernel", d.n * sizeof(T), s, t);
   const uint64_t ne = d.exact_idx.size();
