@@ -54,12 +54,17 @@ int thread_id() {
 }
 
 // A growable byte buffer without per-append bookkeeping: reserve() before a block, then
-// write through data() + used.
+// write through data() + used. When it must grow, it grows to what the rest of the run
+// would need at the rate seen so far (one regrowth copy at most on homogeneous data).
 struct Buf {
   std::vector<uint8_t> v;
   size_t used = 0;
-  uint8_t* reserve(size_t more) {
-    if (used + more > v.size()) v.resize(std::max(used + more, v.size() * 2));
+  uint8_t* reserve(size_t more, uint64_t done, uint64_t left) {
+    if (used + more > v.size()) [[unlikely]] {
+      const double rate = done ? static_cast<double>(used) / static_cast<double>(done) : 0.0;
+      const size_t ahead = std::max(static_cast<size_t>(rate * 1.125 * static_cast<double>(left)), used / 4);
+      v.resize(used + more + ahead + 4096);
+    }
     return v.data() + used;
   }
 };
@@ -81,9 +86,17 @@ void push_nonfinite(const T* xb, uint32_t len, uint64_t base, Local<T>& o) {
     }
 }
 
+// Leading identical bytes of k and prev capped at lcap: leading_bytes() of szx_math.hpp.
+// (clz((k ^ prev) | 1) >> 3 counts the top bytes of k ^ prev that are zero, at most W - 1.)
 template <class T>
-void encode_block(const T* xb, uint32_t len, uint64_t base, double ebc, int pe, uint8_t& kind, T& mu_out,
-                  Local<T>& o) {
+inline uint32_t leading_l(typename Traits<T>::U k, typename Traits<T>::U prev, uint32_t lcap) {
+  const uint32_t l = static_cast<uint32_t>(clz((k ^ prev) | 1u)) >> 3;
+  return l < lcap ? l : lcap;
+}
+
+template <class T>
+void encode_block(const T* __restrict xb, uint32_t len, uint64_t base, double ebc, int pe, uint8_t& kind, T& mu_out,
+                  Local<T>& o, uint64_t done, uint64_t left) {
   using Tr = Traits<T>;
   using U = typename Tr::U;
   using S = std::make_signed_t<U>;
@@ -121,23 +134,51 @@ void encode_block(const T* xb, uint32_t len, uint64_t base, double ebc, int pe, 
   const int nb = required_bytes<T>(static_cast<T>(r), pe);
   kind = static_cast<uint8_t>(nb);
   const U keep = top_mask<T>(nb);
-  const int lcap = leading_cap(nb);
-  uint8_t* cp = o.codes.reserve(code_bytes(len));
-  uint8_t* mp = o.mid.reserve(static_cast<size_t>(len) * nb + Tr::kBytes);  // slack: whole-word stores
-  size_t pos = 0;
-  U prev = 0;
-  bool miss = false;  // any value outside the bound (rare): found again by a second pass
-  auto step = [&](uint32_t i) -> uint32_t {
+  const uint32_t lcap = static_cast<uint32_t>(leading_cap(nb));
+  uint8_t* __restrict cp = o.codes.reserve(code_bytes(len), done, left);
+  uint8_t* __restrict mp = o.mid.reserve(static_cast<size_t>(len) * nb + Tr::kBytes, done, left);  // slack: whole-word stores
+
+  // Pass 1 (vectorizable): every kept pattern and the bound check of its reconstruction.
+  // The check is within() with its compare done on the bit patterns, so that the loop has no
+  // mixed-width reduction (which GCC does not vectorize): with a = bits(|d|), d = double(x) -
+  // double(x'), and e = bits(ebc) (ebc > 0 finite), !(|d| <= ebc) <=> a > e <=> e - a < 0,
+  // since non-negative doubles order as their patterns and a NaN |d| has a above every finite
+  // pattern; both lie in [0, 2^63), so e - a cannot overflow. The flag only decides whether
+  // the misses are collected (with within() itself) below.
+  alignas(64) U kbuf[kMaxBlock + 1];
+  kbuf[0] = 0;  // k_{-1} = 0
+  U* __restrict ks = kbuf + 1;
+  const int64_t ebits = static_cast<int64_t>(to_bits(ebc));
+  int64_t missed = 0;  // sign bit: some value outside the bound (rare, NaN/Inf included)
+  for (uint32_t i = 0; i < len; ++i) {
     const T xi = xb[i];
-    const T xs = is_finite(xi) ? xi : mu;  // NaN/Inf enter the chain as mu (v = 0)
+    constexpr U kExp = static_cast<U>(Tr::kExpMax) << Tr::kMantBits;
+    const T xs = (to_bits(xi) & kExp) != kExp ? xi : mu;  // is_finite: NaN/Inf enter the chain as mu (v = 0)
     const U k = kept_pattern<T>(xs - mu, keep);
-    const int L = leading_bytes<T>(k, prev, lcap);
-    const U w = mid_word<T>(k, L);
+    ks[i] = k;
+    const double d = static_cast<double>(xi) - static_cast<double>(reconstruct(mu, k));
+    missed |= ebits - static_cast<int64_t>(to_bits(d) & ~(uint64_t(1) << 63));
+  }
+  // Pass 2 (vectorizable): the codes, leading_bytes() of (k_i, k_{i-1}) capped at lcap <= 3,
+  // as min(z, 3) = [z >= 1] + [z >= 2] + [z >= 3] for z the leading zero bytes of k_i ^ k_{i-1}
+  // (equal to clz(d | 1) >> 3 capped at 3), then capped at lcap.
+  alignas(64) uint32_t Ls[kMaxBlock];
+  constexpr int kTop = 8 * Tr::kBytes;
+  for (uint32_t i = 0; i < len; ++i) {
+    const U d = ks[i] ^ kbuf[i];  // kbuf[i] = k_{i-1}
+    const uint32_t l = static_cast<uint32_t>((d >> (kTop - 8)) == 0) + static_cast<uint32_t>((d >> (kTop - 16)) == 0) +
+                       static_cast<uint32_t>((d >> (kTop - 24)) == 0);
+    Ls[i] = l < lcap ? l : lcap;
+  }
+  // Pass 3 (serial over the mid-byte position): each value's mid-bytes stored as one whole
+  // little-endian word (mid_word), advancing by its count.
+  size_t pos = 0;
+  auto step = [&](uint32_t i) -> uint32_t {
+    const uint32_t L = Ls[i];
+    const U w = mid_word<T>(ks[i], static_cast<int>(L));
     std::memcpy(mp + pos, &w, sizeof(U));
-    pos += static_cast<size_t>(nb - L);
-    prev = k;
-    miss |= !within(xi, reconstruct(mu, k), ebc);
-    return static_cast<uint32_t>(L);
+    pos += static_cast<size_t>(nb) - L;
+    return L;
   };
   const uint32_t full = len & ~3u;
   for (uint32_t i = 0; i < full; i += 4) {
@@ -149,12 +190,10 @@ void encode_block(const T* xb, uint32_t len, uint64_t base, double ebc, int pe, 
     for (uint32_t i = full; i < len; ++i) byte |= step(i) << (2 * (i - full));
     cp[full / 4] = static_cast<uint8_t>(byte);
   }
-  if (miss) [[unlikely]] {
-    // The same kept patterns again (k depends on x and mu only), collecting the misses.
+  if (missed < 0) [[unlikely]] {
     for (uint32_t i = 0; i < len; ++i) {
       const T xi = xb[i];
-      const U k = kept_pattern<T>((is_finite(xi) ? xi : mu) - mu, keep);
-      if (!within(xi, reconstruct(mu, k), ebc)) {
+      if (!within(xi, reconstruct(mu, ks[i]), ebc)) {
         o.ei.push_back(base + i);
         o.ev.push_back(xi);
       }
@@ -217,12 +256,15 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
     Local<T>& o = loc[tid];
     const uint64_t b0 = nblocks * tid / nt, b1 = nblocks * (tid + 1) / nt;
     o.codes.v.resize((b1 - b0) * (block / 4) + 1);
-    o.mid.v.resize((b1 - b0) * block * 2 + 64);  // room for 2 mid-bytes a value before any regrowth
+    // A first guess of 1 MiB (fresh zero-filled pages cost time); reserve() then sizes the
+    // buffer from the rate seen over the blocks before.
+    o.mid.v.resize(std::min<uint64_t>((b1 - b0) * block * W, 1 << 20) + 64);
+    o.counts.reserve(b1 - b0);
     for (uint64_t b = b0; b < b1; ++b) {
       const uint64_t base = b * block;
       const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(block, n - base));
       T mu;
-      encode_block(x + base, len, base, ebc, pe, e.kinds[b], mu, o);
+      encode_block(x + base, len, base, ebc, pe, e.kinds[b], mu, o, b - b0, b1 - b);
       std::memcpy(e.mus.data() + b * W, &mu, W);
     }
 #pragma omp barrier
@@ -234,14 +276,18 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
         off_cnt[t + 1] = off_cnt[t] + loc[t].counts.size();
         off_ex[t + 1] = off_ex[t] + loc[t].ei.size();
       }
+      if (nt == 1) {  // one thread: its buffers become the sections (no second allocation, no copy)
+        e.codes = std::move(loc[0].codes.v);
+        e.mid = std::move(loc[0].mid.v);
+      }
       e.codes.resize(off_codes[nt]);
       e.mid.resize(off_mid[nt]);
       e.mid_counts.resize(off_cnt[nt] * 2);
       exact_idx.resize(off_ex[nt]);
       exact_val.resize(off_ex[nt]);
     }
-    if (o.codes.used) std::memcpy(e.codes.data() + off_codes[tid], o.codes.v.data(), o.codes.used);
-    if (o.mid.used) std::memcpy(e.mid.data() + off_mid[tid], o.mid.v.data(), o.mid.used);
+    if (nt > 1 && o.codes.used) std::memcpy(e.codes.data() + off_codes[tid], o.codes.v.data(), o.codes.used);
+    if (nt > 1 && o.mid.used) std::memcpy(e.mid.data() + off_mid[tid], o.mid.v.data(), o.mid.used);
     if (!o.counts.empty()) std::memcpy(e.mid_counts.data() + off_cnt[tid] * 2, o.counts.data(), o.counts.size() * 2);
     std::copy(o.ei.begin(), o.ei.end(), exact_idx.begin() + off_ex[tid]);
     std::copy(o.ev.begin(), o.ev.end(), exact_val.begin() + off_ex[tid]);
@@ -363,18 +409,34 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
       T mu;
       std::memcpy(&mu, s.mus.data() + b * W, W);
       const U keep = top_mask<T>(nb);
-      T* ob = out + b * B;
+      // merge_pattern() with its two masks per code looked up: hi[L] = top_mask(L), lo[L] =
+      // ~top_mask(L) & keep. Pass 1 resolves the chain of kept patterns (serial), pass 2
+      // reconstructs (vectorizable).
+      const U hi[4] = {top_mask<T>(0), top_mask<T>(1), top_mask<T>(2), top_mask<T>(3)};
+      const U lo[4] = {static_cast<U>(~hi[0] & keep), static_cast<U>(~hi[1] & keep), static_cast<U>(~hi[2] & keep),
+                       static_cast<U>(~hi[3] & keep)};
+      alignas(64) U ks[kMaxBlock];
       U prev = 0;
       size_t pos = 0;
-      for (uint32_t i = 0; i < len; ++i) {
-        const int L = code_at(cp[i >> 2], i);
+      auto step = [&](uint32_t i, uint32_t L) {
         U w;
         std::memcpy(&w, mp + pos, sizeof(U));
-        const U k = merge_pattern<T>(prev, w, L, keep);
-        pos += static_cast<size_t>(nb - L);
+        const U k = (prev & hi[L]) | (static_cast<U>(bswap(w) >> (8 * L)) & lo[L]);
+        pos += static_cast<size_t>(nb) - L;
         prev = k;
-        ob[i] = reconstruct(mu, k);
+        ks[i] = k;
+      };
+      const uint32_t full = len & ~3u;
+      for (uint32_t i = 0; i < full; i += 4) {
+        const uint32_t c = cp[i >> 2];
+        step(i, c & 3);
+        step(i + 1, (c >> 2) & 3);
+        step(i + 2, (c >> 4) & 3);
+        step(i + 3, c >> 6);
       }
+      for (uint32_t i = full; i < len; ++i) step(i, static_cast<uint32_t>(code_at(cp[i >> 2], i)));
+      T* __restrict ob = out + b * B;
+      for (uint32_t i = 0; i < len; ++i) ob[i] = reconstruct(mu, ks[i]);
     }
   }
   SCIZ_REQUIRE(bad.load() < 0, Status::corrupt_stream,
