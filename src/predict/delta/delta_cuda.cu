@@ -2,15 +2,16 @@
 //
 // Compression, one kernel: a warp takes the next warp layer (32768 values; the id comes from
 // an atomic counter, so every earlier layer is already in flight) and walks its 32 iterations
-// twice. Lane t owns group 32 j + t of iteration j: its 32 values, staged through shared memory
-// so global loads are coalesced.
+// twice. Lane t owns group 32 j + t of iteration j: its 32 values in registers. (A CTA per layer
+// with its warps splitting the iterations measured 378-389 GB/s on the 500 MB field against
+// 656: its CTAs each wait on the look-back as a whole.)
 //   Sizing walk: prequantize, chain, widths (stored at their fixed addresses), the layer's
 //   payload bytes and exact count.
 //   Look-back (core/lookback.cuh): the layer publishes its padded size and exact count and
 //   learns the sums over all earlier layers.
 //   Packing walk: the same arithmetic again (the field is re-read), a warp scan of group sizes
-//   places each lane's sign word and bit planes (one 32 x 32 bit transpose), staged in shared
-//   memory and written coalesced; exact values go out in index order.
+//   places each lane's sign word and bit planes (one 32 x 32 bit transpose); exact values go out
+//   in index order.
 // Within a warp the chain crosses lanes and iterations: lane t's predecessor is lane t-1's last
 // code, lane 0's the previous iteration's lane-31 last code (the paper's circular shift and tail
 // rotation). Fill values (NaN/Inf/too large) repeat the last non-fill code, a "last valid" warp
@@ -51,9 +52,9 @@ constexpr int kEncodeWarps = 4;  // encoder: a warp per layer, 4 layers per CTA
 using LayerPacking = lookback::Packing<24, 24, 12>;
 using Agg = lookback::Counts<3>;
 
-// An iteration's 1024 values pass through shared memory so that global accesses are
-// coalesced (a lane's own group is 32 consecutive values: read straight from global memory,
-// every load instruction of the warp would touch 32 lines). Value k sits at k + k / 32, so
+// The decoder passes an iteration's 1024 values and its words through shared memory so that
+// global accesses are coalesced (a lane's own group is 32 consecutive values: written straight
+// to global memory, every store instruction of the warp would touch 32 lines). Value k sits at k + k / 32, so
 // lane t's group (t * 33 + i) and the vector-wide copies are both free of bank conflicts.
 constexpr uint32_t kIter = 1024;
 constexpr uint32_t kStageValues = kIter + kIter / 32;
@@ -61,26 +62,6 @@ __device__ inline uint32_t padded(uint32_t k) { return k + k / 32; }
 
 template <class T>
 using Vec2 = std::conditional_t<sizeof(T) == 4, float4, double2>;  // 16 bytes of T
-
-// count values from g (an iteration's first value) into the stage. One warp.
-template <class T>
-__device__ inline void stage_in(const T* __restrict__ g, uint32_t count, T* __restrict__ st, uint32_t lane) {
-  constexpr uint32_t V = 16 / sizeof(T);
-  if (count == kIter && (reinterpret_cast<uintptr_t>(g) & 15) == 0) {
-#pragma unroll
-    for (uint32_t r = 0; r < kIter / V / 32; ++r) {
-      const uint32_t k = (r * 32 + lane) * V;
-      const Vec2<T> q = reinterpret_cast<const Vec2<T>*>(g)[r * 32 + lane];
-      if constexpr (V == 4) {
-        st[padded(k)] = q.x, st[padded(k + 1)] = q.y, st[padded(k + 2)] = q.z, st[padded(k + 3)] = q.w;
-      } else {
-        st[padded(k)] = q.x, st[padded(k + 1)] = q.y;
-      }
-    }
-  } else {
-    for (uint32_t k = lane; k < count; k += 32) st[padded(k)] = g[k];
-  }
-}
 
 // The stage's first count values out to g. One warp.
 template <class T>
@@ -100,6 +81,31 @@ __device__ inline void stage_out(T* __restrict__ g, uint32_t count, const T* __r
     }
   } else {
     for (uint32_t k = lane; k < count; k += 32) g[k] = st[padded(k)];
+  }
+}
+
+// The encoder reads a lane's 32 values straight from global memory (vector loads when
+// aligned): staging them through shared memory as the decoder does measured slower here
+// (500 MB Isabel f32: 580 against 656 GB/s); L1 serves the 128-byte runs.
+template <class T>
+__device__ inline void load_group(const T* __restrict__ p, uint32_t len, T (&v)[32]) {
+  if (len == 32 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+      for (int c = 0; c < 8; ++c) {
+        const float4 q = reinterpret_cast<const float4*>(p)[c];
+        v[4 * c] = q.x, v[4 * c + 1] = q.y, v[4 * c + 2] = q.z, v[4 * c + 3] = q.w;
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < 16; ++c) {
+        const double2 q = reinterpret_cast<const double2*>(p)[c];
+        v[2 * c] = q.x, v[2 * c + 1] = q.y;
+      }
+    }
+  } else {
+#pragma unroll
+    for (uint32_t i = 0; i < 32; ++i) v[i] = i < len ? p[i] : T(0);
   }
 }
 
@@ -215,16 +221,11 @@ struct EncodeOut {
   unsigned long long* zero_groups;
 };
 
-// A warp per layer: measured faster than a CTA per layer with its warps splitting the
-// iterations (500 MB Isabel f32: 656 against 378-389 GB/s), whose CTAs each wait on the
-// look-back as a whole.
 template <class T>
 __global__ void __launch_bounds__(32 * kEncodeWarps)
     encode_kernel(const T* __restrict__ x, uint64_t n, uint64_t layers, Quant<T> p, lookback::State<3> st,
                   EncodeOut o) {
   const uint32_t lane = threadIdx.x & 31;
-  __shared__ T s_stage[kEncodeWarps][kStageValues];
-  T* stage = s_stage[threadIdx.x >> 5];
   uint64_t l = 0;
   if (lane == 0) l = atomicAdd(st.status + layers, 1ull);
   l = __shfl_sync(kFull, l, 0);
@@ -249,11 +250,7 @@ __global__ void __launch_bounds__(32 * kEncodeWarps)
     const uint32_t g0 = j * 1024 + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
-    stage_in(x + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
-    __syncwarp();
-#pragma unroll
-    for (uint32_t i = 0; i < 32; ++i) v[i] = i < glen ? stage[lane * 33 + i] : T(0);
-    __syncwarp();
+    load_group(x + base + g0, glen, v);
     Group g;
     make_group(v, glen, p, lane, carry, g);
     if (glen) {
@@ -282,27 +279,20 @@ __global__ void __launch_bounds__(32 * kEncodeWarps)
     const uint32_t g0 = j * 1024 + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
-    stage_in(x + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
-    __syncwarp();
-#pragma unroll
-    for (uint32_t i = 0; i < 32; ++i) v[i] = i < glen ? stage[lane * 33 + i] : T(0);
-    __syncwarp();
+    load_group(x + base + g0, glen, v);
     Group g;
     make_group(v, glen, p, lane, carry, g);
     uint32_t total;
-    const uint32_t mine = warp_excl_sum(group_bytes(g.width), lane, total);
-    if (g.width) {  // the iteration's words, staged where its values were (<= 4 KB)
+    const uint32_t mine = at + warp_excl_sum(group_bytes(g.width), lane, total);
+    at += total;
+    if (g.width) {
       transpose32(g.mag);
-      uint32_t* w = reinterpret_cast<uint32_t*>(stage) + mine / 4;
+      uint32_t* w = reinterpret_cast<uint32_t*>(out + mine);
       w[0] = g.sign;
 #pragma unroll
       for (uint32_t k = 0; k < kMaxWidth; ++k)
         if (k < g.width) w[1 + k] = g.mag[k];
     }
-    __syncwarp();
-    copy_words<true>(reinterpret_cast<uint32_t*>(out + at), reinterpret_cast<uint32_t*>(stage), total / 4, lane);
-    __syncwarp();
-    at += total;
     uint32_t ex_total;
     uint64_t e = ex_at + warp_excl_sum(__popc(g.special), lane, ex_total);
     ex_at += ex_total;
