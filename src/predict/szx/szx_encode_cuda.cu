@@ -93,14 +93,26 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       }
     }
   }
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(S) == 4) {  // one warp-reduce instruction each (sm_80+)
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-      const S a = __shfl_xor_sync(kFull, mn[g], d), c = __shfl_xor_sync(kFull, mx[g], d);
-      mn[g] = a < mn[g] ? a : mn[g];
-      mx[g] = c > mx[g] ? c : mx[g];
-      nfin[g] += __shfl_xor_sync(kFull, nfin[g], d);
+      mn[g] = __reduce_min_sync(kFull, mn[g]);
+      mx[g] = __reduce_max_sync(kFull, mx[g]);
+      nfin[g] = __reduce_add_sync(kFull, nfin[g]);
+    }
+  } else
+#endif
+  {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const S a = __shfl_xor_sync(kFull, mn[g], d), c = __shfl_xor_sync(kFull, mx[g], d);
+        mn[g] = a < mn[g] ? a : mn[g];
+        mx[g] = c > mx[g] ? c : mx[g];
+        nfin[g] += __shfl_xor_sync(kFull, nfin[g], d);
+      }
     }
   }
 
@@ -236,7 +248,9 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       if (e < cnt[g]) {
         const int L = static_cast<int>((cb[g] >> (2 * e)) & 3);
         const U w = mid_word<T>(kept_pattern<T>((is_finite(v[g][e]) ? v[g][e] : mu[g]) - mu[g], keep), L);
-        for (int q = 0; q < nb[g] - L; ++q) stage[pos + q] = static_cast<uint8_t>(w >> (8 * q));
+#pragma unroll
+        for (int q = 0; q < static_cast<int>(sizeof(T)); ++q)  // predicated, not a divergent loop
+          if (q < nb[g] - L) stage[pos + q] = static_cast<uint8_t>(w >> (8 * q));
         pos += static_cast<uint32_t>(nb[g] - L);
       }
     }
