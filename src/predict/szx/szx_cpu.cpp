@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #if defined(_OPENMP)
@@ -288,7 +289,8 @@ template <class T>
 void encode_run(const T* x, uint64_t n, uint32_t block, double ebc, int pe, uint64_t b0, uint64_t b1, uint8_t* kinds,
                 uint8_t* mus, Local<T>& o) {
 #if defined(SCIZ_SZX_AVX2)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  // SCIZ_SZX_BASELINE_ISA forces the baseline build (the tests run both, tests/CMakeLists.txt).
+  static const bool avx2 = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_SZX_BASELINE_ISA");
   if (avx2) return encode_run_avx2(x, n, block, ebc, pe, b0, b1, kinds, mus, o);
 #endif
   encode_run_base(x, n, block, ebc, pe, b0, b1, kinds, mus, o);
