@@ -423,3 +423,151 @@ TEST(DeltaRoundTrip, SharedIsabelField) {
     EXPECT_GT(static_cast<double>(x.size() * 4) / e.payload_bytes(), expect[k++]) << rel;
   }
 }
+
+// The CPU twin has vectorized loops (an AVX2 build picked at run time, SCIZ_DELTA_BASELINE_ISA
+// forces the scalar one) that restate prequantize's rounding, limit and bound check, the
+// chain and the plane packing with other instructions. Against a reference that calls only
+// delta_math.hpp value by value, on random bit patterns (NaN payloads, denormals, huge values)
+// and edge values (ties, |q| next to 2^30, +-0, +-Inf, eb near ulp), every section and every
+// decoded bit must agree.
+namespace {
+
+template <class T>
+delta::Encoded reference_encode(const std::vector<T>& x, double eb) {
+  const delta::Quant<T> p = delta::make_quant<T>(eb);
+  const uint64_t n = x.size(), L = delta::layer_count(n);
+  delta::Encoded e;
+  e.widths.assign(delta::group_count(n), 0);
+  std::vector<uint64_t> ei;
+  std::vector<T> ev;
+  for (uint64_t l = 0; l < L; ++l) {
+    const uint64_t base = l * delta::kLayer, end = std::min<uint64_t>(n, base + delta::kLayer);
+    int32_t q;
+    const bool fill0 = delta::prequantize(x[base], p, q) == delta::Kind::kExactFill;
+    int32_t prev = delta::initial_q(fill0, q);
+    const uint32_t q0 = static_cast<uint32_t>(prev);
+    for (int b = 0; b < 4; ++b) e.initial.push_back(static_cast<uint8_t>(q0 >> (8 * b)));
+    const size_t start = e.payload.size();
+    for (uint64_t gb = base; gb < end; gb += delta::kGroup) {
+      uint32_t mag[32] = {}, sign = 0, any = 0;
+      for (uint32_t i = 0; i < delta::kGroup && gb + i < end; ++i) {
+        const delta::Kind k = delta::prequantize(x[gb + i], p, q);
+        if (k != delta::Kind::kQuantized) {
+          ei.push_back(gb + i);
+          ev.push_back(x[gb + i]);
+        }
+        const int32_t qi = delta::fill_or(k == delta::Kind::kExactFill, q, prev);
+        const int32_t d = delta::delta_of(qi, prev);
+        prev = qi;
+        mag[i] = delta::magnitude(d);
+        sign |= delta::sign_bit(d) << i;
+        any |= mag[i];
+      }
+      const uint32_t w = delta::width_of(any);
+      e.widths[gb / delta::kGroup] = static_cast<uint8_t>(w);
+      if (!w) continue;
+      uint32_t words[33] = {sign};
+      for (uint32_t k = 0; k < w; ++k)
+        for (uint32_t i = 0; i < 32; ++i) words[1 + k] |= delta::plane_bit(mag[i], k, i);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(words);
+      e.payload.insert(e.payload.end(), bytes, bytes + delta::group_bytes(w));
+    }
+    e.payload.resize(start + delta::align_layer(e.payload.size() - start), 0);
+  }
+  e.exact = write_runs<T>(ei, ev);
+  return e;
+}
+
+template <class T, class U>
+void twin_matches_reference_case() {
+  std::mt19937_64 rng(20261122);
+#if defined(_OPENMP)
+  const int saved = omp_get_max_threads();
+#endif
+  const T edge[] = {std::numeric_limits<T>::quiet_NaN(), -std::numeric_limits<T>::quiet_NaN(),
+                    std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(), T(0), T(-0.0),
+                    std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+                    std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), -std::numeric_limits<T>::max()};
+  for (double eb : {1e-300, 1e-40, 1e-7, 1e-3, 0.5, 0.3, 1.0, 7.0 / 3.0, 1e6, 1e30, 1e300}) {
+    const uint64_t n = 3 * delta::kLayer + 1000 + 13;
+    std::vector<T> x(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t r = rng();
+      switch (r % 8) {
+        case 0: {  // any bit pattern
+          const U u = static_cast<U>(rng());
+          std::memcpy(&x[i], &u, sizeof(T));
+          break;
+        }
+        case 1: x[i] = edge[(r >> 8) % 11]; break;
+        case 2: {  // |q| next to 2^30, ties and near-ties
+          const double k = std::ldexp(1.0, 30) - 40 + static_cast<double>((r >> 8) % 80);
+          const double f = ((r >> 20) % 4) * 0.25;
+          x[i] = static_cast<T>(((r >> 30) & 1 ? -1 : 1) * (k + f) * 2 * eb);
+          break;
+        }
+        case 3: {  // ties at small q
+          x[i] = static_cast<T>((static_cast<double>(static_cast<int64_t>((r >> 8) % 2001) - 1000) + 0.5) * 2 * eb);
+          break;
+        }
+        case 4: {  // values whose reconstruction sits right at the bound
+          const double q = static_cast<double>(static_cast<int64_t>((r >> 8) % 200001) - 100000);
+          const T xr = static_cast<T>(q) * static_cast<T>(2 * eb);
+          T v = static_cast<T>(static_cast<double>(xr) + ((r >> 40) & 1 ? eb : -eb));
+          for (uint64_t s = (r >> 41) % 3; s; --s) v = std::nextafter(v, (r >> 43) & 1 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity());
+          x[i] = v;
+          break;
+        }
+        default: {  // a smooth walk, so groups have varied widths
+          const double prev = i ? static_cast<double>(x[i - 1]) : 0.0;
+          const double step = std::ldexp(static_cast<double>(static_cast<int64_t>((r >> 8) % 2001) - 1000),
+                                         static_cast<int>((r >> 20) % 24)) * eb;
+          x[i] = static_cast<T>(std::isfinite(prev) && std::fabs(prev) < 1e30 ? prev + step : step);
+        }
+      }
+    }
+    // Runs of fills at a layer start and across group and layer boundaries.
+    for (uint64_t i = 0; i < 45; ++i) x[i] = edge[0];
+    for (uint64_t i = delta::kLayer - 7; i < delta::kLayer + 40; ++i) x[i] = edge[2];
+    const delta::Encoded ref = reference_encode(x, eb);
+    for (int threads : {1, 2}) {
+#if defined(_OPENMP)
+      omp_set_num_threads(threads);
+#endif
+      const delta::Encoded e = delta::encode_cpu<T>(x.data(), n, eb);
+      EXPECT_EQ(e.widths, ref.widths) << "eb=" << eb << " threads=" << threads;
+      EXPECT_EQ(e.initial, ref.initial) << "eb=" << eb;
+      EXPECT_EQ(e.payload, ref.payload) << "eb=" << eb;
+      EXPECT_EQ(e.exact, ref.exact) << "eb=" << eb;
+      // Decode against reconstruct() value by value (exact values restored bit for bit).
+      const auto y = decode<T>(e, n, eb);
+      const delta::Quant<T> p = delta::make_quant<T>(eb);
+      std::vector<uint64_t> ei;
+      std::vector<T> ev;
+      read_runs<T>(ref.exact, n, "ref", ei, ev);
+      size_t next = 0, bad = 0;
+      for (uint64_t l = 0; l < delta::layer_count(n); ++l) {
+        int32_t acc;
+        std::memcpy(&acc, ref.initial.data() + 4 * l, 4);
+        const delta::Quant<T> pq = p;
+        int32_t prev = acc;
+        for (uint64_t i = l * delta::kLayer; i < std::min<uint64_t>(n, (l + 1) * delta::kLayer); ++i) {
+          int32_t q;
+          const delta::Kind k = delta::prequantize(x[i], pq, q);
+          prev = delta::fill_or(k == delta::Kind::kExactFill, q, prev);
+          T want = delta::reconstruct(prev, pq);
+          if (next < ei.size() && ei[next] == i) want = ev[next++];
+          if (std::memcmp(&want, &y[i], sizeof(T)) != 0 && bad++ < 5) ADD_FAILURE() << "value " << i << " eb=" << eb;
+        }
+      }
+    }
+  }
+#if defined(_OPENMP)
+  omp_set_num_threads(saved);
+#endif
+}
+
+}  // namespace
+
+TEST(DeltaTwin, MatchesScalarReferenceF32) { twin_matches_reference_case<float, uint32_t>(); }
+TEST(DeltaTwin, MatchesScalarReferenceF64) { twin_matches_reference_case<double, uint64_t>(); }

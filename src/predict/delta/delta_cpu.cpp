@@ -5,10 +5,18 @@
 #include <sciz/error.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #if defined(_OPENMP)
 #include <omp.h>
+#endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SCIZ_DELTA_AVX2 1
 #endif
 
 #include "core/exact_runs.hpp"
@@ -46,6 +54,32 @@ int thread_id() {
   return 0;
 #endif
 }
+
+// Grows v to n bytes (zero-filled) keeping its first `keep` bytes. A large new allocation is
+// advised as transparent-huge-page memory before it is first touched (as in szx_cpu.cpp): the
+// zero-fill then faults 2 MiB pages instead of 4 KiB ones. Only a hint; the bytes are the same.
+void grow_fresh(std::vector<uint8_t>& v, size_t n, size_t keep) {
+  if (n <= v.capacity()) {
+    v.resize(n);
+    return;
+  }
+  std::vector<uint8_t> w;
+  w.reserve(n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr size_t kHuge = size_t(2) << 20;
+  if (n >= 2 * kHuge) {
+    const uintptr_t a = (reinterpret_cast<uintptr_t>(w.data()) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t z = (reinterpret_cast<uintptr_t>(w.data()) + n) & ~(kHuge - 1);
+    if (z > a) (void)madvise(reinterpret_cast<void*>(a), z - a, MADV_HUGEPAGE);
+  }
+#endif
+  w.resize(n);
+  if (keep) std::memcpy(w.data(), v.data(), keep);
+  v.swap(w);
+}
+
+// The most payload bytes one layer can take: every group at width 31, plus the padding.
+inline constexpr size_t kMaxLayerBytes = size_t(kLayerGroups) * 4 * (kMaxWidth + 1) + kLayerAlign;
 
 template <class T>
 struct Local {
@@ -118,6 +152,291 @@ void encode_layer(const T* x, uint64_t n, uint64_t l, const Quant<T>& p, uint8_t
   o.used = padded;
 }
 
+#if defined(SCIZ_DELTA_AVX2)
+// ---- AVX2 build of the layer loops (x86-64, picked at run time; never FMA) ----
+//
+// Same bytes as the scalar loops above, by the same IEEE operations on 8 (f32) or 4 (f64)
+// lanes; the equivalences the vector code relies on, against delta_math.hpp:
+//  * prequantize: r = round_even(x * inv) then q = int32(r) when |r| < 2^30, else kExactFill.
+//    Here v = x * inv (mulps/mulpd: the same correctly rounded product) and qi = cvtps2dq(v)
+//    / cvtpd2dq(v), which rounds by MXCSR.RC, the same current rounding mode rintf/rint use
+//    (round-half-even by default), and returns that integer exactly whenever it lies in
+//    [-2^31, 2^31); for NaN, +-Inf and |rint(v)| >= 2^31 it returns INT32_MIN. So
+//    "|r| < 2^30" <=> -2^30 < qi < 2^30 (INT32_MIN lies outside; NaN/Inf give INT32_MIN and
+//    are kExactFill on both sides), and then qi = int32(r) (-0 gives 0 either way).
+//  * the bound check within(x, T(q) * T(2eb), ebc): T(q) by cvtdq2ps (rounding by the same
+//    mode as static_cast<float>(int32)) or cvtdq2pd (exact), one mulps/mulpd, widening to
+//    double (exact), subpd, clearing the sign bit (fabs), and an ordered <= compare (false on
+//    NaN, as C's <=): the same operations on the same values.
+//  * the chain: a kExactFill slot takes the previous slot's q (fill_or, in ascending order);
+//    d = q_i - q_{i-1} (no overflow, |q| < 2^30); magnitude = |d| (vpabsd), sign = the sign
+//    bit of d (movmskps); slots past a short group's end repeat its last q (d = 0, as the
+//    scalar loop's zeroed magnitudes and sign bits).
+//  * planes: byte s of every magnitude is gathered into one 32-byte vector in value order
+//    (packs of values < 256 are exact, then a dword permute undoes the lane interleave);
+//    movemask_epi8 of that vector, shifted left so bit k sits in each byte's top bit, is
+//    the word transpose32 gives for plane 8s + k (bit i = bit 8s + k of magnitude i).
+//  * decode: the inverse gather (bit k of plane word into byte i by pshufb + compare), the
+//    signed delta as (m ^ s) - s with s = 0 or -1 (0u - m when the sign bit is set: wrap
+//    arithmetic mod 2^32, as signed_delta), the chain as a wrapping prefix sum (addition mod
+//    2^32 is associative, so the scan equals wrap_add applied in order), and reconstruct as
+//    cvtdq2ps/cvtdq2pd then one multiply.
+
+// Quantizes 8 values starting at x into q (kExactFill slots get 0); returns fill bits in the
+// low byte and special (any non-kQuantized) bits in the next byte.
+__attribute__((target("avx2"))) inline uint32_t quant8(const float* x, const Quant<float>& p, int32_t* q) {
+  const __m256 xv = _mm256_loadu_ps(x);
+  const __m256i qi = _mm256_cvtps_epi32(_mm256_mul_ps(xv, _mm256_set1_ps(p.inv_ebx2)));
+  const __m256i ok = _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(kQLimit), qi),
+                                      _mm256_cmpgt_epi32(qi, _mm256_set1_epi32(-kQLimit)));
+  const __m256i qv = _mm256_and_si256(qi, ok);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), qv);
+  const __m256 xr = _mm256_mul_ps(_mm256_cvtepi32_ps(qv), _mm256_set1_ps(p.ebx2));
+  const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256d eb = _mm256_set1_pd(p.ebc);
+  const __m256d d0 = _mm256_and_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)),
+                                                 _mm256_cvtps_pd(_mm256_castps256_ps128(xr))), absmask);
+  const __m256d d1 = _mm256_and_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1)),
+                                                 _mm256_cvtps_pd(_mm256_extractf128_ps(xr, 1))), absmask);
+  const uint32_t in = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(d0, eb, _CMP_LE_OQ))) |
+                      static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(d1, eb, _CMP_LE_OQ))) << 4;
+  const uint32_t fill = ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(ok))) & 0xffu;
+  return fill | ((fill | (~in & 0xffu)) << 8);
+}
+
+__attribute__((target("avx2"))) inline uint32_t quant4(const double* x, const Quant<double>& p, int32_t* q) {
+  const __m256d xv = _mm256_loadu_pd(x);
+  const __m128i qi = _mm256_cvtpd_epi32(_mm256_mul_pd(xv, _mm256_set1_pd(p.inv_ebx2)));
+  const __m128i ok = _mm_and_si128(_mm_cmpgt_epi32(_mm_set1_epi32(kQLimit), qi),
+                                   _mm_cmpgt_epi32(qi, _mm_set1_epi32(-kQLimit)));
+  const __m128i qv = _mm_and_si128(qi, ok);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(q), qv);
+  const __m256d xr = _mm256_mul_pd(_mm256_cvtepi32_pd(qv), _mm256_set1_pd(p.ebx2));
+  const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256d d = _mm256_and_pd(_mm256_sub_pd(xv, xr), absmask);
+  const uint32_t in = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(d, _mm256_set1_pd(p.ebc), _CMP_LE_OQ)));
+  const uint32_t fill = ~static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(ok))) & 0xfu;
+  return fill | ((fill | (~in & 0xfu)) << 8);
+}
+
+__attribute__((target("avx2"))) inline uint32_t quant8(const double* x, const Quant<double>& p, int32_t* q) {
+  const uint32_t a = quant4(x, p, q), b = quant4(x + 4, p, q + 4);
+  return (a & 0xfu) | (b & 0xfu) << 4 | (a & 0xf00u) | (b & 0xf00u) << 4;
+}
+
+// Byte s of 32 magnitudes (4 x 8 lanes, each below 2^31) in value order.
+__attribute__((target("avx2"))) inline __m256i byte_slice(const __m256i (&m)[4], int s) {
+  const __m128i sh = _mm_cvtsi32_si128(8 * s);
+  const __m256i ff = _mm256_set1_epi32(0xff);
+  const __m256i a0 = _mm256_and_si256(_mm256_srl_epi32(m[0], sh), ff), a1 = _mm256_and_si256(_mm256_srl_epi32(m[1], sh), ff);
+  const __m256i a2 = _mm256_and_si256(_mm256_srl_epi32(m[2], sh), ff), a3 = _mm256_and_si256(_mm256_srl_epi32(m[3], sh), ff);
+  const __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(a0, a1), _mm256_packus_epi32(a2, a3));
+  return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+template <class T>
+__attribute__((target("avx2"))) void encode_layer_avx2(const T* x, uint64_t n, uint64_t l, const Quant<T>& p,
+                                                       uint8_t* widths, int32_t& q0, Local<T>& o) {
+  constexpr uint32_t kChunk = kIterGroups * kGroup;  // 1024 values
+  const uint64_t base = l * kLayer;
+  const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
+  int32_t qf;
+  const Kind k0 = prequantize(x[base], p, qf);
+  q0 = initial_q(k0 == Kind::kExactFill, qf);
+  if (o.used + kMaxLayerBytes > o.payload.size())
+    grow_fresh(o.payload, std::max(o.payload.size() * 2, o.used + kMaxLayerBytes), o.used);
+  uint8_t* const start = o.payload.data() + o.used;
+  uint8_t* out = start;
+  alignas(32) int32_t qbuf[8 + kChunk];
+  int32_t* const q = qbuf + 8;
+  q[-1] = q0;
+  uint32_t fillm[kIterGroups], specm[kIterGroups];
+  for (uint32_t c0 = 0; c0 < len; c0 += kChunk) {
+    const uint32_t clen = std::min(kChunk, len - c0);
+    const T* xc = x + base + c0;
+    const uint32_t ng = (clen + kGroup - 1) / kGroup;
+    for (uint32_t g = 0; g < ng; ++g) fillm[g] = specm[g] = 0;
+    uint32_t i = 0;
+    for (; i + 8 <= clen; i += 8) {
+      const uint32_t m = quant8(xc + i, p, q + i);
+      fillm[i / 32] |= (m & 0xffu) << (i % 32);
+      specm[i / 32] |= (m >> 8) << (i % 32);
+    }
+    for (; i < clen; ++i) {
+      const Kind k = prequantize(xc[i], p, q[i]);
+      fillm[i / 32] |= static_cast<uint32_t>(k == Kind::kExactFill) << (i % 32);
+      specm[i / 32] |= static_cast<uint32_t>(k != Kind::kQuantized) << (i % 32);
+    }
+    for (uint32_t g = 0; g < ng; ++g) {
+      int32_t* qg = q + g * kGroup;
+      const uint32_t glen = std::min<uint32_t>(kGroup, clen - g * kGroup);
+      const uint64_t gb = base + c0 + g * kGroup;
+      if (specm[g]) [[unlikely]] {
+        for (uint32_t f = fillm[g]; f; f &= f - 1) {
+          const int j = __builtin_ctz(f);
+          qg[j] = fill_or(true, qg[j], qg[j - 1]);
+        }
+        for (uint32_t sp = specm[g]; sp; sp &= sp - 1) {
+          const int j = __builtin_ctz(sp);
+          o.ei.push_back(gb + j);
+          o.ev.push_back(x[gb + j]);
+        }
+      }
+      for (uint32_t j = glen; j < kGroup; ++j) qg[j] = qg[glen - 1];
+      __m256i m[4];
+      __m256i any = _mm256_setzero_si256();
+      uint32_t sign = 0;
+      for (int r = 0; r < 4; ++r) {
+        const __m256i d = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qg + 8 * r)),
+                                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qg + 8 * r - 1)));
+        m[r] = _mm256_abs_epi32(d);
+        any = _mm256_or_si256(any, m[r]);
+        sign |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(d))) << (8 * r);
+      }
+      __m128i a4 = _mm_or_si128(_mm256_castsi256_si128(any), _mm256_extracti128_si256(any, 1));
+      a4 = _mm_or_si128(a4, _mm_shuffle_epi32(a4, 0x4e));
+      a4 = _mm_or_si128(a4, _mm_shuffle_epi32(a4, 0xb1));
+      const uint32_t w = width_of(static_cast<uint32_t>(_mm_cvtsi128_si32(a4)));
+      widths[gb / kGroup] = static_cast<uint8_t>(w);
+      if (w == 0) {
+        ++o.zero_groups;
+        continue;
+      }
+      std::memcpy(out, &sign, 4);
+      uint8_t* pl = out + 4;
+      for (uint32_t s = 0; 8 * s < w; ++s) {
+        const uint32_t cnt = std::min<uint32_t>(8, w - 8 * s);
+        __m256i b = _mm256_sll_epi16(byte_slice(m, static_cast<int>(s)), _mm_cvtsi32_si128(static_cast<int>(8 - cnt)));
+        for (uint32_t k = cnt; k-- > 0;) {
+          const uint32_t word = static_cast<uint32_t>(_mm256_movemask_epi8(b));
+          std::memcpy(pl + 4 * (8 * s + k), &word, 4);
+          b = _mm256_add_epi8(b, b);
+        }
+      }
+      out += group_bytes(w);
+    }
+    q[-1] = q[clen - 1];
+  }
+  const size_t bytes = static_cast<size_t>(out - start);
+  const size_t padded = align_layer(bytes);
+  std::memset(out, 0, padded - bytes);
+  o.used += padded;
+}
+
+template <class T>
+__attribute__((target("avx2"))) void encode_run_avx2(const T* x, uint64_t n, uint64_t l0, uint64_t l1,
+                                                     const Quant<T>& p, uint8_t* widths, int32_t* q0, Local<T>& o) {
+  for (uint64_t l = l0; l < l1; ++l) encode_layer_avx2(x, n, l, p, widths, q0[l], o);
+}
+
+// One group's 32 signed deltas from its sign word and w planes, as 4 x 8 lanes.
+__attribute__((target("avx2"))) inline void group_deltas(const uint8_t* pp, uint32_t w, __m256i (&d)[4]) {
+  uint32_t sign;
+  std::memcpy(&sign, pp, 4);
+  const uint8_t* pl = pp + 4;
+  const __m256i rep = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3,
+                                       3, 3, 3, 3, 3);
+  const __m256i bitsel = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ULL));
+  __m256i m[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+  for (uint32_t s = 0; 8 * s < w; ++s) {
+    const uint32_t cnt = std::min<uint32_t>(8, w - 8 * s);
+    __m256i b = _mm256_setzero_si256();
+    for (uint32_t k = cnt; k-- > 0;) {
+      int32_t word;
+      std::memcpy(&word, pl + 4 * (8 * s + k), 4);
+      const __m256i t = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), rep), bitsel);
+      b = _mm256_sub_epi8(_mm256_add_epi8(b, b), _mm256_cmpeq_epi8(t, bitsel));
+    }
+    const __m128i lo = _mm256_castsi256_si128(b), hi = _mm256_extracti128_si256(b, 1);
+    const __m128i sh = _mm_cvtsi32_si128(static_cast<int>(8 * s));
+    m[0] = _mm256_or_si256(m[0], _mm256_sll_epi32(_mm256_cvtepu8_epi32(lo), sh));
+    m[1] = _mm256_or_si256(m[1], _mm256_sll_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8)), sh));
+    m[2] = _mm256_or_si256(m[2], _mm256_sll_epi32(_mm256_cvtepu8_epi32(hi), sh));
+    m[3] = _mm256_or_si256(m[3], _mm256_sll_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8)), sh));
+  }
+  const __m256i sv = _mm256_set1_epi32(static_cast<int32_t>(sign));
+  for (int r = 0; r < 4; ++r) {
+    const __m256i bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_setr_epi32(8 * r, 8 * r + 1, 8 * r + 2, 8 * r + 3,
+                                                                                  8 * r + 4, 8 * r + 5, 8 * r + 6, 8 * r + 7));
+    const __m256i neg = _mm256_cmpeq_epi32(_mm256_and_si256(sv, bit), bit);
+    d[r] = _mm256_sub_epi32(_mm256_xor_si256(m[r], neg), neg);
+  }
+}
+
+// Inclusive wrapping prefix sum of 8 lanes plus carry (a broadcast vector).
+__attribute__((target("avx2"))) inline __m256i scan8(__m256i v, __m256i carry) {
+  v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+  v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+  const __m256i t = _mm256_shuffle_epi32(v, 0xff);
+  v = _mm256_add_epi32(v, _mm256_permute2x128_si256(t, t, 0x08));
+  return _mm256_add_epi32(v, carry);
+}
+
+__attribute__((target("avx2"))) inline void store_rec(float* o, __m256i q, const Quant<float>& p) {
+  _mm256_storeu_ps(o, _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(p.ebx2)));
+}
+__attribute__((target("avx2"))) inline void store_rec(double* o, __m256i q, const Quant<double>& p) {
+  const __m256d e = _mm256_set1_pd(p.ebx2);
+  _mm256_storeu_pd(o, _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), e));
+  _mm256_storeu_pd(o + 4, _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), e));
+}
+
+template <class T>
+__attribute__((target("avx2"))) void decode_layer_avx2(const Sections& s, uint64_t n, uint64_t l, const uint8_t* pp,
+                                                       const Quant<T>& p, T* out) {
+  const uint64_t base = l * kLayer;
+  const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
+  int32_t acc;
+  std::memcpy(&acc, s.initial.data() + 4 * l, 4);
+  for (uint32_t g = 0; g * kGroup < len; ++g) {
+    const uint64_t gb = base + g * kGroup;
+    const uint32_t glen = std::min<uint32_t>(kGroup, len - g * kGroup);
+    const uint32_t w = s.widths[gb / kGroup];
+    T* o = out + gb;
+    if (w == 0) {
+      std::fill(o, o + glen, reconstruct(acc, p));
+      continue;
+    }
+    __m256i d[4];
+    group_deltas(pp, w, d);
+    pp += group_bytes(w);
+    __m256i carry = _mm256_set1_epi32(acc);
+    if (glen == kGroup) {
+      for (int r = 0; r < 4; ++r) {
+        const __m256i v = scan8(d[r], carry);
+        store_rec(o + 8 * r, v, p);
+        carry = _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7));
+      }
+    } else {
+      alignas(32) T tmp[kGroup];
+      for (int r = 0; r < 4; ++r) {
+        const __m256i v = scan8(d[r], carry);
+        store_rec(tmp + 8 * r, v, p);
+        carry = _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7));
+      }
+      std::memcpy(o, tmp, glen * sizeof(T));
+    }
+    acc = _mm256_cvtsi256_si32(carry);
+  }
+}
+
+template <class T>
+__attribute__((target("avx2"))) void decode_run_avx2(const Sections& s, uint64_t n, uint64_t l0, uint64_t l1,
+                                                     const uint64_t* layer_off, const Quant<T>& p, T* out) {
+  for (uint64_t l = l0; l < l1; ++l) decode_layer_avx2(s, n, l, s.payload.data() + layer_off[l], p, out);
+}
+#endif
+
+// SCIZ_DELTA_BASELINE_ISA forces the baseline loops (the tests run both, tests/CMakeLists.txt).
+bool use_avx2() {
+#if defined(SCIZ_DELTA_AVX2)
+  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_DELTA_BASELINE_ISA");
+  return v;
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 template <class T>
@@ -135,15 +454,22 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats) {
   std::vector<uint64_t> off_pay(nt + 1, 0), off_ex(nt + 1, 0);
   std::vector<uint64_t> exact_idx;
   std::vector<T> exact_val;
+  const bool avx2 = use_avx2();
+  (void)avx2;
 
 #pragma omp parallel num_threads(nt)
   {
     const int tid = thread_id();
     Local<T>& o = loc[tid];
     const uint64_t l0 = L * tid / nt, l1 = L * (tid + 1) / nt;
-    // Room for about 12 bits a value before any regrowth.
-    o.payload.resize(static_cast<size_t>(std::min<uint64_t>(n, (l1 - l0) * kLayer)) * 3 / 2 + 64);
-    for (uint64_t l = l0; l < l1; ++l) encode_layer(x, n, l, p, e.widths.data(), q0[l], o);
+    // Room for about 12 bits a value before any regrowth (plus one layer at its largest).
+    grow_fresh(o.payload, static_cast<size_t>(std::min<uint64_t>(n, (l1 - l0) * kLayer)) * 3 / 2 + kMaxLayerBytes, 0);
+#if defined(SCIZ_DELTA_AVX2)
+    if (avx2)
+      encode_run_avx2(x, n, l0, l1, p, e.widths.data(), q0.data(), o);
+    else
+#endif
+      for (uint64_t l = l0; l < l1; ++l) encode_layer(x, n, l, p, e.widths.data(), q0[l], o);
 #pragma omp barrier
 #pragma omp single
     {
@@ -151,11 +477,16 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats) {
         off_pay[t + 1] = off_pay[t] + loc[t].used;
         off_ex[t + 1] = off_ex[t] + loc[t].ei.size();
       }
-      e.payload.resize(off_pay[nt]);
+      if (nt == 1) {  // one thread: its buffer becomes the section (no copy)
+        loc[0].payload.resize(loc[0].used);
+        e.payload.swap(loc[0].payload);
+      } else {
+        grow_fresh(e.payload, off_pay[nt], 0);
+      }
       exact_idx.resize(off_ex[nt]);
       exact_val.resize(off_ex[nt]);
     }
-    if (o.used) std::memcpy(e.payload.data() + off_pay[tid], o.payload.data(), o.used);
+    if (nt > 1 && o.used) std::memcpy(e.payload.data() + off_pay[tid], o.payload.data(), o.used);
     std::copy(o.ei.begin(), o.ei.end(), exact_idx.begin() + off_ex[tid]);
     std::copy(o.ev.begin(), o.ev.end(), exact_val.begin() + off_ex[tid]);
   }
@@ -216,6 +547,17 @@ void decode_cpu(const Sections& s, uint64_t n, double eb, T* out) {
   const Quant<T> p = make_quant<T>(eb);
   const uint64_t L = layer_count(n);
   const int nt = thread_count(L);
+#if defined(SCIZ_DELTA_AVX2)
+  if (use_avx2()) {
+#pragma omp parallel num_threads(nt)
+    {
+      const int tid = thread_id();
+      decode_run_avx2(s, n, L * tid / nt, L * (tid + 1) / nt, v.layer_off.data(), p, out);
+    }
+    for (size_t q = 0; q < v.exact_idx.size(); ++q) out[v.exact_idx[q]] = v.exact_val[q];
+    return;
+  }
+#endif
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t li = 0; li < static_cast<int64_t>(L); ++li) {
     const uint64_t l = static_cast<uint64_t>(li), base = l * kLayer;
