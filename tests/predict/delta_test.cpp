@@ -571,3 +571,59 @@ void twin_matches_reference_case() {
 
 TEST(DeltaTwin, MatchesScalarReferenceF32) { twin_matches_reference_case<float, uint32_t>(); }
 TEST(DeltaTwin, MatchesScalarReferenceF64) { twin_matches_reference_case<double, uint64_t>(); }
+
+// The portable loops round with an inline round-half-even (delta_cpu.cpp, rint_ne): it must
+// equal std::rint bit for bit on every input (signed zeros, NaN-ness, infinities included).
+namespace sciz::delta {
+float portable_rint_for_test(float v);
+double portable_rint_for_test(double v);
+}  // namespace sciz::delta
+
+template <class T, class U>
+void portable_rint_case() {
+  auto same = [](T v) {
+    const T a = sciz::delta::portable_rint_for_test(v), b = std::rint(v);
+    if (std::isnan(b)) return std::isnan(a);
+    U ua, ub;
+    std::memcpy(&ua, &a, sizeof a);
+    std::memcpy(&ub, &b, sizeof b);
+    return ua == ub;
+  };
+  constexpr int p = std::numeric_limits<T>::digits;  // 24 or 53
+  std::vector<T> edge = {T(0), T(-0.0), T(0.5), T(-0.5), T(1.5), T(-1.5), T(2.5), T(-2.5), T(0.49999997),
+                         std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+                         std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), -std::numeric_limits<T>::max(),
+                         std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                         std::numeric_limits<T>::quiet_NaN(), -std::numeric_limits<T>::quiet_NaN(),
+                         std::numeric_limits<T>::signaling_NaN(), T(1 << 30), -T(1 << 30)};
+  for (int e = -3; e <= p + 2; ++e)
+    for (T c : {std::ldexp(T(1), e), std::ldexp(T(1.5), e), std::ldexp(T(1.75), e)})
+      for (T v : {c, std::nextafter(c, T(0)), std::nextafter(c, T(1e30)), c + T(0.5), c - T(0.5)}) {
+        edge.push_back(v);
+        edge.push_back(-v);
+      }
+  for (T v : edge) EXPECT_TRUE(same(v)) << v;
+  // Every value of the binades around 2^(p-1) (the magic constant) for f32, a dense sample for
+  // f64, and random bit patterns.
+  int bad = 0;
+  const U lo = [] { T v = std::ldexp(T(1), p - 3); U u; std::memcpy(&u, &v, sizeof v); return u; }();
+  const U hi = [] { T v = std::ldexp(T(1), p + 1); U u; std::memcpy(&u, &v, sizeof v); return u; }();
+  const U step = sizeof(T) == 4 ? U(1) : U(1) << 26;
+  for (U u = lo; u < hi; u += step)
+    for (U s : {U(0), U(1) << (8 * sizeof(T) - 1)}) {
+      T v;
+      const U w = u | s;
+      std::memcpy(&v, &w, sizeof v);
+      bad += !same(v);
+    }
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 4000000; ++i) {
+    const U w = static_cast<U>(rng());
+    T v;
+    std::memcpy(&v, &w, sizeof v);
+    bad += !same(v);
+  }
+  EXPECT_EQ(bad, 0);
+}
+TEST(DeltaTwin, PortableRintF32) { portable_rint_case<float, uint32_t>(); }
+TEST(DeltaTwin, PortableRintF64) { portable_rint_case<double, uint64_t>(); }

@@ -5,6 +5,10 @@
 #include <sciz/error.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <type_traits>
+#include <cfloat>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -90,66 +94,257 @@ struct Local {
   uint64_t zero_groups = 0;
 };
 
-// One group of a layer: quantize, extend the chain, pack. Returns the group's width.
+// ---- Portable build of the layer loops (any CPU; plain C++ that compilers auto-vectorize) ----
+//
+// Used where AVX2 is absent (ARM, older x86) or forced (SCIZ_DELTA_BASELINE_ISA). Same bytes as
+// the per-value use of delta_math.hpp (prequantize, fill_or, delta_of, magnitude, sign_bit,
+// transpose32 / plane_bit, signed_delta, wrap_add, reconstruct; the scalar reference of the
+// DeltaTwin tests), by these equivalences:
+//  * round_even: rint/rintf is a libm call on x86-64 without SSE4.1 and blocks vectorization.
+//    rint_ne(v) below equals rint(v) bit for bit in round-to-nearest-even (the default mode,
+//    which docs/DELTA.md assumes for every operation) whenever T arithmetic is evaluated in T
+//    (FLT_EVAL_METHOD == 0: x86-64 SSE, ARM; otherwise std::rint is used). Proof, with
+//    M = 2^(p-1) (p = 24 or 53 significand bits, M = 2^23 or 2^52) and a = |v|:
+//     - a < M (finite): a + M lies in [M, 2M), where representable numbers are exactly the
+//       integers, so the addition returns the integer nearest to a + M, ties to the even one;
+//       M is even, so that is M + (the integer nearest to a, ties to even) = M + rint(a).
+//       M + rint(a) <= 2M is representable, and (M + rint(a)) - M is exact (Sterbenz), so
+//       t = rint(a). rint is odd-symmetric under round-half-even (rint(-a) = -rint(a),
+//       including rint(-a) = -0 for a < 1/2), and copysign(t, v) puts back v's sign (t >= 0),
+//       so copysign(t, v) = rint(v), signed zeros included.
+//     - a >= M (finite): v has no fraction bits (its ulp is >= 1), so rint(v) = v.
+//     - NaN: a < M is false, v is returned (rint returns a NaN; the caller only tests
+//       |r| < 2^30, false for any NaN). +-Inf: a < M is false, rint(+-Inf) = +-Inf = v.
+//    The compiler may not fold (a + M) - M into a: this file is built without -ffast-math or
+//    -fassociative-math (the format forbids them). Tested against std::rint on edge values,
+//    whole binades around M and random bit patterns (DeltaTwin.PortableRint*).
+//  * prequantize: q = int32(ok ? r : 0) with ok = |r| < 2^30 (fill = !ok), then the check in
+//    double: the same operations as prequantize() and within() on the same values; a fill
+//    slot's q (0) is replaced by the chain's previous q before its delta is taken (fill_or),
+//    and special = fill | !within, as in encode_group.
+//  * deltas: d = q_i - q_{i-1} in uint32 (= int32 subtraction, no overflow for |q| < 2^30),
+//    magnitude = (d ^ s) - s with s = d >> 31 arithmetic (= magnitude()), sign = bit 31 of d
+//    (= sign_bit()); slots past a short group's end repeat its last q (d = 0).
+//  * planes (pack8): for a uint64 u whose 8 bytes are 0 or 1, (u * 0x0102040810204080) >> 56
+//    has bit i = byte i. The multiplier is the sum over j = 0..7 of 2^(7j + 7); byte i's bit
+//    sits at 8i, so term (i, j) lands at 8i + 7j + 7 = 7(i + j) + i + 7. Bit 56 + t is hit
+//    exactly by i + j = 7, i = t (i + j = 8 needs j = 8; i + j <= 6 stays below 56), and the
+//    positions below 56 (i + j <= 6) are pairwise distinct, so no sum of terms carries into
+//    bit 56. So plane k of values 8j..8j+7 = pack8((byte slice >> k) & 0x0101...), which is
+//    plane_bit over the group, i.e. what transpose32 leaves in word k.
+//  * unpack8 (decoder): b * 0x0101010101010101 copies the byte b (< 256, no carries) into all
+//    8 bytes; & 0x8040201008040201 keeps bit i in byte i (value 0 or 2^i <= 0x80); adding 0x7f
+//    to each byte (no byte exceeds 0xff, so no carry between bytes) sets its top bit iff it was
+//    non-zero; & 0x8080808080808080 keeps those. So byte i's top bit = bit i of b: from_plane
+//    over the group, which transpose32 computes in the scalar decoder.
+//  * decode: signed delta = (m ^ -s) + s with s = 0 or 1 (0u - m when the sign bit is set, as
+//    signed_delta), the chain as wrap_add in order, reconstruct() on each value.
+
+// GCC keeps FP operations that might raise a flag out of if-converted (vectorized) code under
+// its default -ftrapping-math, and then vectorizes none of the loop below. Clang's default
+// already assumes no traps. -fno-trapping-math changes no value (every operation below is
+// still exactly rounded in the default mode; only the speculation of flag-raising operations
+// is allowed), and it is scoped to these helpers. The builtins are the plain fabs/copysign
+// (std::fabs from <cmath> is outside the region and would not be inlined into it).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
+#endif
+inline float fabs_nt(float v) { return __builtin_fabsf(v); }
+inline double fabs_nt(double v) { return __builtin_fabs(v); }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+inline float rint_ne(float v) {
+  const float a = __builtin_fabsf(v);
+  const float t = __builtin_copysignf((a + 0x1p23f) - 0x1p23f, v);
+  return a < 0x1p23f ? t : v;
+}
+inline double rint_ne(double v) {
+  const double a = __builtin_fabs(v);
+  const double t = __builtin_copysign((a + 0x1p52) - 0x1p52, v);
+  return a < 0x1p52 ? t : v;
+}
+#else
+inline float rint_ne(float v) { return std::rint(v); }
+inline double rint_ne(double v) { return std::rint(v); }
+#endif
+
+// Quantizes n values: q (0 for fill), fill[i] = 1 for kExactFill (else 0), bad[i] = 1 when the
+// bound check fails (else 0). Flags kept at the width of T / double so the loop vectorizes.
 template <class T>
-uint32_t encode_group(const T* xg, uint32_t len, uint64_t base, const Quant<T>& p, int32_t& prev, Local<T>& o) {
-  int32_t q[kGroup];
-  uint32_t special = 0, fill = 0;  // bit i: value i is stored exactly / is kExactFill
-  for (uint32_t i = 0; i < len; ++i) {
-    const Kind k = prequantize(xg[i], p, q[i]);
-    special |= static_cast<uint32_t>(k != Kind::kQuantized) << i;
-    fill |= static_cast<uint32_t>(k == Kind::kExactFill) << i;
+void quant_chunk_portable(const T* __restrict x, uint32_t n, const Quant<T>& p, int32_t* __restrict q,
+                          T* __restrict fill, double* __restrict bad) {
+  const T inv = p.inv_ebx2, e2 = p.ebx2, lim = static_cast<T>(kQLimit);
+  const double ebc = p.ebc;
+  for (uint32_t i = 0; i < n; ++i) {
+    const T xi = x[i];
+    const T r = rint_ne(xi * inv);
+    const bool ok = fabs_nt(r) < lim;
+    const int32_t qi = static_cast<int32_t>(ok ? r : T(0));
+    q[i] = qi;
+    const T xr = static_cast<T>(qi) * e2;
+    const bool in = fabs_nt(static_cast<double>(xi) - static_cast<double>(xr)) <= ebc;
+    fill[i] = ok ? T(0) : T(1);
+    bad[i] = in ? 0.0 : 1.0;
   }
-  if (special) [[unlikely]] {
-    for (uint32_t i = 0; i < len; ++i)
-      if ((special >> i) & 1u) {
-        o.ei.push_back(base + i);
-        o.ev.push_back(xg[i]);
-      }
-  }
-  uint32_t mag[kGroup] = {};
-  uint32_t sign = 0, any = 0;
-  for (uint32_t i = 0; i < len; ++i) {
-    const int32_t qi = fill_or((fill >> i) & 1u, q[i], prev);
-    const int32_t d = delta_of(qi, prev);
-    prev = qi;
-    mag[i] = magnitude(d);
-    sign |= sign_bit(d) << i;
-    any |= mag[i];  // same bit length as the maximum
-  }
-  const uint32_t w = width_of(any);
-  if (w == 0) {
-    ++o.zero_groups;
-    return 0;
-  }
-  const uint32_t bytes = group_bytes(w);
-  if (o.used + bytes > o.payload.size()) o.payload.resize(std::max(o.used + bytes, o.payload.size() * 2));
-  transpose32(mag);  // mag[k] is now plane k (plane_bit over the group)
-  std::memcpy(o.payload.data() + o.used, &sign, 4);
-  std::memcpy(o.payload.data() + o.used + 4, mag, 4 * w);
-  o.used += bytes;
-  return w;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+// For the tests (DeltaTwin.PortableRint*): the rounding the portable loops use.
+}  // namespace
+float portable_rint_for_test(float v) { return rint_ne(v); }
+double portable_rint_for_test(double v) { return rint_ne(v); }
+namespace {
+
+inline uint32_t pack8(uint64_t u) { return static_cast<uint32_t>((u * 0x0102040810204080ULL) >> 56); }
+// 32 bytes (0 or 1 each, value order) to one word, bit i = byte i.
+inline uint32_t pack32(const uint64_t (&u)[4], uint32_t k) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  return pack8((u[0] >> k) & kOnes) | pack8((u[1] >> k) & kOnes) << 8 | pack8((u[2] >> k) & kOnes) << 16 |
+         pack8((u[3] >> k) & kOnes) << 24;
+}
+// Byte i's top bit = bit i of b (b < 256).
+inline uint64_t unpack8(uint64_t b) {
+  return (((b * 0x0101010101010101ULL) & 0x8040201008040201ULL) + 0x7f7f7f7f7f7f7f7fULL) & 0x8080808080808080ULL;
 }
 
 template <class T>
-void encode_layer(const T* x, uint64_t n, uint64_t l, const Quant<T>& p, uint8_t* widths, int32_t& q0,
-                  Local<T>& o) {
+void encode_layer_portable(const T* x, uint64_t n, uint64_t l, const Quant<T>& p, uint8_t* widths, int32_t& q0,
+                           Local<T>& o) {
+  constexpr uint32_t kChunk = kIterGroups * kGroup;  // 1024 values
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
-  int32_t q;
-  const Kind k0 = prequantize(x[base], p, q);
-  int32_t prev = initial_q(k0 == Kind::kExactFill, q);
-  q0 = prev;
-  const size_t start = o.used;
+  int32_t qf;
+  const Kind k0 = prequantize(x[base], p, qf);
+  q0 = initial_q(k0 == Kind::kExactFill, qf);
+  if (o.used + kMaxLayerBytes > o.payload.size())
+    grow_fresh(o.payload, std::max(o.payload.size() * 2, o.used + kMaxLayerBytes), o.used);
+  uint8_t* const start = o.payload.data() + o.used;
+  uint8_t* out = start;
+  alignas(64) int32_t qbuf[16 + kChunk];
+  alignas(64) T fillv[kChunk];
+  alignas(64) double badv[kChunk];
+  int32_t* const q = qbuf + 16;
+  q[-1] = q0;
+  for (uint32_t c0 = 0; c0 < len; c0 += kChunk) {
+    const uint32_t clen = std::min(kChunk, len - c0);
+    const T* xc = x + base + c0;
+    const uint32_t ng = (clen + kGroup - 1) / kGroup;
+    quant_chunk_portable(xc, clen, p, q, fillv, badv);
+    for (uint32_t g = 0; g < ng; ++g) {
+      int32_t* const qg = q + g * kGroup;
+      const uint32_t glen = std::min<uint32_t>(kGroup, clen - g * kGroup);
+      const uint64_t gb = base + c0 + g * kGroup;
+      const T* const fg = fillv + g * kGroup;
+      const double* const bg = badv + g * kGroup;
+      uint64_t anyf = 0, anyb = 0;  // bit patterns: non-zero iff some flag is 1
+      for (uint32_t j = 0; j < glen; ++j) {
+        anyf |= std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(fg[j]);
+        anyb |= std::bit_cast<uint64_t>(bg[j]);
+      }
+      if (anyf | anyb) [[unlikely]] {
+        for (uint32_t j = 0; j < glen; ++j) {
+          const bool f = fg[j] != T(0);
+          if (f) qg[j] = fill_or(true, qg[j], qg[static_cast<int>(j) - 1]);
+          if (f || bg[j] != 0.0) {
+            o.ei.push_back(gb + j);
+            o.ev.push_back(xc[g * kGroup + j]);
+          }
+        }
+      }
+      for (uint32_t j = glen; j < kGroup; ++j) qg[j] = qg[glen - 1];
+      alignas(64) uint32_t m[kGroup];
+      alignas(16) uint8_t sb[kGroup];
+      uint32_t any = 0;
+      for (uint32_t i = 0; i < kGroup; ++i) {
+        const uint32_t d = static_cast<uint32_t>(qg[i]) - static_cast<uint32_t>(qg[static_cast<int>(i) - 1]);
+        const uint32_t s = 0u - (d >> 31);
+        m[i] = (d ^ s) - s;
+        sb[i] = static_cast<uint8_t>(d >> 31);
+        any |= m[i];
+      }
+      const uint32_t w = width_of(any);
+      widths[gb / kGroup] = static_cast<uint8_t>(w);
+      if (w == 0) {
+        ++o.zero_groups;
+        continue;
+      }
+      uint64_t u[4];
+      std::memcpy(u, sb, kGroup);
+      const uint32_t sign = pack32(u, 0);
+      std::memcpy(out, &sign, 4);
+      uint8_t* pl = out + 4;
+      for (uint32_t s = 0; 8 * s < w; ++s) {
+        alignas(16) uint8_t bs[kGroup];
+        for (uint32_t i = 0; i < kGroup; ++i) bs[i] = static_cast<uint8_t>(m[i] >> (8 * s));
+        std::memcpy(u, bs, kGroup);
+        const uint32_t cnt = std::min<uint32_t>(8, w - 8 * s);
+        for (uint32_t k = 0; k < cnt; ++k) {
+          const uint32_t word = pack32(u, k);
+          std::memcpy(pl + 4 * (8 * s + k), &word, 4);
+        }
+      }
+      out += group_bytes(w);
+    }
+    q[-1] = q[clen - 1];
+  }
+  const size_t bytes = static_cast<size_t>(out - start);
+  const size_t padded = align_layer(bytes);
+  std::memset(out, 0, padded - bytes);
+  o.used += padded;
+}
+
+template <class T>
+void decode_layer_portable(const Sections& s, uint64_t n, uint64_t l, const uint8_t* pp, const Quant<T>& p, T* out) {
+  const uint64_t base = l * kLayer;
+  const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
+  int32_t acc;
+  std::memcpy(&acc, s.initial.data() + 4 * l, 4);
+  const T e2 = p.ebx2;
   for (uint32_t g = 0; g * kGroup < len; ++g) {
     const uint64_t gb = base + g * kGroup;
     const uint32_t glen = std::min<uint32_t>(kGroup, len - g * kGroup);
-    widths[gb / kGroup] = static_cast<uint8_t>(encode_group(x + gb, glen, gb, p, prev, o));
+    const uint32_t w = s.widths[gb / kGroup];
+    T* o = out + gb;
+    if (w == 0) {
+      std::fill(o, o + glen, reconstruct(acc, p));
+      continue;
+    }
+    uint32_t sign;
+    std::memcpy(&sign, pp, 4);
+    const uint8_t* pl = pp + 4;
+    pp += group_bytes(w);
+    alignas(64) uint32_t m[kGroup] = {};
+    for (uint32_t sl = 0; 8 * sl < w; ++sl) {
+      const uint32_t cnt = std::min<uint32_t>(8, w - 8 * sl);
+      uint64_t u[4] = {0, 0, 0, 0};  // byte slice sl of the magnitudes, top bit first filled
+      for (uint32_t k = 0; k < cnt; ++k) {
+        uint32_t word;
+        std::memcpy(&word, pl + 4 * (8 * sl + k), 4);
+        for (int j = 0; j < 4; ++j) u[j] |= unpack8((word >> (8 * j)) & 0xffu) >> (7 - k);
+      }
+      alignas(16) uint8_t bs[kGroup];
+      std::memcpy(bs, u, kGroup);
+      for (uint32_t i = 0; i < kGroup; ++i) m[i] |= static_cast<uint32_t>(bs[i]) << (8 * sl);
+    }
+    uint64_t su[4];
+    for (int j = 0; j < 4; ++j) su[j] = unpack8((sign >> (8 * j)) & 0xffu) >> 7;
+    alignas(16) uint8_t sb[kGroup];
+    std::memcpy(sb, su, kGroup);
+    alignas(64) int32_t qa[kGroup];
+    for (uint32_t i = 0; i < kGroup; ++i) {
+      const uint32_t sg = sb[i];
+      qa[i] = static_cast<int32_t>((m[i] ^ (0u - sg)) + sg);  // signed_delta
+    }
+    for (uint32_t i = 0; i < kGroup; ++i) qa[i] = acc = wrap_add(acc, qa[i]);
+    if (glen == kGroup) {
+      for (uint32_t i = 0; i < kGroup; ++i) o[i] = static_cast<T>(qa[i]) * e2;
+    } else {
+      for (uint32_t i = 0; i < glen; ++i) o[i] = static_cast<T>(qa[i]) * e2;
+      acc = qa[glen - 1];
+    }
   }
-  const size_t padded = start + align_layer(o.used - start);
-  if (padded > o.payload.size()) o.payload.resize(padded);
-  std::memset(o.payload.data() + o.used, 0, padded - o.used);
-  o.used = padded;
 }
 
 #if defined(SCIZ_DELTA_AVX2)
@@ -469,7 +664,7 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats) {
       encode_run_avx2(x, n, l0, l1, p, e.widths.data(), q0.data(), o);
     else
 #endif
-      for (uint64_t l = l0; l < l1; ++l) encode_layer(x, n, l, p, e.widths.data(), q0[l], o);
+      for (uint64_t l = l0; l < l1; ++l) encode_layer_portable(x, n, l, p, e.widths.data(), q0[l], o);
 #pragma omp barrier
 #pragma omp single
     {
@@ -558,32 +753,11 @@ void decode_cpu(const Sections& s, uint64_t n, double eb, T* out) {
     return;
   }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t li = 0; li < static_cast<int64_t>(L); ++li) {
-    const uint64_t l = static_cast<uint64_t>(li), base = l * kLayer;
-    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
-    const uint8_t* pp = s.payload.data() + v.layer_off[l];
-    int32_t acc;
-    std::memcpy(&acc, s.initial.data() + 4 * l, 4);
-    for (uint32_t g = 0; g * kGroup < len; ++g) {
-      const uint64_t gb = base + g * kGroup;
-      const uint32_t glen = std::min<uint32_t>(kGroup, len - g * kGroup);
-      const uint32_t w = s.widths[gb / kGroup];
-      T* o = out + gb;
-      if (w == 0) {
-        std::fill(o, o + glen, reconstruct(acc, p));
-        continue;
-      }
-      uint32_t sign, mag[kGroup] = {};
-      std::memcpy(&sign, pp, 4);
-      std::memcpy(mag, pp + 4, 4 * w);  // planes 0..w-1, the rest zero
-      pp += group_bytes(w);
-      transpose32(mag);  // back to magnitudes (from_plane over the group)
-      for (uint32_t i = 0; i < glen; ++i) {
-        acc = wrap_add(acc, signed_delta(sign, i, mag[i]));
-        o[i] = reconstruct(acc, p);
-      }
-    }
+#pragma omp parallel num_threads(nt)
+  {
+    const int tid = thread_id();
+    for (uint64_t l = L * tid / nt, l1 = L * (tid + 1) / nt; l < l1; ++l)
+      decode_layer_portable(s, n, l, s.payload.data() + v.layer_off[l], p, out);
   }
   for (size_t q = 0; q < v.exact_idx.size(); ++q) out[v.exact_idx[q]] = v.exact_val[q];
 }
