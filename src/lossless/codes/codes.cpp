@@ -12,6 +12,7 @@
 #include "core/device.hpp"
 #include "core/trace.hpp"
 #include "lossless/bitpack/bitpack.hpp"
+#include "lossless/codes/stats_cpu.hpp"
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/rle/rle.hpp"
 #include "lossless/zrle/zrle.hpp"
@@ -41,6 +42,18 @@ Lossless parse_lossless(const std::string& name) {
 namespace codes {
 namespace {
 
+struct Sized {
+  huffman::Codebook cb;
+  uint64_t bytes;
+  std::vector<uint64_t> hist;
+};
+
+Sized size_from_hist(std::vector<uint64_t> h, uint64_t n) {
+  Sized z{huffman::build_codebook(h), 0, std::move(h)};
+  z.bytes = huffman::encoded_bytes(z.cb, n, huffman::coded_bits(z.cb, z.hist));
+  return z;
+}
+
 // The two devices differ only in where symbols live and which twin runs; the choice and the
 // blob layout are written once, over this interface.
 struct Cpu {
@@ -63,6 +76,21 @@ struct Cpu {
     uint32_t tail() const { return t.tail; }
   };
   static Tokens tokens(Syms s, uint16_t centre) { return {zrle::tokens_cpu(s, centre)}; }
+  // The candidates' histograms straight from the codes (stats_cpu.hpp): the token and run
+  // arrays are built only for the stage that is chosen.
+  template <class Sel>
+  static void token_sizes(Syms s, uint16_t centre, uint32_t, const std::vector<uint64_t>& hist, Sel& sel) {
+    TokenStats st = token_stats_cpu(s, centre, hist);
+    sel.v = size_from_hist(std::move(st.value), st.count);
+    sel.z = size_from_hist(std::move(st.zrun), st.count);
+  }
+  template <class Sel>
+  static void run_sizes(Syms s, uint32_t, Sel& sel) {
+    RunStats st = run_stats_cpu(s);
+    sel.count = st.count;
+    sel.v = size_from_hist(std::move(st.value), st.count);
+    sel.l = size_from_hist(std::move(st.len_m1), st.count);
+  }
   static std::vector<uint8_t> huffman(Syms s, const huffman::Codebook& cb) { return huffman::encode_cpu(s, cb); }
   static std::vector<uint8_t> rle(Syms s) { return rle::encode_cpu(s); }
   static std::vector<uint8_t> bitpack(Syms s, uint16_t centre) { return bitpack::encode_cpu(s, centre); }
@@ -92,22 +120,23 @@ struct Cuda {
     uint32_t tail() const { return t.tail; }
   };
   Tokens tokens(Syms x, uint16_t centre) const { return {zrle::tokens_cuda(x.p, x.n, centre, s)}; }
+  template <class Sel>
+  void token_sizes(Syms x, uint16_t centre, uint32_t alphabet, const std::vector<uint64_t>&, Sel& sel) const {
+    sel.t.emplace(tokens(x, centre));
+    sel.v = size_from_hist(hist(sel.t->value(), alphabet), sel.t->count());
+    sel.z = size_from_hist(hist(sel.t->zrun(), huffman::kAlphabet), sel.t->count());
+  }
+  template <class Sel>
+  void run_sizes(Syms x, uint32_t alphabet, Sel& sel) const {
+    sel.r.emplace(runs(x));
+    sel.count = sel.r->count();
+    sel.v = size_from_hist(hist(sel.r->value(), alphabet), sel.count);
+    sel.l = size_from_hist(hist(sel.r->len_m1(), huffman::kAlphabet), sel.count);
+  }
   std::vector<uint8_t> huffman(Syms x, const huffman::Codebook& cb) const { return huffman::encode_cuda(x.p, x.n, cb, s); }
   std::vector<uint8_t> rle(Syms x) const { return rle::encode_cuda(x.p, x.n, s); }
   std::vector<uint8_t> bitpack(Syms x, uint16_t centre) const { return bitpack::encode_cuda(x.p, x.n, centre, s); }
 };
-
-struct Sized {
-  huffman::Codebook cb;
-  uint64_t bytes;
-  std::vector<uint64_t> hist;
-};
-
-Sized size_from_hist(std::vector<uint64_t> h, uint64_t n) {
-  Sized z{huffman::build_codebook(h), 0, std::move(h)};
-  z.bytes = huffman::encoded_bytes(z.cb, n, huffman::coded_bits(z.cb, z.hist));
-  return z;
-}
 
 template <class B, class S>
 Sized size_huffman(const B& b, S syms, uint32_t alphabet) {
@@ -186,26 +215,27 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
   const uint64_t tokens_min = n - (centre < nc.size() ? nc[centre] : 0);
   if (centre < nc.size()) nc[centre] = 0;
   const uint64_t zfloor = tokens_min ? size_from_hist(nc, tokens_min).bytes + tokens_min / 8 : 0;
-  std::optional<typename B::Tokens> t;
-  Sized zv, zz;
+  struct TokenSel {
+    std::optional<typename B::Tokens> t;  // the tokens, where sizing them built them
+    Sized v, z;
+  } zs;
   if (zfloor < best) {
-    TracePhase tp("lossless select: zero-run tokens + sizes");
-    t.emplace(b.tokens(syms, centre));
-    zv = size_huffman(b, t->value(), alphabet);
-    zz = size_huffman(b, t->zrun(), huffman::kAlphabet);
-    const uint64_t zb = kZrleHuffmanHeader + zv.bytes + zz.bytes;
+    TracePhase tp("lossless select: zero-run sizes");
+    b.token_sizes(syms, centre, alphabet, h.hist, zs);
+    const uint64_t zb = kZrleHuffmanHeader + zs.v.bytes + zs.z.bytes;
     if (zb < best) best = zb, stage = Lossless::zrle_huffman;
   }
   // Runs of any code: rle >= 4 bytes a run, rle+huffman >= 1 bit per value and per length.
   const uint64_t r0 = b.count_runs(syms);  // before splitting: a floor for the split count
-  std::optional<typename B::Runs> r;
-  Sized rv, rl;
+  struct RunSel {
+    std::optional<typename B::Runs> r;  // the runs, where sizing them built them
+    uint64_t count = 0;
+    Sized v, l;
+  } rs;
   if (std::min(rle_bytes(r0), kRleHuffmanHeader + r0 / 4) < best) {
-    TracePhase tp("lossless select: runs + sizes");
-    r.emplace(b.runs(syms));
-    rv = size_huffman(b, r->value(), alphabet);
-    rl = size_huffman(b, r->len_m1(), huffman::kAlphabet);
-    const uint64_t rh = kRleHuffmanHeader + rv.bytes + rl.bytes, rb = rle_bytes(r->count());
+    TracePhase tp("lossless select: run sizes");
+    b.run_sizes(syms, alphabet, rs);
+    const uint64_t rh = kRleHuffmanHeader + rs.v.bytes + rs.l.bytes, rb = rle_bytes(rs.count);
     if (rb < best) best = rb, stage = Lossless::rle;
     if (rh < best) best = rh, stage = Lossless::rle_huffman;
   }
@@ -215,9 +245,13 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
                  static_cast<unsigned long long>(r0), lossless_name(stage), static_cast<unsigned long long>(best));
   TracePhase tp("lossless encode of the chosen stage");
   switch (stage) {
-    case Lossless::zrle_huffman: return {stage, zrle_huffman(b, *t, n, centre, zv, zz)};
+    case Lossless::zrle_huffman:
+      if (!zs.t) zs.t.emplace(b.tokens(syms, centre));
+      return {stage, zrle_huffman(b, *zs.t, n, centre, zs.v, zs.z)};
     case Lossless::rle: return {stage, b.rle(syms)};
-    case Lossless::rle_huffman: return {stage, rle_huffman(b, *r, n, rv, rl)};
+    case Lossless::rle_huffman:
+      if (!rs.r) rs.r.emplace(b.runs(syms));
+      return {stage, rle_huffman(b, *rs.r, n, rs.v, rs.l)};
     default: return {Lossless::huffman, b.huffman(syms, h.cb)};
   }
 }

@@ -1,11 +1,13 @@
 #include <sciz/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 
 #include "core/container.hpp"
 #include "core/host_memory.hpp"
+#include "lossless/codes/masks_cpu.hpp"
 #include "lossless/rle/rle.hpp"
 
 namespace sciz::rle {
@@ -21,23 +23,6 @@ uint64_t chunk_count(uint64_t n) { return std::clamp<uint64_t>(n / kMinChunk, 1,
 // Start of chunk c of `chunks` near-equal chunks of [0, n); chunk_begin(n, chunks, chunks) = n.
 uint64_t chunk_begin(uint64_t n, uint64_t chunks, uint64_t c) {
   return (n / chunks) * c + std::min(c, n % chunks);
-}
-
-// Calls emit(start, length) for every run of sym[lo, hi), where lo and hi are multiples of
-// kMaxRun (or n): runs never cross such a multiple, so a chunk's runs are all its own. Returns
-// the run count.
-template <class Emit>
-uint64_t for_each_run(std::span<const uint16_t> sym, uint64_t lo, uint64_t hi, Emit&& emit) {
-  if (lo == hi) return 0;
-  uint64_t start = lo, count = 1;
-  for (uint64_t i = lo + 1; i < hi; ++i) {
-    if (i % kMaxRun != 0 && sym[i] == sym[i - 1]) continue;
-    emit(start, i - start);
-    start = i;
-    ++count;
-  }
-  emit(start, hi - start);
-  return count;
 }
 
 // Output position of the first run of each chunk of runs, and the total in the last entry.
@@ -75,26 +60,61 @@ void fill_range(std::span<const uint16_t> value, std::span<const uint16_t> len_m
 
 }  // namespace
 
+namespace {
+
+// Run-start mask of positions [p0, p0 + nb) of the tile starting at lo (p0 - lo a multiple of
+// 64): bit j is set when p0 + j == lo or sym[p0 + j] != sym[p0 + j - 1]: runs
+// never cross a multiple of kMaxRun (rle.hpp).
+inline uint64_t start_mask(const uint16_t* sym, uint64_t lo, uint64_t p0, uint32_t nb) {
+  if (nb == 64 && p0 > lo) return ~codes::same_mask64(sym + p0);
+  uint64_t m = 0;
+  for (uint32_t j = 0; j < nb; ++j) m |= static_cast<uint64_t>(p0 + j == lo || sym[p0 + j] != sym[p0 + j - 1]) << j;
+  return m;
+}
+
+}  // namespace
+
+// Chunks of whole kMaxRun tiles, so that no run crosses a chunk boundary; a count pass
+// (popcounts of run-start masks), then a fill pass visiting only the run starts.
 Runs runs_cpu(std::span<const uint16_t> sym) {
-  // Chunks of whole kMaxRun tiles, so that no run crosses a chunk boundary.
   const uint64_t n = sym.size(), tiles = (n + kMaxRun - 1) / kMaxRun;
   const uint64_t chunks = std::clamp<uint64_t>(tiles, 1, kMaxChunks);
   auto lo = [&](uint64_t c) { return std::min(n, chunk_begin(tiles, chunks, c) * kMaxRun); };
   std::vector<uint64_t> first(chunks + 1, 0);
 #pragma omp parallel for schedule(static) if (chunks > 1)
-  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c)
-    first[c + 1] = for_each_run(sym, lo(c), lo(c + 1), [](uint64_t, uint64_t) {});
+  for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
+    uint64_t count = 0;
+    for (uint64_t t0 = lo(c); t0 < lo(c + 1); t0 += kMaxRun) {
+      const uint64_t t1 = std::min(n, t0 + kMaxRun);
+      for (uint64_t p0 = t0; p0 < t1; p0 += 64)
+        count += static_cast<uint64_t>(std::popcount(start_mask(sym.data(), t0, p0, static_cast<uint32_t>(std::min<uint64_t>(64, t1 - p0)))));
+    }
+    first[c + 1] = count;
+  }
   for (uint64_t c = 0; c < chunks; ++c) first[c + 1] += first[c];
   Runs r;
   r.value.resize(first[chunks]);
   r.len_m1.resize(first[chunks]);
 #pragma omp parallel for schedule(static) if (chunks > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
+    uint16_t* value = r.value.data();
+    uint16_t* len_m1 = r.len_m1.data();
     uint64_t o = first[c];
-    for_each_run(sym, lo(c), lo(c + 1), [&](uint64_t start, uint64_t len) {
-      r.value[o] = sym[start];
-      r.len_m1[o++] = static_cast<uint16_t>(len - 1);
-    });
+    for (uint64_t t0 = lo(c); t0 < lo(c + 1); t0 += kMaxRun) {
+      const uint64_t t1 = std::min(n, t0 + kMaxRun);
+      uint64_t last = t0;
+      for (uint64_t p0 = t0; p0 < t1; p0 += 64) {
+        uint64_t m = start_mask(sym.data(), t0, p0, static_cast<uint32_t>(std::min<uint64_t>(64, t1 - p0)));
+        while (m) {
+          const uint64_t i = p0 + static_cast<uint64_t>(std::countr_zero(m));
+          if (i > t0) len_m1[o - 1] = static_cast<uint16_t>(i - last - 1);
+          value[o++] = sym[i];
+          last = i;
+          m &= m - 1;
+        }
+      }
+      len_m1[o - 1] = static_cast<uint16_t>(t1 - last - 1);
+    }
   }
   return r;
 }

@@ -2,12 +2,29 @@
 #include <sciz/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
+#include "lossless/codes/masks_cpu.hpp"
 #include "lossless/zrle/zrle.hpp"
 
 namespace sciz::zrle {
 
+namespace {
+
+// Token mask of positions [p0, p0 + nb) of the tile ending at hi (p0 is a multiple of 64 past
+// the tile start): codes other than the centre, plus the forced token at position % kTile ==
+// kTile - 1 (the last position of a full tile).
+inline uint64_t token_mask(const uint16_t* sym, uint64_t p0, uint32_t nb, uint16_t centre) {
+  uint64_t tok = nb == 64 ? ~codes::eq_mask64(sym + p0, centre) : ~codes::eq_mask(sym + p0, centre, nb) & codes::low_bits(nb);
+  if ((p0 + nb) % kTile == 0) tok |= uint64_t{1} << (nb - 1);
+  return tok;
+}
+
+}  // namespace
+
+// Tiles in parallel, a count pass (popcounts of token masks) then a fill pass that visits only
+// the token positions: the same tokens as is_token() picks, in order.
 Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
   const uint64_t n = sym.size(), tiles = (n + kTile - 1) / kTile;
   std::vector<uint64_t> first(tiles + 1, 0);
@@ -15,7 +32,8 @@ Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
   for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
     const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
     uint64_t c = 0;
-    for (uint64_t i = lo; i < hi; ++i) c += is_token(i, sym[i], centre);
+    for (uint64_t p0 = lo; p0 < hi; p0 += 64)
+      c += static_cast<uint64_t>(std::popcount(token_mask(sym.data(), p0, static_cast<uint32_t>(std::min<uint64_t>(64, hi - p0)), centre)));
     first[t + 1] = c;
   }
   for (uint64_t t = 0; t < tiles; ++t) first[t + 1] += first[t];
@@ -25,19 +43,18 @@ Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
 #pragma omp parallel for schedule(static) if (tiles > 2)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
     const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
-    // Branch-free: every position writes a candidate token at k and only a token advances k
-    // (tokens are unpredictable in noisy data); `k < end` keeps the spare write off the next
-    // tile's slots.
-    uint64_t k = first[t], prev = lo;  // prev: first position after the previous token
-    const uint64_t end = first[t + 1];
-    for (uint64_t i = lo; i < hi; ++i) {
-      const bool tok = is_token(i, sym[i], centre);
-      if (k < end) {
-        tk.value[k] = sym[i];
-        tk.zrun[k] = static_cast<uint16_t>(i - prev);
+    uint16_t* value = tk.value.data() + first[t];
+    uint16_t* zrun = tk.zrun.data() + first[t];
+    uint64_t k = 0, prev = lo;  // prev: first position after the previous token
+    for (uint64_t p0 = lo; p0 < hi; p0 += 64) {
+      uint64_t tok = token_mask(sym.data(), p0, static_cast<uint32_t>(std::min<uint64_t>(64, hi - p0)), centre);
+      while (tok) {
+        const uint64_t i = p0 + static_cast<uint64_t>(std::countr_zero(tok));
+        value[k] = sym[i];
+        zrun[k++] = static_cast<uint16_t>(i - prev);
+        prev = i + 1;
+        tok &= tok - 1;
       }
-      k += tok;
-      prev = tok ? i + 1 : prev;
     }
     if (t + 1 == static_cast<int64_t>(tiles)) tk.tail = static_cast<uint32_t>(hi - prev);
   }

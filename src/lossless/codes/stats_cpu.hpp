@@ -1,0 +1,29 @@
+// CPU-only statistics for choosing a lossless stage: the histograms that the zrle+huffman and
+// rle+huffman candidates would build from their token and run arrays, computed in one scan of
+// the codes without building those arrays. Every count equals the one the materialized arrays
+// give (tests/lossless/test_stats_cpu.cpp checks them against zrle::tokens_cpu and
+// rle::runs_cpu), so the sizes, the codebooks and the choice are unchanged.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace sciz::codes {
+
+struct TokenStats {
+  std::vector<uint64_t> value, zrun;  // 65536 bins each, as huffman::histogram_cpu of the arrays
+  uint64_t count = 0;                 // tokens
+  uint32_t tail = 0;
+};
+// hist: huffman::histogram_cpu(sym). The token values are every non-centre code plus the
+// forced tokens (position % 65536 == 65535), so their histogram is `hist` with the centre bin
+// replaced by the forced tokens that hold the centre.
+TokenStats token_stats_cpu(std::span<const uint16_t> sym, uint16_t centre, const std::vector<uint64_t>& hist);
+
+struct RunStats {
+  std::vector<uint64_t> value, len_m1;  // 65536 bins each, as huffman::histogram_cpu of rle::runs_cpu
+  uint64_t count = 0;                   // runs (cut at multiples of 65536)
+};
+RunStats run_stats_cpu(std::span<const uint16_t> sym);
+
+}  // namespace sciz::codes
