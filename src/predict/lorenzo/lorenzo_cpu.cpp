@@ -1,12 +1,15 @@
 // CPU twin of the Lorenzo predictor: loops over chunks, calling lorenzo_math.hpp for every
 // decision so its output is bit-identical to the CUDA twin's.
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <numeric>
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
 
 #include "predict/lorenzo/lorenzo.hpp"
+#include "predict/lorenzo/lorenzo_cpu_ref.hpp"
 
 namespace sciz::lorenzo {
 
@@ -48,12 +51,16 @@ struct ThreadOut {
   std::vector<int32_t> ov;
   std::vector<T> ev;
 };
+template <class T>
+void merge_outs(std::vector<ThreadOut<T>>& outs, Sparse<T>& sp);
 
 }  // namespace
 
+// The per-value loop over lorenzo_math.hpp: the reference that compress_cpu below must match
+// (LorenzoCpu tests), and the path for chunk shapes the row loops do not take.
 template <class T>
-void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* codes,
-                  Sparse<T>& sp) {
+void compress_cpu_reference(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p,
+                            uint16_t* codes, Sparse<T>& sp) {
   const ChunkGrid g = chunk_grid(e, c);
   const int64_t nchunks = static_cast<int64_t>(g.count());
   int nthreads = 1;
@@ -107,13 +114,23 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
             const int32_t dl = delta(at, static_cast<int>(z), static_cast<int>(y), static_cast<int>(xx), e.ndim);
             uint16_t code;
             if (!to_code(dl, p.radius, code)) {
-              o.oi.push_back(chunk_major_index(static_cast<uint64_t>(id), c, z, y, xx));
+              o.oi.push_back(chunk_major_index(static_cast<uint64_t>(id), c, z, y, static_cast<uint32_t>(xx)));
               o.ov.push_back(dl);
             }
             codes[linear(e, b, z, y, xx)] = code;
           }
     }
   }
+  merge_outs(outs, sp);
+}
+
+namespace {
+
+
+// Concatenates the per-thread lists in thread order (chunk-major outliers) and sorts the
+// exactly stored values by field index.
+template <class T>
+void merge_outs(std::vector<ThreadOut<T>>& outs, Sparse<T>& sp) {
   sp = Sparse<T>{};
   std::vector<std::pair<uint64_t, T>> exact;
   for (auto& o : outs) {
@@ -128,6 +145,162 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
     sp.exact_idx.push_back(i);
     sp.exact_val.push_back(v);
   }
+}
+
+// ---- Row loops of compress_cpu (plain C++ that compilers auto-vectorize) ----
+//
+// Same codes and sparse lists as compress_cpu_reference, by these equivalences:
+//  * round_even: rintf/rint is a libm call on x86-64 without SSE4.1 and blocks vectorization.
+//    rint_ne below equals rint bit for bit in round-to-nearest-even when T arithmetic is
+//    evaluated in T (FLT_EVAL_METHOD == 0; otherwise std::rint is used); the proof is the one
+//    in predict/delta/delta_cpu.cpp (same function): for a = |v| < M = 2^(p-1), a + M rounds
+//    to M + rint(a) and subtracting M is exact, copysign restores the sign (rint is odd under
+//    ties-to-even); a >= M has no fraction bits; NaN and Inf come back as v. Tested against
+//    std::rint (LorenzoCpu.RintMatchesStdRint).
+//  * prequantize: fill = !(|r| <= 2^27) (NaN included), d = int32(fill ? 0 : r), and the check
+//    |double(x) - double(T(d) * ebx2)| <= eb_check: the operations of prequantize() on the same
+//    values; a fill's status wins over the check, as prequantize() returns before it.
+//  * delta: the rows of d sit in a buffer padded with a zero plane, row and column in front, so
+//    the 3-D formula of delta() reads 0 for every negative index. For 2-D fields (chunk depth 1)
+//    the z - 1 terms read the zero plane and the formula is delta()'s 2-D one; for 1-D (chunk
+//    1 x 1 x cx) the y - 1 terms vanish too. Integers are exact (|d| <= 2^27, 8 terms < 2^31),
+//    so the order of the terms does not matter. Positions outside a partial chunk are never
+//    read: a valid position only reads positions at or before it in every axis.
+//  * to_code: the same comparisons, as a select.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
+#endif
+inline float fabs_nt(float v) { return __builtin_fabsf(v); }
+inline double fabs_nt(double v) { return __builtin_fabs(v); }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+inline float rint_ne(float v) {
+  const float a = __builtin_fabsf(v);
+  const float t = __builtin_copysignf((a + 0x1p23f) - 0x1p23f, v);
+  return a < 0x1p23f ? t : v;
+}
+inline double rint_ne(double v) {
+  const double a = __builtin_fabs(v);
+  const double t = __builtin_copysign((a + 0x1p52) - 0x1p52, v);
+  return a < 0x1p52 ? t : v;
+}
+#else
+inline float rint_ne(float v) { return std::rint(v); }
+inline double rint_ne(double v) { return std::rint(v); }
+#endif
+
+// Prequantizes a row of n values into d; st[i] = the Prequant value (0 quantized, 1 keep,
+// 2 fill), kept at the width of T so that the loop vectorizes. Returns whether any st != 0.
+template <class T>
+bool quant_row(const T* __restrict x, uint32_t n, const QuantParams<T>& p, int32_t* __restrict d,
+               T* __restrict st) {
+  const T inv = p.inv_ebx2, e2 = p.ebx2, lim = static_cast<T>(kMaxPrequant);
+  const double ebc = p.eb_check;
+  T any = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const T xi = x[i];
+    const T r = rint_ne(xi * inv);
+    const bool ok = fabs_nt(r) <= lim;
+    const int32_t di = static_cast<int32_t>(ok ? r : T(0));
+    d[i] = di;
+    const T rec = static_cast<T>(di) * e2;
+    const bool in = fabs_nt(static_cast<double>(xi) - static_cast<double>(rec)) <= ebc;
+    const T si = ok ? (in ? T(0) : T(1)) : T(2);
+    st[i] = si;
+    any = any > si ? any : si;
+  }
+  return any != T(0);
+}
+
+// Codes of a row: c the row of d, yb / zb / zyb the rows at y - 1, z - 1 and both, each with
+// a readable element at index -1. Returns the number of out-of-range residuals.
+inline uint32_t code_row(const int32_t* __restrict c, const int32_t* __restrict yb, const int32_t* __restrict zb,
+                         const int32_t* __restrict zyb, uint32_t n, int32_t radius, uint16_t* __restrict out) {
+  uint32_t bad = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {  // signed: i - 1 is read
+    const int32_t dl = c[i] - c[i - 1] - yb[i] - zb[i] + yb[i - 1] + zb[i - 1] + zyb[i] - zyb[i - 1];
+    const bool in = dl >= -radius && dl < radius;
+    out[i] = static_cast<uint16_t>(in ? dl + radius : radius);
+    bad += in ? 0u : 1u;
+  }
+  return bad;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+}  // namespace
+
+// For the tests: the rounding the row loops use.
+float rint_for_test(float v) { return rint_ne(v); }
+double rint_for_test(double v) { return rint_ne(v); }
+
+template <class T>
+void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* codes,
+                  Sparse<T>& sp) {
+  if (!((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1))) return compress_cpu_reference(x, e, c, p, codes, sp);
+  const ChunkGrid g = chunk_grid(e, c);
+  const int64_t nchunks = static_cast<int64_t>(g.count());
+  int nthreads = 1;
+#if defined(_OPENMP)
+  nthreads = omp_get_max_threads();
+#endif
+  std::vector<ThreadOut<T>> outs(nthreads);
+  const uint32_t px = c.cx + 1, py = c.cy + 1;  // padded row length and rows per plane
+#pragma omp parallel num_threads(nthreads)
+  {
+    int tid = 0;
+#if defined(_OPENMP)
+    tid = omp_get_thread_num();
+#endif
+    ThreadOut<T>& o = outs[tid];
+    std::vector<int32_t> dp(static_cast<size_t>(c.cz + 1) * py * px, 0);  // d with a zero front plane/row/column
+    std::vector<T> st(c.cx);
+    // Static schedule: thread t takes a contiguous run of chunks, so concatenating the
+    // per-thread lists in thread order keeps outliers in chunk-major order.
+#pragma omp for schedule(static)
+    for (int64_t id = 0; id < nchunks; ++id) {
+      const ChunkBox b = chunk_box(static_cast<uint64_t>(id), e, c, g);
+      for (uint32_t z = 0; z < b.vz; ++z)
+        for (uint32_t y = 0; y < b.vy; ++y) {
+          int32_t* row = &dp[((z + 1) * py + y + 1) * px + 1];
+          const uint64_t gi0 = linear(e, b, z, y, 0);
+          if (!quant_row(x + gi0, b.vx, p, row, st.data())) continue;
+          int64_t first_valid = -1;
+          for (uint32_t xx = 0; xx < b.vx; ++xx) {
+            if (st[xx] != T(0)) {
+              o.ei.push_back(gi0 + xx);
+              o.ev.push_back(x[gi0 + xx]);
+            }
+            if (st[xx] != T(2) && first_valid < 0) first_valid = xx;
+          }
+          int32_t carry = first_valid >= 0 ? row[first_valid] : 0;  // the row fill rule
+          for (uint32_t xx = 0; xx < b.vx; ++xx) {
+            if (st[xx] == T(2))
+              row[xx] = carry;
+            else
+              carry = row[xx];
+          }
+        }
+      for (uint32_t z = 0; z < b.vz; ++z)
+        for (uint32_t y = 0; y < b.vy; ++y) {
+          const int32_t* row = &dp[((z + 1) * py + y + 1) * px + 1];
+          const int32_t* zrow = row - py * px;
+          uint16_t* out = codes + linear(e, b, z, y, 0);
+          if (!code_row(row, row - px, zrow, zrow - px, b.vx, p.radius, out)) continue;
+          const int64_t sx = px;  // signed offsets: negative indices are read
+          for (int64_t xx = 0; xx < static_cast<int64_t>(b.vx); ++xx) {
+            const int32_t dl = row[xx] - row[xx - 1] - row[xx - sx] - zrow[xx] + row[xx - sx - 1] + zrow[xx - 1] +
+                               zrow[xx - sx] - zrow[xx - sx - 1];
+            if (!(dl >= -p.radius && dl < p.radius)) {
+              o.oi.push_back(chunk_major_index(static_cast<uint64_t>(id), c, z, y, static_cast<uint32_t>(xx)));
+              o.ov.push_back(dl);
+            }
+          }
+        }
+    }
+  }
+  merge_outs(outs, sp);
 }
 
 template <class T>
@@ -179,6 +352,8 @@ void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e,
   template QuantParams<T> make_params<T>(double, int32_t);                                                    \
   template void compress_cpu<T>(const T*, const Extent&, const ChunkShape&, const QuantParams<T>&, uint16_t*, \
                                 Sparse<T>&);                                                                  \
+  template void compress_cpu_reference<T>(const T*, const Extent&, const ChunkShape&, const QuantParams<T>&,   \
+                                          uint16_t*, Sparse<T>&);                                             \
   template void decompress_cpu<T>(const uint16_t*, const Sparse<T>&, const Extent&, const ChunkShape&,       \
                                   const QuantParams<T>&, T*);
 SCIZ_INSTANTIATE(float)

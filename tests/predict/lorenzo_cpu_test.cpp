@@ -1,0 +1,116 @@
+// Lorenzo CPU twin: the vectorizable row loops of compress_cpu against the per-value
+// reference over lorenzo_math.hpp (codes, outliers and exact values equal), on smooth, noisy,
+// NaN/Inf-salted and huge-valued fields, 1-D/2-D/3-D with partial chunks, f32 and f64, small
+// radii (many outliers); and their rounding against std::rint.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "predict/lorenzo/lorenzo_cpu_ref.hpp"
+
+using namespace sciz;
+
+namespace {
+
+template <class T>
+std::vector<T> field(uint64_t n, uint32_t seed, double noise, bool salt) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<T> v(n);
+  double walk = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    walk += 0.01 * g(rng);
+    v[i] = static_cast<T>(std::sin(0.001 * static_cast<double>(i)) * 50 + walk + noise * g(rng));
+  }
+  if (salt) {
+    for (uint64_t k = 0; k < n / 50 + 3; ++k) {
+      const uint64_t i = rng() % n;
+      switch (rng() % 5) {
+        case 0: v[i] = std::numeric_limits<T>::quiet_NaN(); break;
+        case 1: v[i] = std::numeric_limits<T>::infinity(); break;
+        case 2: v[i] = -std::numeric_limits<T>::infinity(); break;
+        case 3: v[i] = static_cast<T>(1e30); break;
+        default: v[i] = static_cast<T>(-3e9); break;
+      }
+    }
+    for (uint64_t i = 0; i < std::min<uint64_t>(n, 40); ++i) v[i] = std::numeric_limits<T>::quiet_NaN();  // a filled row
+  }
+  return v;
+}
+
+template <class T>
+void expect_same(const Extent& e, double eb, int32_t radius, double noise, bool salt, uint32_t seed) {
+  const std::vector<T> x = field<T>(e.count(), seed, noise, salt);
+  const ChunkShape c = lorenzo::default_chunk(e.ndim);
+  const auto p = lorenzo::make_params<T>(eb, radius);
+  std::vector<uint16_t> a(e.count()), b(e.count());
+  lorenzo::Sparse<T> sa, sb;
+  lorenzo::compress_cpu<T>(x.data(), e, c, p, a.data(), sa);
+  lorenzo::compress_cpu_reference<T>(x.data(), e, c, p, b.data(), sb);
+  const std::string what = "ndim " + std::to_string(e.ndim) + " n " + std::to_string(e.count()) + " radius " +
+                           std::to_string(radius) + " salt " + std::to_string(salt);
+  ASSERT_EQ(a, b) << what;
+  ASSERT_EQ(sa.outlier_idx, sb.outlier_idx) << what;
+  ASSERT_EQ(sa.outlier_val, sb.outlier_val) << what;
+  ASSERT_EQ(sa.exact_idx, sb.exact_idx) << what;
+  ASSERT_EQ(sa.exact_val.size(), sb.exact_val.size()) << what;
+  ASSERT_EQ(0, std::memcmp(sa.exact_val.data(), sb.exact_val.data(), sa.exact_val.size() * sizeof(T))) << what;
+}
+
+template <class T>
+void sweep() {
+  const Extent shapes[] = {{1, 1, 5000, 1}, {1, 1, 2048, 1}, {1, 1, 1, 1}, {1, 37, 45, 2}, {1, 64, 64, 2},
+                           {9, 17, 33, 3},  {8, 8, 32, 3},   {5, 3, 70, 3}, {2, 1, 1, 3}};
+  uint32_t seed = 1;
+  for (const Extent& e : shapes)
+    for (int32_t radius : {512, 4, 1, 32768})
+      for (bool salt : {false, true})
+        for (double noise : {0.0, 0.5}) expect_same<T>(e, 0.01, radius, noise, salt, seed++);
+  expect_same<T>({3, 20, 40, 3}, 1e-9, 512, 0.1, true, 99);  // values beyond the prequant range
+  expect_same<T>({3, 20, 40, 3}, 1e3, 512, 0.1, false, 98);  // everything rounds to 0
+}
+
+}  // namespace
+
+TEST(LorenzoCpu, RowLoopsMatchTheReferenceF32) { sweep<float>(); }
+TEST(LorenzoCpu, RowLoopsMatchTheReferenceF64) { sweep<double>(); }
+
+TEST(LorenzoCpu, RintMatchesStdRint) {
+  std::mt19937 rng(5);
+  auto check_f = [](float v) {
+    const float a = lorenzo::rint_for_test(v), b = std::rint(v);
+    if (std::isnan(b)) return std::isnan(a);
+    return std::memcmp(&a, &b, 4) == 0;
+  };
+  auto check_d = [](double v) {
+    const double a = lorenzo::rint_for_test(v), b = std::rint(v);
+    if (std::isnan(b)) return std::isnan(a);
+    return std::memcmp(&a, &b, 8) == 0;
+  };
+  for (float v : {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 0x1p23f, 0x1p23f - 0.5f, 0x1p23f + 1, -0x1p23f + 0.5f,
+                  0x1p22f + 0.5f, 0x1p22f + 1.5f, 1e30f, std::numeric_limits<float>::infinity(),
+                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                  std::numeric_limits<float>::denorm_min()})
+    EXPECT_TRUE(check_f(v)) << v;
+  for (int k = 0; k < 2000000; ++k) {
+    uint32_t u = rng();
+    float v;
+    std::memcpy(&v, &u, 4);
+    ASSERT_TRUE(check_f(v)) << u;
+    const float w = static_cast<float>(static_cast<int32_t>(rng() % (1u << 25)) - (1 << 24)) * 0.25f;
+    ASSERT_TRUE(check_f(w)) << w;
+  }
+  for (double v : {0.0, -0.0, 0.5, -0.5, 2.5, -3.5, 0x1p52, 0x1p52 - 0.5, 0x1p51 + 0.5, 1e300,
+                   std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()})
+    EXPECT_TRUE(check_d(v)) << v;
+  for (int k = 0; k < 1000000; ++k) {
+    const uint64_t u = (uint64_t{rng()} << 32) | rng();
+    double v;
+    std::memcpy(&v, &u, 8);
+    ASSERT_TRUE(check_d(v)) << u;
+    ASSERT_TRUE(check_d(static_cast<double>(static_cast<int64_t>(rng()) - (1ll << 31)) * 0.25)) << k;
+  }
+}
