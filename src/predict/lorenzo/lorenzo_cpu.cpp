@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #if defined(_OPENMP)
 #include <omp.h>
@@ -192,7 +193,7 @@ inline double rint_ne(double v) { return std::rint(v); }
 // Prequantizes a row of n values into d; st[i] = the Prequant value (0 quantized, 1 keep,
 // 2 fill), kept at the width of T so that the loop vectorizes. Returns whether any st != 0.
 template <class T>
-bool quant_row(const T* __restrict x, uint32_t n, const QuantParams<T>& p, int32_t* __restrict d,
+[[gnu::always_inline]] inline bool quant_row(const T* __restrict x, uint32_t n, const QuantParams<T>& p, int32_t* __restrict d,
                T* __restrict st) {
   const T inv = p.inv_ebx2, e2 = p.ebx2, lim = static_cast<T>(kMaxPrequant);
   const double ebc = p.eb_check;
@@ -214,7 +215,7 @@ bool quant_row(const T* __restrict x, uint32_t n, const QuantParams<T>& p, int32
 
 // Codes of a row: c the row of d, yb / zb / zyb the rows at y - 1, z - 1 and both, each with
 // a readable element at index -1. Returns the number of out-of-range residuals.
-inline uint32_t code_row(const int32_t* __restrict c, const int32_t* __restrict yb, const int32_t* __restrict zb,
+[[gnu::always_inline]] inline uint32_t code_row(const int32_t* __restrict c, const int32_t* __restrict yb, const int32_t* __restrict zb,
                          const int32_t* __restrict zyb, uint32_t n, int32_t radius, uint16_t* __restrict out) {
   uint32_t bad = 0;
   for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {  // signed: i - 1 is read
@@ -225,9 +226,99 @@ inline uint32_t code_row(const int32_t* __restrict c, const int32_t* __restrict 
   }
   return bad;
 }
+// One thread's chunks [lo, hi) in order; dp and st are its scratch (see compress_cpu).
+template <class T>
+struct RowCtx {
+  const T* x;
+  const Extent& e;
+  const ChunkShape& c;
+  const ChunkGrid& g;
+  const QuantParams<T>& p;
+  uint16_t* codes;
+  ThreadOut<T>& o;
+  int32_t* dp;
+  T* st;
+};
+
+template <class T>
+[[gnu::always_inline]] inline void run_chunks_body(int64_t lo, int64_t hi, const RowCtx<T>& k) {
+  const T* x = k.x;
+  const Extent& e = k.e;
+  const ChunkShape& c = k.c;
+  const QuantParams<T>& p = k.p;
+  uint16_t* codes = k.codes;
+  ThreadOut<T>& o = k.o;
+  int32_t* dp = k.dp;
+  T* st = k.st;
+  const uint32_t px = c.cx + 1, py = c.cy + 1;  // padded row length and rows per plane
+  for (int64_t id = lo; id < hi; ++id) {
+    const ChunkBox b = chunk_box(static_cast<uint64_t>(id), e, c, k.g);
+    for (uint32_t z = 0; z < b.vz; ++z)
+      for (uint32_t y = 0; y < b.vy; ++y) {
+        int32_t* row = &dp[((z + 1) * py + y + 1) * px + 1];
+        const uint64_t gi0 = linear(e, b, z, y, 0);
+        if (!quant_row(x + gi0, b.vx, p, row, st)) continue;
+        int64_t first_valid = -1;
+        for (uint32_t xx = 0; xx < b.vx; ++xx) {
+          if (st[xx] != T(0)) {
+            o.ei.push_back(gi0 + xx);
+            o.ev.push_back(x[gi0 + xx]);
+          }
+          if (st[xx] != T(2) && first_valid < 0) first_valid = xx;
+        }
+        int32_t carry = first_valid >= 0 ? row[first_valid] : 0;  // the row fill rule
+        for (uint32_t xx = 0; xx < b.vx; ++xx) {
+          if (st[xx] == T(2))
+            row[xx] = carry;
+          else
+            carry = row[xx];
+        }
+      }
+    for (uint32_t z = 0; z < b.vz; ++z)
+      for (uint32_t y = 0; y < b.vy; ++y) {
+        const int32_t* row = &dp[((z + 1) * py + y + 1) * px + 1];
+        const int32_t* zrow = row - py * px;
+        uint16_t* out = codes + linear(e, b, z, y, 0);
+        if (!code_row(row, row - px, zrow, zrow - px, b.vx, p.radius, out)) continue;
+        const int64_t sx = px;  // signed offsets: negative indices are read
+        for (int64_t xx = 0; xx < static_cast<int64_t>(b.vx); ++xx) {
+          const int32_t dl = row[xx] - row[xx - 1] - row[xx - sx] - zrow[xx] + row[xx - sx - 1] + zrow[xx - 1] +
+                             zrow[xx - sx] - zrow[xx - sx - 1];
+          if (!(dl >= -p.radius && dl < p.radius)) {
+            o.oi.push_back(chunk_major_index(static_cast<uint64_t>(id), c, z, y, static_cast<uint32_t>(xx)));
+            o.ov.push_back(dl);
+          }
+        }
+      }
+  }
+}
+
+// The same loops built for the baseline ISA and for AVX2 (no FMA: -ffp-contract=off, and
+// every float operation is the same exactly rounded one), chosen at run time; the bytes are the
+// same (both builds run the LorenzoCpu and Golden tests, ctest LorenzoBaselineIsa).
+template <class T>
+void run_chunks_base(int64_t lo, int64_t hi, const RowCtx<T>& k) {
+  run_chunks_body(lo, hi, k);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <class T>
+__attribute__((target("avx2"))) void run_chunks_avx2(int64_t lo, int64_t hi, const RowCtx<T>& k) {
+  run_chunks_body(lo, hi, k);
+}
+#endif
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
+
+// SCIZ_LORENZO_BASELINE_ISA forces the baseline loops (the tests run both, tests/CMakeLists.txt).
+bool use_avx2() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_LORENZO_BASELINE_ISA");
+  return v;
+#else
+  return false;
+#endif
+}
 
 }  // namespace
 
@@ -246,59 +337,28 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
   nthreads = omp_get_max_threads();
 #endif
   std::vector<ThreadOut<T>> outs(nthreads);
-  const uint32_t px = c.cx + 1, py = c.cy + 1;  // padded row length and rows per plane
+  const bool avx2 = use_avx2();
+  (void)avx2;
 #pragma omp parallel num_threads(nthreads)
   {
-    int tid = 0;
+    int tid = 0, nth = 1;
 #if defined(_OPENMP)
     tid = omp_get_thread_num();
+    nth = omp_get_num_threads();
 #endif
-    ThreadOut<T>& o = outs[tid];
-    std::vector<int32_t> dp(static_cast<size_t>(c.cz + 1) * py * px, 0);  // d with a zero front plane/row/column
+    // d with a zero front plane, row and column.
+    std::vector<int32_t> dp(static_cast<size_t>(c.cz + 1) * (c.cy + 1) * (c.cx + 1), 0);
     std::vector<T> st(c.cx);
-    // Static schedule: thread t takes a contiguous run of chunks, so concatenating the
+    // Thread t takes a contiguous run of chunks, in thread order, so concatenating the
     // per-thread lists in thread order keeps outliers in chunk-major order.
-#pragma omp for schedule(static)
-    for (int64_t id = 0; id < nchunks; ++id) {
-      const ChunkBox b = chunk_box(static_cast<uint64_t>(id), e, c, g);
-      for (uint32_t z = 0; z < b.vz; ++z)
-        for (uint32_t y = 0; y < b.vy; ++y) {
-          int32_t* row = &dp[((z + 1) * py + y + 1) * px + 1];
-          const uint64_t gi0 = linear(e, b, z, y, 0);
-          if (!quant_row(x + gi0, b.vx, p, row, st.data())) continue;
-          int64_t first_valid = -1;
-          for (uint32_t xx = 0; xx < b.vx; ++xx) {
-            if (st[xx] != T(0)) {
-              o.ei.push_back(gi0 + xx);
-              o.ev.push_back(x[gi0 + xx]);
-            }
-            if (st[xx] != T(2) && first_valid < 0) first_valid = xx;
-          }
-          int32_t carry = first_valid >= 0 ? row[first_valid] : 0;  // the row fill rule
-          for (uint32_t xx = 0; xx < b.vx; ++xx) {
-            if (st[xx] == T(2))
-              row[xx] = carry;
-            else
-              carry = row[xx];
-          }
-        }
-      for (uint32_t z = 0; z < b.vz; ++z)
-        for (uint32_t y = 0; y < b.vy; ++y) {
-          const int32_t* row = &dp[((z + 1) * py + y + 1) * px + 1];
-          const int32_t* zrow = row - py * px;
-          uint16_t* out = codes + linear(e, b, z, y, 0);
-          if (!code_row(row, row - px, zrow, zrow - px, b.vx, p.radius, out)) continue;
-          const int64_t sx = px;  // signed offsets: negative indices are read
-          for (int64_t xx = 0; xx < static_cast<int64_t>(b.vx); ++xx) {
-            const int32_t dl = row[xx] - row[xx - 1] - row[xx - sx] - zrow[xx] + row[xx - sx - 1] + zrow[xx - 1] +
-                               zrow[xx - sx] - zrow[xx - sx - 1];
-            if (!(dl >= -p.radius && dl < p.radius)) {
-              o.oi.push_back(chunk_major_index(static_cast<uint64_t>(id), c, z, y, static_cast<uint32_t>(xx)));
-              o.ov.push_back(dl);
-            }
-          }
-        }
-    }
+    const int64_t lo = nchunks * tid / nth, hi = nchunks * (tid + 1) / nth;
+    const RowCtx<T> k{x, e, c, g, p, codes, outs[tid], dp.data(), st.data()};
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (avx2)
+      run_chunks_avx2(lo, hi, k);
+    else
+#endif
+      run_chunks_base(lo, hi, k);
   }
   merge_outs(outs, sp);
 }
