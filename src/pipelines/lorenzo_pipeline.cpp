@@ -4,10 +4,13 @@
 #include <sciz/error.hpp>
 
 #include <cstring>
+#include <memory>
+#include <span>
 
 #include "core/byteio.hpp"
 #include "core/device.hpp"
 #include "core/exact_runs.hpp"
+#include "core/host_memory.hpp"
 #include "core/sparse_io.hpp"
 #include "core/trace.hpp"
 #include "lossless/codes/codes.hpp"
@@ -62,6 +65,15 @@ LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e, uint
   return lp;
 }
 
+// Host buffer of n quant codes for the CPU twins, not zero-filled: the quantizer writes every
+// code, and every stage's decoder validates its section and then writes every code, before
+// any is read. Advised as huge pages before that first touch (core/host_memory.hpp).
+std::unique_ptr<uint16_t[]> fresh_codes(uint64_t n) {
+  std::unique_ptr<uint16_t[]> p(new uint16_t[n]);
+  advise_huge_pages(p.get(), n * sizeof(uint16_t));
+  return p;
+}
+
 template <class T>
 void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
   const Extent& e = job.extent;
@@ -84,13 +96,13 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       dev::sync(s);
       x = staged.data();
     }
-    std::vector<uint16_t> codes(n);
+    const std::unique_ptr<uint16_t[]> codes = fresh_codes(n);
     {
       TracePhase t("lorenzo quantize + sparse (cpu)");
-      lorenzo::compress_cpu<T>(x, e, lp.chunk, qp, codes.data(), sp);
+      lorenzo::compress_cpu<T>(x, e, lp.chunk, qp, codes.get(), sp);
     }
     TracePhase t("lossless encode (cpu)");
-    packed = codes::encode_cpu(codes, alphabet, centre, lp.lossless);
+    packed = codes::encode_cpu(std::span<const uint16_t>(codes.get(), n), alphabet, centre, lp.lossless);
   } else {
     dev::Buffer<T> staged;
     const T* dx = static_cast<const T*>(job.data);
@@ -134,19 +146,19 @@ void decompress_typed(const DecompressJob& job) {
   const auto packed = ps.section(kCodes, "quant codes").bytes;
   cudaStream_t s = job.cuda_stream;
   if (job.device == Device::cpu) {
-    std::vector<uint16_t> codes(n);
+    const std::unique_ptr<uint16_t[]> codes = fresh_codes(n);
     {
       TracePhase t("lossless decode (cpu)");
-      codes::decode_cpu(lp.lossless, packed, codes);
+      codes::decode_cpu(lp.lossless, packed, std::span<uint16_t>(codes.get(), n));
     }
     TracePhase t("lorenzo reconstruct (cpu)");
     if (job.out_on_device) {
       std::vector<T> host(n);
-      lorenzo::decompress_cpu<T>(codes.data(), sp, e, lp.chunk, qp, host.data());
+      lorenzo::decompress_cpu<T>(codes.get(), sp, e, lp.chunk, qp, host.data());
       dev::copy_to_device(job.out, host.data(), n * sizeof(T), s);
       dev::sync(s);
     } else {
-      lorenzo::decompress_cpu<T>(codes.data(), sp, e, lp.chunk, qp, static_cast<T*>(job.out));
+      lorenzo::decompress_cpu<T>(codes.get(), sp, e, lp.chunk, qp, static_cast<T*>(job.out));
     }
   } else {
     dev::Buffer<uint16_t> codes(n, s);

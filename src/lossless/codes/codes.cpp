@@ -319,14 +319,22 @@ void decode_cpu(Lossless stage, std::span<const uint8_t> bytes, std::span<uint16
     case Lossless::rle: return rle::decode_cpu(bytes, out);
     case Lossless::rle_huffman: {
       const auto p = split_rle_huffman(bytes, out.size());
-      std::vector<uint16_t> val(p.runs), len(p.runs);
+      std::vector<uint16_t> val, len;
+      reserve_large(val, p.runs);
+      reserve_large(len, p.runs);
+      val.resize(p.runs);
+      len.resize(p.runs);
       huffman::decode_cpu(p.val, val);
       huffman::decode_cpu(p.len, len);
       return rle::expand_cpu(val, len, out);
     }
     case Lossless::zrle_huffman: {
       const auto p = split_zrle_huffman(bytes, out.size());
-      std::vector<uint16_t> val(p.tokens), run(p.tokens);
+      std::vector<uint16_t> val, run;
+      reserve_large(val, p.tokens);
+      reserve_large(run, p.tokens);
+      val.resize(p.tokens);
+      run.resize(p.tokens);
       huffman::decode_cpu(p.val, val);
       huffman::decode_cpu(p.run, run);
       return zrle::expand_cpu(val, run, p.tail, p.centre, out);

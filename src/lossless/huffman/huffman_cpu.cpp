@@ -53,7 +53,9 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& c
   std::vector<uint64_t> start(chunks + 1, 0);
   for (uint64_t c = 0; c < chunks; ++c) start[c + 1] = start[c] + cbits[c];
   const uint64_t total = start[chunks];
-  std::vector<uint32_t> words((total + 31) / 32, 0);
+  std::vector<uint32_t> words;
+  reserve_large(words, (total + 31) / 32);
+  words.resize((total + 31) / 32, 0);
 #pragma omp parallel for schedule(static) if (static_cast<int64_t>(n) >= kParallelMin)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);

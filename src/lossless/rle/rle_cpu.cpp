@@ -93,6 +93,8 @@ Runs runs_cpu(std::span<const uint16_t> sym) {
   }
   for (uint64_t c = 0; c < chunks; ++c) first[c + 1] += first[c];
   Runs r;
+  reserve_large(r.value, first[chunks]);
+  reserve_large(r.len_m1, first[chunks]);
   r.value.resize(first[chunks]);
   r.len_m1.resize(first[chunks]);
 #pragma omp parallel for schedule(static) if (chunks > 1)

@@ -5,6 +5,7 @@
 #include <bit>
 #include <string>
 
+#include "core/host_memory.hpp"
 #include "lossless/codes/masks_cpu.hpp"
 #include "lossless/zrle/zrle.hpp"
 
@@ -38,6 +39,8 @@ Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
   }
   for (uint64_t t = 0; t < tiles; ++t) first[t + 1] += first[t];
   Tokens tk;
+  reserve_large(tk.value, first[tiles]);
+  reserve_large(tk.zrun, first[tiles]);
   tk.value.resize(first[tiles]);
   tk.zrun.resize(first[tiles]);
 #pragma omp parallel for schedule(static) if (tiles > 2)
