@@ -363,46 +363,59 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
   merge_outs(outs, sp);
 }
 
+// Per chunk: codes -> residuals, outliers added, N-D partial sums one axis at a time (x, then
+// y, then z; cuSZ+ IV-B), reconstruct. Row loops (the y and z passes and the conversions
+// vectorize); wrap_add is a uint32 add, so any order of lanes gives the same integers.
 template <class T>
 void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e, const ChunkShape& c,
                     const QuantParams<T>& p, T* out) {
   const ChunkGrid g = chunk_grid(e, c);
   const int64_t nchunks = static_cast<int64_t>(g.count());
   const uint32_t V = c.volume();
+  const int32_t radius = p.radius;
+  const T ebx2 = p.ebx2;
 #pragma omp parallel
   {
-    std::vector<int32_t> q(V);
+    std::vector<int32_t> qv(V);
+    int32_t* q = qv.data();
 #pragma omp for schedule(static)
     for (int64_t id = 0; id < nchunks; ++id) {
       const ChunkBox b = chunk_box(static_cast<uint64_t>(id), e, c, g);
-      std::fill(q.begin(), q.end(), 0);
+      std::fill(qv.begin(), qv.end(), 0);
       for (uint32_t z = 0; z < b.vz; ++z)
-        for (uint32_t y = 0; y < b.vy; ++y)
-          for (uint32_t x = 0; x < b.vx; ++x)
-            q[(z * c.cy + y) * c.cx + x] = from_code(codes[linear(e, b, z, y, x)], p.radius);
+        for (uint32_t y = 0; y < b.vy; ++y) {
+          const uint16_t* cr = codes + linear(e, b, z, y, 0);
+          int32_t* row = q + (z * c.cy + y) * c.cx;
+          for (uint32_t x = 0; x < b.vx; ++x) row[x] = from_code(cr[x], radius);
+        }
       // Fuse outliers into the residuals before reconstruction (cuSZ+ Alg. 1 line 9).
       const uint64_t lo = static_cast<uint64_t>(id) * V;
       auto it = std::lower_bound(sp.outlier_idx.begin(), sp.outlier_idx.end(), lo);
       for (; it != sp.outlier_idx.end() && *it < lo + V; ++it)
         q[*it - lo] = wrap_add(q[*it - lo], sp.outlier_val[it - sp.outlier_idx.begin()]);
-      // N-D partial sum, one 1-D pass per axis: x, then y, then z (cuSZ+ IV-B).
       for (uint32_t z = 0; z < b.vz; ++z)
         for (uint32_t y = 0; y < b.vy; ++y) {
-          int32_t* row = &q[(z * c.cy + y) * c.cx];
+          int32_t* row = q + (z * c.cy + y) * c.cx;
           for (uint32_t x = 1; x < b.vx; ++x) row[x] = wrap_add(row[x], row[x - 1]);
         }
       for (uint32_t z = 0; z < b.vz; ++z)
-        for (uint32_t y = 1; y < b.vy; ++y)
-          for (uint32_t x = 0; x < b.vx; ++x)
-            q[(z * c.cy + y) * c.cx + x] = wrap_add(q[(z * c.cy + y) * c.cx + x], q[(z * c.cy + y - 1) * c.cx + x]);
+        for (uint32_t y = 1; y < b.vy; ++y) {
+          int32_t* __restrict row = q + (z * c.cy + y) * c.cx;
+          const int32_t* __restrict up = row - c.cx;
+          for (uint32_t x = 0; x < b.vx; ++x) row[x] = wrap_add(row[x], up[x]);
+        }
       for (uint32_t z = 1; z < b.vz; ++z)
-        for (uint32_t y = 0; y < b.vy; ++y)
-          for (uint32_t x = 0; x < b.vx; ++x)
-            q[(z * c.cy + y) * c.cx + x] = wrap_add(q[(z * c.cy + y) * c.cx + x], q[((z - 1) * c.cy + y) * c.cx + x]);
+        for (uint32_t y = 0; y < b.vy; ++y) {
+          int32_t* __restrict row = q + (z * c.cy + y) * c.cx;
+          const int32_t* __restrict below = row - c.cy * c.cx;
+          for (uint32_t x = 0; x < b.vx; ++x) row[x] = wrap_add(row[x], below[x]);
+        }
       for (uint32_t z = 0; z < b.vz; ++z)
-        for (uint32_t y = 0; y < b.vy; ++y)
-          for (uint32_t x = 0; x < b.vx; ++x)
-            out[linear(e, b, z, y, x)] = reconstruct(q[(z * c.cy + y) * c.cx + x], p.ebx2);
+        for (uint32_t y = 0; y < b.vy; ++y) {
+          const int32_t* row = q + (z * c.cy + y) * c.cx;
+          T* o = out + linear(e, b, z, y, 0);
+          for (uint32_t x = 0; x < b.vx; ++x) o[x] = reconstruct(row[x], ebx2);
+        }
     }
   }
   for (size_t i = 0; i < sp.exact_idx.size(); ++i) out[sp.exact_idx[i]] = sp.exact_val[i];
