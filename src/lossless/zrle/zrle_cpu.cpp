@@ -71,13 +71,17 @@ void expand_cpu(std::span<const uint16_t> value, std::span<const uint16_t> zrun,
   for (uint16_t z : zrun) total += uint64_t{z} + 1;
   SCIZ_REQUIRE(total == out.size(), Status::corrupt_stream,
                "zero runs: tokens cover " + std::to_string(total) + " codes, expected " + std::to_string(out.size()));
+  // Every position not holding a token is the centre: fill all, then place the tokens (the
+  // total above keeps every store inside out).
+  std::fill(out.begin(), out.end(), centre);
+  uint16_t* o = out.data();
+  const uint16_t* v = value.data();
+  const uint16_t* z = zrun.data();
   uint64_t i = 0;
   for (size_t k = 0; k < value.size(); ++k) {
-    std::fill_n(out.begin() + static_cast<std::ptrdiff_t>(i), zrun[k], centre);
-    i += zrun[k];
-    out[i++] = value[k];
+    i += z[k];
+    o[i++] = v[k];
   }
-  std::fill_n(out.begin() + static_cast<std::ptrdiff_t>(i), tail, centre);
 }
 
 }  // namespace sciz::zrle
