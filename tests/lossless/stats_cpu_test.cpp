@@ -66,3 +66,17 @@ TEST(CodesStats, ForcedTokensHoldingTheCentre) {
     expect_stats(s, 512);
   }
 }
+
+TEST(CodesStats, HistogramMatchesOneCounterAtATime) {
+  for (uint64_t n : {0ull, 5ull, 65535ull, 65536ull, 65539ull, 262143ull, 262144ull, 1000003ull}) {
+    const std::vector<uint16_t> s = mixed(n, 0.3, static_cast<uint32_t>(n), 512);
+    std::vector<uint64_t> want(65536, 0);
+    for (uint16_t v : s) ++want[v];
+    ASSERT_EQ(huffman::histogram_cpu(s), want) << "n=" << n;
+  }
+  std::vector<uint16_t> all(3 * 65536 + 7);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i * 40503u);
+  std::vector<uint64_t> want(65536, 0);
+  for (uint16_t v : all) ++want[v];
+  ASSERT_EQ(huffman::histogram_cpu(all), want);
+}

@@ -5,6 +5,9 @@
 #include <atomic>
 #include <cstring>
 #include <string>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "core/container.hpp"
 #include "core/host_memory.hpp"
@@ -21,13 +24,46 @@ constexpr int64_t kParallelMin = 1 << 18;
 std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym) {
   std::vector<uint64_t> hist(kAlphabet, 0);
   const int64_t n = static_cast<int64_t>(sym.size());
+  if (n < (int64_t{1} << 16)) {  // small: one table, nothing to set up
+    for (int64_t i = 0; i < n; ++i) ++hist[sym[i]];
+    return hist;
+  }
 #pragma omp parallel if (n >= kParallelMin)
   {
+    // Four 32-bit tables, one per lane of four consecutive symbols: quant codes repeat (the
+    // centre code dominates smooth data), and increments of one counter would wait on each
+    // other through memory. Each lane counts at most 2^30 per block before it is flushed.
+    std::vector<uint32_t> t(4 * size_t{kAlphabet}, 0);
     std::vector<uint64_t> local(kAlphabet, 0);
-#pragma omp for schedule(static) nowait
-    for (int64_t i = 0; i < n; ++i) ++local[sym[i]];
+    uint32_t* t0 = t.data();
+    uint32_t* t1 = t0 + kAlphabet;
+    uint32_t* t2 = t1 + kAlphabet;
+    uint32_t* t3 = t2 + kAlphabet;
+    int64_t lo = 0, hi = n;
+#if defined(_OPENMP)
+    const int64_t nth = omp_get_num_threads(), tid = omp_get_thread_num();
+    lo = n * tid / nth;
+    hi = n * (tid + 1) / nth;
+#endif
+    const uint16_t* s = sym.data();
+    constexpr int64_t kBlock = int64_t{1} << 30;
+    for (int64_t b0 = lo; b0 < hi; b0 += kBlock) {
+      const int64_t b1 = std::min(hi, b0 + kBlock);
+      int64_t i = b0;
+      for (; i + 4 <= b1; i += 4) {
+        ++t0[s[i]];
+        ++t1[s[i + 1]];
+        ++t2[s[i + 2]];
+        ++t3[s[i + 3]];
+      }
+      for (; i < b1; ++i) ++t0[s[i]];
+      for (uint32_t v = 0; v < kAlphabet; ++v) {
+        local[v] += uint64_t{t0[v]} + t1[v] + t2[v] + t3[v];
+        t0[v] = t1[v] = t2[v] = t3[v] = 0;
+      }
+    }
 #pragma omp critical
-    for (uint32_t s = 0; s < kAlphabet; ++s) hist[s] += local[s];
+    for (uint32_t v = 0; v < kAlphabet; ++v) hist[v] += local[v];
   }
   return hist;
 }
