@@ -77,12 +77,15 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& c
 #pragma omp parallel for schedule(static) reduction(|| : unknown) if (static_cast<int64_t>(n) >= kParallelMin)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);
-    uint32_t bits = 0;
+    const uint8_t* __restrict len = cb.len.data();
+    const uint16_t* __restrict s = sym.data();
+    uint32_t bits = 0, zero = 0;
     for (uint64_t i = lo; i < hi; ++i) {
-      const uint32_t l = cb.len[sym[i]];
-      unknown = unknown || l == 0;
+      const uint32_t l = len[s[i]];
+      zero |= l == 0;
       bits += l;
     }
+    unknown = unknown || zero;
     cbits[c] = static_cast<uint16_t>(bits);
   }
   SCIZ_REQUIRE(!unknown, Status::internal, "huffman: a symbol has no code in the codebook");
@@ -95,18 +98,32 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& c
 #pragma omp parallel for schedule(static) if (static_cast<int64_t>(n) >= kParallelMin)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);
-    BitWriter bw(start[c]);
-    auto emit = [&](uint64_t w, uint32_t v, bool shared) {
-      if (shared)
-        std::atomic_ref<uint32_t>(words[w]).fetch_or(v, std::memory_order_relaxed);
-      else
-        words[w] = v;
-    };
+    // BitWriter (huffman_math.hpp) with its state in locals and the tables behind restrict
+    // pointers, so that the stores into words do not make the compiler reload them: the same
+    // words. A chunk's first and last words may be shared with its neighbours (atomic OR);
+    // the words in between are its own.
+    const uint32_t* __restrict code = cb.code.data();
+    const uint16_t* __restrict s = sym.data();
+    uint32_t* __restrict wp = words.data();
+    uint64_t acc = 0, w = start[c] >> 5;
+    uint32_t nb = static_cast<uint32_t>(start[c] & 31);
+    bool first = true;
     for (uint64_t i = lo; i < hi; ++i) {
-      const uint32_t e = cb.code[sym[i]];
-      bw.put(code_bits(e), code_len(e), emit);
+      const uint32_t e = code[s[i]], len = code_len(e);
+      acc |= static_cast<uint64_t>(code_bits(e)) << (64 - nb - len);
+      nb += len;
+      if (nb >= 32) {
+        if (first)
+          std::atomic_ref<uint32_t>(wp[w]).fetch_or(static_cast<uint32_t>(acc >> 32), std::memory_order_relaxed);
+        else
+          wp[w] = static_cast<uint32_t>(acc >> 32);
+        ++w;
+        first = false;
+        acc <<= 32;
+        nb -= 32;
+      }
     }
-    bw.finish(emit);
+    if (nb > 0) std::atomic_ref<uint32_t>(wp[w]).fetch_or(static_cast<uint32_t>(acc >> 32), std::memory_order_relaxed);
   }
   std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, total);
   const Layout l = layout(out.size() - 32, chunks, words.size());
