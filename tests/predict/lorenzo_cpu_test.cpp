@@ -78,39 +78,3 @@ void sweep() {
 TEST(LorenzoCpu, RowLoopsMatchTheReferenceF32) { sweep<float>(); }
 TEST(LorenzoCpu, RowLoopsMatchTheReferenceF64) { sweep<double>(); }
 
-TEST(LorenzoCpu, RintMatchesStdRint) {
-  std::mt19937 rng(5);
-  auto check_f = [](float v) {
-    const float a = lorenzo::rint_for_test(v), b = std::rint(v);
-    if (std::isnan(b)) return std::isnan(a);
-    return std::memcmp(&a, &b, 4) == 0;
-  };
-  auto check_d = [](double v) {
-    const double a = lorenzo::rint_for_test(v), b = std::rint(v);
-    if (std::isnan(b)) return std::isnan(a);
-    return std::memcmp(&a, &b, 8) == 0;
-  };
-  for (float v : {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 0x1p23f, 0x1p23f - 0.5f, 0x1p23f + 1, -0x1p23f + 0.5f,
-                  0x1p22f + 0.5f, 0x1p22f + 1.5f, 1e30f, std::numeric_limits<float>::infinity(),
-                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                  std::numeric_limits<float>::denorm_min()})
-    EXPECT_TRUE(check_f(v)) << v;
-  for (int k = 0; k < 2000000; ++k) {
-    uint32_t u = rng();
-    float v;
-    std::memcpy(&v, &u, 4);
-    ASSERT_TRUE(check_f(v)) << u;
-    const float w = static_cast<float>(static_cast<int32_t>(rng() % (1u << 25)) - (1 << 24)) * 0.25f;
-    ASSERT_TRUE(check_f(w)) << w;
-  }
-  for (double v : {0.0, -0.0, 0.5, -0.5, 2.5, -3.5, 0x1p52, 0x1p52 - 0.5, 0x1p51 + 0.5, 1e300,
-                   std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()})
-    EXPECT_TRUE(check_d(v)) << v;
-  for (int k = 0; k < 1000000; ++k) {
-    const uint64_t u = (uint64_t{rng()} << 32) | rng();
-    double v;
-    std::memcpy(&v, &u, 8);
-    ASSERT_TRUE(check_d(v)) << u;
-    ASSERT_TRUE(check_d(static_cast<double>(static_cast<int64_t>(rng()) - (1ll << 31)) * 0.25)) << k;
-  }
-}

@@ -9,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "core/round_cpu.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 #include "predict/lorenzo/lorenzo_cpu_ref.hpp"
 
@@ -151,13 +152,7 @@ void merge_outs(std::vector<ThreadOut<T>>& outs, Sparse<T>& sp) {
 // ---- Row loops of compress_cpu (plain C++ that compilers auto-vectorize) ----
 //
 // Same codes and sparse lists as compress_cpu_reference, by these equivalences:
-//  * round_even: rintf/rint is a libm call on x86-64 without SSE4.1 and blocks vectorization.
-//    rint_ne below equals rint bit for bit in round-to-nearest-even when T arithmetic is
-//    evaluated in T (FLT_EVAL_METHOD == 0; otherwise std::rint is used); the proof is the one
-//    in predict/delta/delta_cpu.cpp (same function): for a = |v| < M = 2^(p-1), a + M rounds
-//    to M + rint(a) and subtracting M is exact, copysign restores the sign (rint is odd under
-//    ties-to-even); a >= M has no fraction bits; NaN and Inf come back as v. Tested against
-//    std::rint (LorenzoCpu.RintMatchesStdRint).
+//  * round_even: rint_ne (core/round_cpu.hpp, proved and tested there) equals rint.
 //  * prequantize: fill = !(|r| <= 2^27) (NaN included), d = int32(fill ? 0 : r), and the check
 //    |double(x) - double(T(d) * ebx2)| <= eb_check: the operations of prequantize() on the same
 //    values; a fill's status wins over the check, as prequantize() returns before it.
@@ -171,23 +166,6 @@ void merge_outs(std::vector<ThreadOut<T>>& outs, Sparse<T>& sp) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC optimize("no-trapping-math")
-#endif
-inline float fabs_nt(float v) { return __builtin_fabsf(v); }
-inline double fabs_nt(double v) { return __builtin_fabs(v); }
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-inline float rint_ne(float v) {
-  const float a = __builtin_fabsf(v);
-  const float t = __builtin_copysignf((a + 0x1p23f) - 0x1p23f, v);
-  return a < 0x1p23f ? t : v;
-}
-inline double rint_ne(double v) {
-  const double a = __builtin_fabs(v);
-  const double t = __builtin_copysign((a + 0x1p52) - 0x1p52, v);
-  return a < 0x1p52 ? t : v;
-}
-#else
-inline float rint_ne(float v) { return std::rint(v); }
-inline double rint_ne(double v) { return std::rint(v); }
 #endif
 
 // Prequantizes a row of n values into d; st[i] = the Prequant value (0 quantized, 1 keep,
@@ -323,8 +301,6 @@ bool use_avx2() {
 }  // namespace
 
 // For the tests: the rounding the row loops use.
-float rint_for_test(float v) { return rint_ne(v); }
-double rint_for_test(double v) { return rint_ne(v); }
 
 template <class T>
 void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* codes,

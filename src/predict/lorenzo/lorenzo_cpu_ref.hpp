@@ -1,5 +1,4 @@
-// CPU-only: the per-value reference of lorenzo::compress_cpu and the rounding of its row
-// loops, for the LorenzoCpu tests.
+// CPU-only: the per-value reference of lorenzo::compress_cpu, for the LorenzoCpu tests.
 #pragma once
 #include "predict/lorenzo/lorenzo.hpp"
 
@@ -8,7 +7,5 @@ namespace sciz::lorenzo {
 template <class T>
 void compress_cpu_reference(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p,
                             uint16_t* codes, Sparse<T>& sp);
-float rint_for_test(float v);
-double rint_for_test(double v);
 
 }  // namespace sciz::lorenzo
