@@ -1,6 +1,7 @@
 #include "core/host_memory.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -19,6 +20,18 @@ void advise_huge_pages(void* p, size_t bytes) noexcept {
   (void)p;
   (void)bytes;
 #endif
+}
+
+void grow_fresh(std::vector<unsigned char>& v, size_t n, size_t keep) {
+  if (n <= v.capacity()) {
+    v.resize(n);
+    return;
+  }
+  std::vector<unsigned char> w;
+  reserve_large(w, n);
+  w.resize(n);
+  if (keep) std::memcpy(w.data(), v.data(), keep);
+  v.swap(w);
 }
 
 }  // namespace sciz

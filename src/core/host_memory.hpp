@@ -17,4 +17,10 @@ void reserve_large(std::vector<T>& v, size_t n) {
   advise_huge_pages(v.data(), v.capacity() * sizeof(T));
 }
 
+// Grows v to n bytes (zero-filled) keeping its first `keep` bytes. A new allocation gets the
+// huge-page advice before its first touch, so the zero-fill faults 2 MiB pages instead of 4 KiB
+// ones (page faults on fresh output buffers were ~15% of the szx CPU encode). The bytes are the
+// same either way.
+void grow_fresh(std::vector<unsigned char>& v, size_t n, size_t keep);
+
 }  // namespace sciz

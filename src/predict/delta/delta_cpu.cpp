@@ -12,18 +12,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define SCIZ_DELTA_AVX2 1
 #endif
 
 #include "core/exact_runs.hpp"
+#include "core/host_memory.hpp"
+#include "core/omp_threads.hpp"
+#include "core/round_cpu.hpp"
 #include "predict/delta/delta.hpp"
 
 namespace sciz::delta {
@@ -43,45 +40,6 @@ uint8_t read_params(std::span<const uint8_t> params) {
 
 namespace {
 
-int thread_count(uint64_t work_items) {
-  int nt = 1;
-#if defined(_OPENMP)
-  nt = omp_get_max_threads();
-#endif
-  return static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(nt), work_items)));
-}
-
-int thread_id() {
-#if defined(_OPENMP)
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
-
-// Grows v to n bytes (zero-filled) keeping its first `keep` bytes. A large new allocation is
-// advised as transparent-huge-page memory before it is first touched (as in szx_cpu.cpp): the
-// zero-fill then faults 2 MiB pages instead of 4 KiB ones. Only a hint; the bytes are the same.
-void grow_fresh(std::vector<uint8_t>& v, size_t n, size_t keep) {
-  if (n <= v.capacity()) {
-    v.resize(n);
-    return;
-  }
-  std::vector<uint8_t> w;
-  w.reserve(n);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr size_t kHuge = size_t(2) << 20;
-  if (n >= 2 * kHuge) {
-    const uintptr_t a = (reinterpret_cast<uintptr_t>(w.data()) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t z = (reinterpret_cast<uintptr_t>(w.data()) + n) & ~(kHuge - 1);
-    if (z > a) (void)madvise(reinterpret_cast<void*>(a), z - a, MADV_HUGEPAGE);
-  }
-#endif
-  w.resize(n);
-  if (keep) std::memcpy(w.data(), v.data(), keep);
-  v.swap(w);
-}
-
 // The most payload bytes one layer can take: every group at width 31, plus the padding.
 inline constexpr size_t kMaxLayerBytes = size_t(kLayerGroups) * 4 * (kMaxWidth + 1) + kLayerAlign;
 
@@ -100,24 +58,7 @@ struct Local {
 // the per-value use of delta_math.hpp (prequantize, fill_or, delta_of, magnitude, sign_bit,
 // transpose32 / plane_bit, signed_delta, wrap_add, reconstruct; the scalar reference of the
 // DeltaTwin tests), by these equivalences:
-//  * round_even: rint/rintf is a libm call on x86-64 without SSE4.1 and blocks vectorization.
-//    rint_ne(v) below equals rint(v) bit for bit in round-to-nearest-even (the default mode,
-//    which docs/DELTA.md assumes for every operation) whenever T arithmetic is evaluated in T
-//    (FLT_EVAL_METHOD == 0: x86-64 SSE, ARM; otherwise std::rint is used). Proof, with
-//    M = 2^(p-1) (p = 24 or 53 significand bits, M = 2^23 or 2^52) and a = |v|:
-//     - a < M (finite): a + M lies in [M, 2M), where representable numbers are exactly the
-//       integers, so the addition returns the integer nearest to a + M, ties to the even one;
-//       M is even, so that is M + (the integer nearest to a, ties to even) = M + rint(a).
-//       M + rint(a) <= 2M is representable, and (M + rint(a)) - M is exact (Sterbenz), so
-//       t = rint(a). rint is odd-symmetric under round-half-even (rint(-a) = -rint(a),
-//       including rint(-a) = -0 for a < 1/2), and copysign(t, v) puts back v's sign (t >= 0),
-//       so copysign(t, v) = rint(v), signed zeros included.
-//     - a >= M (finite): v has no fraction bits (its ulp is >= 1), so rint(v) = v.
-//     - NaN: a < M is false, v is returned (rint returns a NaN; the caller only tests
-//       |r| < 2^30, false for any NaN). +-Inf: a < M is false, rint(+-Inf) = +-Inf = v.
-//    The compiler may not fold (a + M) - M into a: this file is built without -ffast-math or
-//    -fassociative-math (the format forbids them). Tested against std::rint on edge values,
-//    whole binades around M and random bit patterns (DeltaTwin.PortableRint*).
+//  * round_even: rint_ne (core/round_cpu.hpp, proved and tested there) equals rint.
 //  * prequantize: q = int32(ok ? r : 0) with ok = |r| < 2^30 (fill = !ok), then the check in
 //    double: the same operations as prequantize() and within() on the same values; a fill
 //    slot's q (0) is replaced by the chain's previous q before its delta is taken (fill_or),
@@ -140,32 +81,11 @@ struct Local {
 //  * decode: signed delta = (m ^ -s) + s with s = 0 or 1 (0u - m when the sign bit is set, as
 //    signed_delta), the chain as wrap_add in order, reconstruct() on each value.
 
-// GCC keeps FP operations that might raise a flag out of if-converted (vectorized) code under
-// its default -ftrapping-math, and then vectorizes none of the loop below. Clang's default
-// already assumes no traps. -fno-trapping-math changes no value (every operation below is
-// still exactly rounded in the default mode; only the speculation of flag-raising operations
-// is allowed), and it is scoped to these helpers. The builtins are the plain fabs/copysign
-// (std::fabs from <cmath> is outside the region and would not be inlined into it).
+// GCC vectorizes the loops below only without -ftrapping-math (core/round_cpu.hpp says why that
+// changes no value); the option is scoped to them.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC optimize("no-trapping-math")
-#endif
-inline float fabs_nt(float v) { return __builtin_fabsf(v); }
-inline double fabs_nt(double v) { return __builtin_fabs(v); }
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-inline float rint_ne(float v) {
-  const float a = __builtin_fabsf(v);
-  const float t = __builtin_copysignf((a + 0x1p23f) - 0x1p23f, v);
-  return a < 0x1p23f ? t : v;
-}
-inline double rint_ne(double v) {
-  const double a = __builtin_fabs(v);
-  const double t = __builtin_copysign((a + 0x1p52) - 0x1p52, v);
-  return a < 0x1p52 ? t : v;
-}
-#else
-inline float rint_ne(float v) { return std::rint(v); }
-inline double rint_ne(double v) { return std::rint(v); }
 #endif
 
 // Quantizes n values: q (0 for fill), fill[i] = 1 for kExactFill (else 0), bad[i] = 1 when the
@@ -193,8 +113,6 @@ void quant_chunk_portable(const T* __restrict x, uint32_t n, const Quant<T>& p, 
 
 // For the tests (DeltaTwin.PortableRint*): the rounding the portable loops use.
 }  // namespace
-float portable_rint_for_test(float v) { return rint_ne(v); }
-double portable_rint_for_test(double v) { return rint_ne(v); }
 namespace {
 
 inline uint32_t pack8(uint64_t u) { return static_cast<uint32_t>((u * 0x0102040810204080ULL) >> 56); }

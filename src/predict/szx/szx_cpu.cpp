@@ -9,14 +9,10 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "core/exact_runs.hpp"
+#include "core/host_memory.hpp"
+#include "core/omp_threads.hpp"
 #include "predict/szx/szx.hpp"
 
 namespace sciz::szx {
@@ -41,49 +37,9 @@ uint32_t read_params(std::span<const uint8_t> params) {
 
 namespace {
 
-int thread_count(uint64_t work_items) {
-  int nt = 1;
-#if defined(_OPENMP)
-  nt = omp_get_max_threads();
-#endif
-  return static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(nt), work_items)));
-}
-
-int thread_id() {
-#if defined(_OPENMP)
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
-
 // A growable byte buffer without per-append bookkeeping: reserve() before a block, then
 // write through data() + used. When it must grow, it grows to what the rest of the run
 // would need at the rate seen so far (one regrowth copy at most on homogeneous data).
-// Grows v to n bytes (zero-filled) keeping its first `keep` bytes. A large new allocation
-// is advised as transparent-huge-page memory before it is first touched: the zero-fill then
-// faults 2 MiB pages instead of 4 KiB ones (page faults on fresh output buffers were ~15% of
-// encode time). Only a hint; the bytes are the same either way.
-void grow_fresh(std::vector<uint8_t>& v, size_t n, size_t keep) {
-  if (n <= v.capacity()) {
-    v.resize(n);
-    return;
-  }
-  std::vector<uint8_t> w;
-  w.reserve(n);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr size_t kHuge = size_t(2) << 20;
-  if (n >= 2 * kHuge) {
-    const uintptr_t a = (reinterpret_cast<uintptr_t>(w.data()) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t z = (reinterpret_cast<uintptr_t>(w.data()) + n) & ~(kHuge - 1);
-    if (z > a) (void)madvise(reinterpret_cast<void*>(a), z - a, MADV_HUGEPAGE);
-  }
-#endif
-  w.resize(n);
-  if (keep) std::memcpy(w.data(), v.data(), keep);
-  v.swap(w);
-}
-
 struct Buf {
   std::vector<uint8_t> v;
   size_t used = 0;
