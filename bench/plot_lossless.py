@@ -20,14 +20,16 @@ def fields(data):
             yield os.path.join(data, fn), m.group(1), m.group(2), m.group(3)
 
 
-def ratio(sciz, path, dims, dtype, rel, stage, device):
-    out = subprocess.run([sciz, "eval", "-i", path, "-t", dtype, "-d", dims, "-r", str(rel), "--lossless", stage,
+def ratio(sciz, path, dims, dtype, rel, choice, device):
+    """Ratio of one `sciz eval` run; choice is the option that varies, e.g. ["--lossless", "rle"]
+    or ["-p", "delta"]. A failed run or a broken bound stops the script."""
+    out = subprocess.run([sciz, "eval", "-i", path, "-t", dtype, "-d", dims, "-r", str(rel), *choice,
                           "--device", device, "--json", "-q"], capture_output=True, text=True)
     if out.returncode != 0:
-        raise SystemExit(f"sciz eval failed on {path} ({stage}, {rel}): {out.stderr.strip()}")
+        raise SystemExit(f"sciz eval failed on {path} ({' '.join(choice)}, {rel}): {out.stderr.strip()}")
     d = json.loads(out.stdout)
     if not d["bound_held"]:
-        raise SystemExit(f"bound broken on {path} ({stage}, {rel})")
+        raise SystemExit(f"bound broken on {path} ({' '.join(choice)}, {rel})")
     return d["ratio"]
 
 
@@ -41,7 +43,7 @@ def main():
     rows = []
     for path, name, dims, dtype in fields(a.data):
         for rel in BOUNDS:
-            r = {s: ratio(a.sciz, path, dims, dtype, rel, s, a.device) for s in STAGES}
+            r = {s: ratio(a.sciz, path, dims, dtype, rel, ["--lossless", s], a.device) for s in STAGES}
             rows.append((name, rel, r))
     print("| field | rel | " + " | ".join(STAGES) + " |")
     print("|---|---|" + "---|" * len(STAGES))

@@ -4,32 +4,16 @@
 prints a markdown table and draws one panel of grouped bars per bound.
 Usage: bench/plot_pipelines.py [--sciz build/sciz] [--data ../shared/data] [--device cpu]
 [--out docs/img/pipelines_ratio.png]"""
-import argparse, json, os, re, subprocess
+import argparse, os
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from plot_lossless import fields, ratio  # same folder: field discovery and one checked eval
+
 PIPELINES = ["lorenzo", "delta", "szx"]
 BOUNDS = [1e-2, 1e-3, 1e-4]
-
-
-def fields(data):
-    for fn in sorted(os.listdir(data)):
-        m = re.match(r"(.+)_([0-9x]+)\.(f32|f64)$", fn)
-        if m:
-            yield os.path.join(data, fn), m.group(1), m.group(2), m.group(3)
-
-
-def ratio(sciz, path, dims, dtype, rel, pipeline, device):
-    out = subprocess.run([sciz, "eval", "-i", path, "-t", dtype, "-d", dims, "-r", str(rel), "-p", pipeline,
-                          "--device", device, "--json", "-q"], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"sciz eval failed on {path} ({pipeline}, {rel}): {out.stderr.strip()}")
-    d = json.loads(out.stdout)
-    if not d["bound_held"]:
-        raise SystemExit(f"bound broken on {path} ({pipeline}, {rel})")
-    return d["ratio"]
 
 
 def main():
@@ -42,7 +26,7 @@ def main():
 
     rows = []  # (short name, {(pipeline, rel): ratio})
     for path, name, dims, dtype in fields(a.data):
-        r = {(p, b): ratio(a.sciz, path, dims, dtype, b, p, a.device) for p in PIPELINES for b in BOUNDS}
+        r = {(p, b): ratio(a.sciz, path, dims, dtype, b, ["-p", p], a.device) for p in PIPELINES for b in BOUNDS}
         rows.append((name.split("_", 1)[1] if "_" in name else name, r))
         print(f"# {name}: " + ", ".join(f"{p}@{b:g}={r[(p, b)]:.2f}" for p in PIPELINES for b in BOUNDS), flush=True)
 
