@@ -50,14 +50,17 @@ struct State {
   Counts<N>* inclusive;        // tiles
 };
 
-// Owns the memory of a State for up to `tiles` tiles.
+// Owns the memory of a State for up to `tiles` tiles, and `extra` more words that the same
+// reset zeroes (a kernel's other per-launch flags, without a memset of their own).
 template <int N>
 class Storage {
  public:
-  Storage(uint64_t tiles, cudaStream_t s) : tiles_(tiles), status_(tiles + 1, s), incl_(tiles, s) {}
+  Storage(uint64_t tiles, cudaStream_t s, uint64_t extra = 0)
+      : tiles_(tiles), extra_(extra), status_(tiles + 1 + extra, s), incl_(tiles, s) {}
   State<N> state() const { return {status_.get(), incl_.get()}; }
-  void reset(cudaStream_t s) const {  // status words and counter to zero, before each launch
-    SCIZ_CUDA_CHECK(cudaMemsetAsync(status_.get(), 0, (tiles_ + 1) * sizeof(unsigned long long), s));
+  unsigned long long* extra() const { return status_.get() + tiles_ + 1; }
+  void reset(cudaStream_t s) const {  // status words, counter and extra words to zero, before each launch
+    SCIZ_CUDA_CHECK(cudaMemsetAsync(status_.get(), 0, (tiles_ + 1 + extra_) * sizeof(unsigned long long), s));
   }
   // The last tile's inclusive counts: the grand totals, once the kernel has finished.
   void totals(Counts<N>* out, cudaStream_t s) const {
@@ -65,7 +68,7 @@ class Storage {
   }
 
  private:
-  uint64_t tiles_;
+  uint64_t tiles_, extra_;
   dev::Buffer<unsigned long long> status_;
   dev::Buffer<Counts<N>> incl_;
 };

@@ -46,7 +46,7 @@ template <class T>
 constexpr int kLayerWarps = sizeof(T) == 4 ? 8 : 4;
 template <class T>
 constexpr uint32_t kIterPerWarp = 32 / kLayerWarps<T>;
-constexpr int kEncodeWarps = 4;  // encoder: a warp per layer, 4 layers per CTA
+constexpr uint32_t kEncodeWarps = 4;  // encoder: warps per layer (per CTA)
 // A layer's own counts beside its look-back flag: padded payload bytes <= 1024 x 128 + 16
 // (2^18), exact values <= 32768.
 using LayerPacking = lookback::Packing<24, 24, 12>;
@@ -218,98 +218,191 @@ struct EncodeOut {
   uint64_t* ex_idx;
   void* ex_val;
   uint64_t ex_cap;  // entries past it are counted, not written (the host then retries)
-  unsigned long long* zero_groups;
 };
 
+// Where a layer packs itself before it knows its offset. Each warp packs its part into shared
+// memory (kStageWords words) and spills what does not fit to slot l % slots of a ring in global
+// memory, at the same word index; each slot is a worst-case layer (a region per part) plus the
+// layer's 1024 exceptional-value masks. gen[s] counts the layers that have released slot s, so
+// layer l writes it once it reads l / slots there. Slots are as many as the CTAs that can be
+// resident, so the wait is almost never taken; when it is, the owner got its layer id earlier,
+// so it is running and needs nothing from us.
+constexpr uint32_t kSlotBytes = kLayerGroups * 4 * (kMaxWidth + 1) + kLayerAlign;
+struct Ring {
+  uint8_t* bytes;            // slots x kSlotBytes
+  uint32_t* masks;           // slots x kLayerGroups
+  unsigned long long* gen;   // slots, zero before the launch
+  uint64_t slots;
+};
+// 7 KB of packed words per warp: a part at rel 1e-3 of Isabel (~4.5 KB) fits, and 7 CTAs
+// (the register limit) still fit an SM's shared memory.
+constexpr uint32_t kStageWords = 1792;
+
+// The last non-fill code in values [from, to) of the layer, probed backwards 32 at a time (one
+// coalesced load in the common case). has: whether there is one. One warp.
 template <class T>
-__global__ void __launch_bounds__(32 * kEncodeWarps)
+__device__ inline bool last_code(const T* __restrict__ x, uint32_t from, uint32_t to, const Quant<T>& p,
+                                 uint32_t lane, int32_t& code) {
+  while (to > from) {
+    const uint32_t lo = to - from > 32 ? to - 32 : from;
+    const uint32_t k = lo + lane;
+    int32_t q = 0;
+    const bool ok = k < to && prequantize(x[k], p, q) != Kind::kExactFill;
+    const unsigned m = __ballot_sync(kFull, ok);
+    if (m) {
+      code = __shfl_sync(kFull, q, 31 - __clz(static_cast<int>(m)));
+      return true;
+    }
+    to = lo;
+  }
+  return false;
+}
+
+// A CTA per layer; warp w takes iterations [w IPW, (w + 1) IPW) (its part). Layers, not warps,
+// are the unit so that the last, partial wave of a 500 MB field is a quarter of a layer's walk.
+// The look-back's third counter carries the zero-width groups (<= 1024 a layer: 12 bits).
+template <class T>
+__global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
     encode_kernel(const T* __restrict__ x, uint64_t n, uint64_t layers, Quant<T> p, lookback::State<3> st,
-                  EncodeOut o) {
-  const uint32_t lane = threadIdx.x & 31;
-  uint64_t l = 0;
-  if (lane == 0) l = atomicAdd(st.status + layers, 1ull);
-  l = __shfl_sync(kFull, l, 0);
-  if (l >= layers) return;  // uniform across the warp
+                  EncodeOut o, Ring ring) {
+  constexpr uint32_t W = kEncodeWarps, IPW = 32 / W, kPartBytes = IPW * 32 * 4 * (kMaxWidth + 1);
+  __shared__ uint32_t s_pack[W][kStageWords];
+  __shared__ unsigned long long s_tile;
+  __shared__ uint32_t s_has[W], s_bytes[W], s_exact[W], s_zeros[W];
+  __shared__ int32_t s_last[W];
+  __shared__ uint64_t s_before[2];
+  const uint32_t lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  const uint64_t l = lookback::next_tile(st, layers, &s_tile);
+  if (l >= layers) return;  // uniform across the CTA
   const uint64_t base = l * kLayer;
+  const T* const xl = x + base;
   const uint32_t len = static_cast<uint32_t>(n - base < kLayer ? n - base : kLayer);
   const uint32_t iters = (len + 1023) / 1024;
+  const uint32_t j0 = min(iters, wid * IPW), j1 = min(iters, j0 + IPW);
+  const uint64_t slot = l % ring.slots;
+  const unsigned long long use = l / ring.slots;
+  uint32_t* const spill = reinterpret_cast<uint32_t*>(ring.bytes + slot * kSlotBytes + wid * kPartBytes);
+  uint32_t* const stage = s_pack[wid];
+  uint32_t* const masks = ring.masks + slot * kLayerGroups;
 
   // The layer's initial code: that of its first value, 0 when it is fill.
   int32_t q0 = 0;
   {
     int32_t q;
-    const Kind k0 = prequantize(x[base], p, q);
+    const Kind k0 = prequantize(xl[0], p, q);
     q0 = initial_q(k0 == Kind::kExactFill, q);
   }
-  if (lane == 0) o.initial[l] = q0;
-
-  // Sizing walk.
-  uint32_t bytes = 0, exact = 0, zeros = 0;
+  if (threadIdx.x == 0) {
+    o.initial[l] = q0;
+    if (use) {
+      while (*reinterpret_cast<volatile unsigned long long*>(ring.gen + slot) != use) {
+      }
+      __threadfence();  // the previous layer's reads of the slot are done before ours write it
+    }
+  }
+  // The chain into each part: the last non-fill code of the parts before it, else q0.
+  {
+    int32_t code = 0;
+    const bool has = last_code(xl, j0 * 1024, min(len, j1 * 1024), p, lane, code);
+    if (lane == 0) s_has[wid] = has, s_last[wid] = code;
+  }
+  __syncthreads();
   int32_t carry = q0;
-  for (uint32_t j = 0; j < iters; ++j) {
+  for (uint32_t w = 0; w < wid; ++w)
+    if (s_has[w]) carry = s_last[w];
+
+  // The part's walk: prequantize, chain, widths, each group packed at its word in the part.
+  uint32_t at = 0, exact = 0, zeros = 0, special_iters = 0;
+  for (uint32_t j = j0; j < j1; ++j) {
     const uint32_t g0 = j * 1024 + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
-    load_group(x + base + g0, glen, v);
+    load_group(xl + g0, glen, v);
     Group g;
     make_group(v, glen, p, lane, carry, g);
     if (glen) {
       o.widths[(base + g0) / kGroup] = static_cast<uint8_t>(g.width);
       zeros += g.width == 0;
     }
-    bytes += group_bytes(g.width);
-    exact += __popc(g.special);
+    uint32_t total;
+    const uint32_t w0 = at + warp_excl_sum(group_bytes(g.width), lane, total) / 4;
+    at += total / 4;
+    if (g.width) {
+      transpose32(g.mag);
+      if (w0 + g.width < kStageWords) {
+        stage[w0] = g.sign;
+#pragma unroll
+        for (uint32_t k = 0; k < kMaxWidth; ++k)
+          if (k < g.width) stage[w0 + 1 + k] = g.mag[k];
+      } else {  // at the stage's end: word by word
+        (w0 < kStageWords ? stage : spill)[w0] = g.sign;
+#pragma unroll
+        for (uint32_t k = 0; k < kMaxWidth; ++k)
+          if (k < g.width) (w0 + 1 + k < kStageWords ? stage : spill)[w0 + 1 + k] = g.mag[k];
+      }
+    }
+    if (__any_sync(kFull, g.special != 0)) {
+      masks[j * 32 + lane] = g.special;
+      special_iters |= 1u << (j - j0);
+      exact += __popc(g.special);
+    }
   }
 #pragma unroll
   for (int d = 16; d > 0; d >>= 1) {
-    bytes += __shfl_xor_sync(kFull, bytes, d);
     exact += __shfl_xor_sync(kFull, exact, d);
     zeros += __shfl_xor_sync(kFull, zeros, d);
   }
-  if (lane == 0 && zeros) atomicAdd(o.zero_groups, static_cast<unsigned long long>(zeros));
-  const uint64_t padded = align_layer(bytes);
-  const Agg before = lookback::exclusive_prefix<LayerPacking>(st, l, Agg{{padded, exact, 0}});
+  if (lane == 0) s_bytes[wid] = at * 4, s_exact[wid] = exact, s_zeros[wid] = zeros;
+  __syncthreads();
 
-  // Packing walk.
-  uint8_t* out = o.payload + before.w[0];
-  uint64_t ex_at = before.w[1];
-  uint32_t at = 0;
-  carry = q0;
-  for (uint32_t j = 0; j < iters; ++j) {
-    const uint32_t g0 = j * 1024 + lane * 32;
-    const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
-    T v[32];
-    load_group(x + base + g0, glen, v);
-    Group g;
-    make_group(v, glen, p, lane, carry, g);
-    uint32_t total;
-    const uint32_t mine = at + warp_excl_sum(group_bytes(g.width), lane, total);
-    at += total;
-    if (g.width) {
-      transpose32(g.mag);
-      uint32_t* w = reinterpret_cast<uint32_t*>(out + mine);
-      w[0] = g.sign;
-#pragma unroll
-      for (uint32_t k = 0; k < kMaxWidth; ++k)
-        if (k < g.width) w[1 + k] = g.mag[k];
-    }
-    uint32_t ex_total;
-    uint64_t e = ex_at + warp_excl_sum(__popc(g.special), lane, ex_total);
-    ex_at += ex_total;
-    if (g.special) {
-#pragma unroll
-      for (uint32_t i = 0; i < 32; ++i) {
-        if ((g.special >> i) & 1u) {
+  // Warp 0: the parts' offsets in the layer, then the layer's offset in the field (look-back).
+  if (wid == 0) {
+    uint32_t bytes, ex, zs;
+    const uint32_t bx = warp_excl_sum(lane < W ? s_bytes[lane] : 0u, lane, bytes);
+    const uint32_t ox = warp_excl_sum(lane < W ? s_exact[lane] : 0u, lane, ex);
+    warp_excl_sum(lane < W ? s_zeros[lane] : 0u, lane, zs);
+    const uint32_t padded = static_cast<uint32_t>(align_layer(bytes));
+    const Agg before = lookback::exclusive_prefix<LayerPacking>(st, l, Agg{{padded, ex, zs}});
+    if (lane < (padded - bytes) / 4)  // the layer's zero padding
+      reinterpret_cast<uint32_t*>(o.payload + before.w[0] + bytes)[lane] = 0;
+    if (lane < W) s_bytes[lane] = bx, s_exact[lane] = ox;
+    if (lane == 0) s_before[0] = before.w[0], s_before[1] = before.w[1];
+  }
+  __syncthreads();
+
+  // The part to its place: the staged words, then the spilled ones (through L2, where written).
+  {
+    uint32_t* dst = reinterpret_cast<uint32_t*>(o.payload + s_before[0] + s_bytes[wid]);
+    const uint32_t staged = min(at, kStageWords);
+    for (uint32_t q = lane; q < staged; q += 32) dst[q] = stage[q];
+    for (uint32_t q = kStageWords + lane; q < at; q += 32) dst[q] = __ldcg(spill + q);
+  }
+  // Exceptional values, in index order: only the groups that hold one are read again.
+  if (exact) {
+    uint64_t ex_at = s_before[1] + s_exact[wid];
+    for (uint32_t bitsj = special_iters; bitsj; bitsj &= bitsj - 1) {
+      const uint32_t j = j0 + __ffs(static_cast<int>(bitsj)) - 1;
+      const uint32_t special = __ldcg(masks + j * 32 + lane);
+      uint32_t ex_total;
+      uint64_t e = ex_at + warp_excl_sum(__popc(special), lane, ex_total);
+      ex_at += ex_total;
+      if (special) {
+        const uint32_t g0 = j * 1024 + lane * 32;
+        for (uint32_t bits = special; bits; bits &= bits - 1, ++e) {
+          const uint32_t i = __ffs(static_cast<int>(bits)) - 1;
           if (e < o.ex_cap) {
             o.ex_idx[e] = base + g0 + i;
-            static_cast<T*>(o.ex_val)[e] = v[i];
+            static_cast<T*>(o.ex_val)[e] = xl[g0 + i];
           }
-          ++e;
         }
       }
     }
   }
-  if (lane < padded - bytes) out[bytes + lane] = 0;  // the layer's zero padding
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    *reinterpret_cast<volatile unsigned long long*>(ring.gen + slot) = use + 1;  // the slot is free again
+  }
 }
 
 // The signed sum of a group's deltas (mod 2^32) straight from its planes: each plane k adds
@@ -460,6 +553,20 @@ cudaEvent_t maybe_start(cudaStream_t s) {
 }
 
 
+// CTAs of encode_kernel that fit on the device at once: the ring's slot count.
+template <class T>
+uint64_t ring_slots() {
+  // Asked once per process: four runtime queries cost more than a small field's kernel.
+  static const uint64_t slots = [] {
+    int dev = 0, sms = 0, ctas = 0;
+    SCIZ_CUDA_CHECK(cudaGetDevice(&dev));
+    SCIZ_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    SCIZ_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, encode_kernel<T>, 32 * kEncodeWarps, 0));
+    return std::max<uint64_t>(1, uint64_t(sms) * uint64_t(ctas));
+  }();
+  return slots;
+}
+
 }  // namespace
 
 template <class T>
@@ -477,29 +584,30 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t
   const Quant<T> p = make_quant<T>(eb);
   // Worst case payload: every group of width 31, every layer padded.
   d.payload = dev::Buffer<uint8_t>(L * align_layer(uint64_t{kLayerGroups} * group_bytes(kMaxWidth)), s);
-  lookback::Storage<3> chain(L, s);
-  dev::Buffer<unsigned long long> zeros(1, s);
+  // Host calls are few on purpose: each costs microseconds of an idle GPU on a small field.
+  const uint64_t slots = std::min<uint64_t>(L, ring_slots<T>());
+  lookback::Storage<3> chain(L, s, slots);  // its reset also zeroes the ring's generations
+  dev::Buffer<uint8_t> ring_mem(slots * (kSlotBytes + 4 * kLayerGroups), s);
+  const Ring ring{ring_mem.get(), reinterpret_cast<uint32_t*>(ring_mem.get() + slots * kSlotBytes), chain.extra(),
+                  slots};
   uint64_t cap = std::min<uint64_t>(n, n / 32 + 4096);
   for (int attempt = 0; attempt < 2; ++attempt) {
     d.exact_idx = dev::Buffer<uint64_t>(cap, s);
     d.exact_val = dev::Buffer<T>(cap, s);
     chain.reset(s);
-    SCIZ_CUDA_CHECK(cudaMemsetAsync(zeros.get(), 0, 8, s));
     const EncodeOut o{d.widths.get(), reinterpret_cast<int32_t*>(d.initial.get()), d.payload.get(),
-                      d.exact_idx.get(), d.exact_val.get(), cap, zeros.get()};
+                      d.exact_idx.get(), d.exact_val.get(), cap};
     cudaEvent_t t = maybe_start(s);
-    const unsigned grid = static_cast<unsigned>((L + kEncodeWarps - 1) / kEncodeWarps);
-    encode_kernel<T><<<grid, 32 * kEncodeWarps, 0, s>>>(d_x, n, L, p, chain.state(), o);
+    const unsigned grid = static_cast<unsigned>(L);
+    encode_kernel<T><<<grid, 32 * kEncodeWarps, 0, s>>>(d_x, n, L, p, chain.state(), o, ring);
     SCIZ_CUDA_CHECK(cudaGetLastError());
     maybe_time("encode kernel", n * sizeof(T), s, t);
     Agg tot;
     chain.totals(&tot, s);
-    unsigned long long z = 0;
-    dev::copy_to_host(&z, zeros.get(), 8, s);
     dev::sync(s);
     d.payload_bytes = tot.w[0];
     d.exact_count = tot.w[1];
-    d.zero_groups = z;
+    d.zero_groups = tot.w[2];
     if (d.exact_count <= cap) return d;
     cap = d.exact_count;
   }
