@@ -157,6 +157,41 @@ TEST(DeltaMath, WidthsAndPlanes) {
   }
 }
 
+// The GPU kernels' shortcut transposes against transpose32 and against the bit-by-bit planes,
+// for every K, on random matrices of the shape each assumes (and at their extremes).
+template <int K>
+void bounded_transposes_case(std::mt19937& rng) {
+  for (int t = 0; t < 2000; ++t) {
+    const uint32_t lim = K == 32 ? ~0u : (1u << K) - 1;
+    const int kind = t % 4;  // random, all ones, one bit, zero
+    uint32_t vals[32], rows[32] = {};
+    for (uint32_t i = 0; i < 32; ++i)
+      vals[i] = (kind == 0 ? rng() : kind == 1 ? ~0u : kind == 2 ? 1u << (rng() % K) : 0u) & lim;
+    for (uint32_t k = 0; k < 32; ++k)
+      for (uint32_t i = 0; i < 32; ++i) rows[k] |= delta::plane_bit(vals[i], k, i);
+    uint32_t a[32], b[32];
+    std::memcpy(a, vals, sizeof a);
+    std::memcpy(b, vals, sizeof b);
+    delta::transpose32(a);
+    delta::transpose32_cols<K>(b);  // values of K bits -> planes
+    for (uint32_t k = 0; k < 32; ++k) {
+      ASSERT_EQ(a[k], rows[k]) << "K " << K << " plane " << k;
+      ASSERT_EQ(b[k], rows[k]) << "K " << K << " plane " << k;
+    }
+    std::memcpy(b, rows, sizeof b);
+    delta::transpose32_rows<K>(b);  // K planes -> values
+    for (uint32_t i = 0; i < 32; ++i) ASSERT_EQ(b[i], vals[i]) << "K " << K << " value " << i;
+  }
+}
+
+TEST(DeltaMath, BoundedTransposesEqualTranspose32) {
+  std::mt19937 rng(11);
+  bounded_transposes_case<4>(rng);
+  bounded_transposes_case<8>(rng);
+  bounded_transposes_case<16>(rng);
+  bounded_transposes_case<32>(rng);
+}
+
 // The stream bytes for a tiny field, computed by hand from docs/DELTA.md.
 TEST(DeltaMath, HandComputedStream) {
   // eb = 0.5: q = round(x). q = 5 6 4 4 NaN 7, then 27 zeros of delta at q = 7... (a 33rd value).

@@ -132,6 +132,32 @@ __device__ inline uint32_t warp_excl_sum(uint32_t x, uint32_t lane, uint32_t& to
   return in - x;
 }
 
+__device__ inline uint32_t warp_max(uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(kFull, x);
+#else
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) x = max(x, __shfl_xor_sync(kFull, x, d));
+  return x;
+#endif
+}
+
+// transpose32 in the cheapest form that the widest group of the warp allows (a branch that is
+// the same in every lane): groups are mostly narrow, and the full transpose was the largest
+// share of both kernels' instructions.
+template <bool ToPlanes>
+__device__ inline void transpose_bounded(uint32_t (&a)[32], uint32_t widest) {
+  if (widest <= 4) {
+    ToPlanes ? transpose32_cols<4>(a) : transpose32_rows<4>(a);
+  } else if (widest <= 8) {
+    ToPlanes ? transpose32_cols<8>(a) : transpose32_rows<8>(a);
+  } else if (widest <= 16) {
+    ToPlanes ? transpose32_cols<16>(a) : transpose32_rows<16>(a);
+  } else {
+    transpose32(a);
+  }
+}
+
 // Inclusive warp scan with the chain's wrapping add.
 __device__ inline int32_t warp_incl_wrap_sum(int32_t x, uint32_t lane) {
 #pragma unroll
@@ -327,8 +353,8 @@ __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
     uint32_t total;
     const uint32_t w0 = at + warp_excl_sum(group_bytes(g.width), lane, total) / 4;
     at += total / 4;
+    transpose_bounded<true>(g.mag, warp_max(g.width));
     if (g.width) {
-      transpose32(g.mag);
       if (w0 + g.width < kStageWords) {
         stage[w0] = g.sign;
 #pragma unroll
@@ -499,8 +525,8 @@ __global__ void __launch_bounds__(32 * kLayerWarps<T>)
 #pragma unroll
       for (uint32_t k = 0; k < kMaxWidth; ++k)
         if (k < w) mag[k] = words[1 + k];
-      transpose32(mag);
     }
+    transpose_bounded<false>(mag, warp_max(w));
     // Prefix sums: in the lane, then across lanes (wrapping, as decode_cpu).
     int32_t acc = 0;
 #pragma unroll
