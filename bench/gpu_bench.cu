@@ -304,10 +304,31 @@ int main(int argc, char** argv) try {
     szq.bad_points += e2e.bad_points;
   }
 
-  // (g) the delta codec on the same field: device-level calls, then the public API.
+  // (g) the delta codec on the same field: device-level calls with the linear chain, then with
+  // the serpentine chain over the rows (what the pipeline picks for this shape), then the
+  // public API.
+  const uint64_t delta_row = shape.dims.back();
+  double delta_ratio_linear = 0;
+  bench::Quality dlq;
+  {
+    const delta::DeviceEncoded<float> lin = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr);
+    rows.push_back({"delta kernel encode, linear chain", time_gpu(a, [&] {
+                      (void)delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr);
+                    })});
+    const delta::Encoded ll = delta::download(lin, nullptr);
+    delta_ratio_linear = static_cast<double>(bytes) / static_cast<double>(ll.payload_bytes());
+    const delta::DeviceSections<float> lls = delta::upload<float>(delta::view(ll), n, info.eb_abs, nullptr);
+    rows.push_back({"delta kernel decode, linear chain", time_gpu(a, [&] {
+                      delta::decode_device<float>(lls, d_out.get(), nullptr);
+                    })});
+    std::vector<float> yz(n);
+    dev::copy_to_host(yz.data(), d_out.get(), bytes, nullptr);
+    dev::sync(nullptr);
+    bench::check_quality(x, yz, info.eb_abs, dlq);
+  }
   delta::DeviceEncoded<float> dld;
   rows.push_back({"delta kernel encode (device sections)", time_gpu(a, [&] {
-                    dld = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr);
+                    dld = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr, delta_row);
                   })});
   const delta::Encoded dl = delta::download(dld, nullptr);
   dld = {};
@@ -316,13 +337,15 @@ int main(int argc, char** argv) try {
                     delta::decode_device<float>(dls, d_out.get(), nullptr);
                   })});
   const double delta_ratio = static_cast<double>(bytes) / static_cast<double>(dl.payload_bytes());
-  bench::Quality dlq;
   {
     std::vector<float> yz(n);
     dev::copy_to_host(yz.data(), d_out.get(), bytes, nullptr);
     dev::sync(nullptr);
-    bench::check_quality(x, yz, info.eb_abs, dlq);
-    const delta::Encoded cpu = delta::encode_cpu<float>(x.data(), n, info.eb_abs);
+    bench::Quality sq;
+    bench::check_quality(x, yz, info.eb_abs, sq);
+    dlq.bad_points += sq.bad_points;
+    dlq.max_err = std::max(dlq.max_err, sq.max_err);
+    const delta::Encoded cpu = delta::encode_cpu<float>(x.data(), n, info.eb_abs, nullptr, delta_row);
     dlq.same_as_cpu = cpu.widths == dl.widths && cpu.initial == dl.initial && cpu.payload == dl.payload &&
                       cpu.exact == dl.exact;
     CompressOptions zo = opt;
@@ -378,9 +401,10 @@ int main(int argc, char** argv) try {
               szx_ratio, static_cast<unsigned long long>(sz.payload_bytes()), szq.max_err, szq.max_err / info.eb_abs,
               static_cast<unsigned long long>(szq.bad_points), szq.bad_points == 0 ? "PASS" : "FAIL",
               szq.same_as_cpu ? "yes" : "NO");
-  std::printf("delta codec: ratio %.2f (payload %llu bytes), max |err| %.6g (%.4f eb), %llu points over the bound: %s, "
-              "GPU sections == CPU sections: %s\n",
-              delta_ratio, static_cast<unsigned long long>(dl.payload_bytes()), dlq.max_err, dlq.max_err / info.eb_abs,
+  std::printf("delta codec: ratio %.2f serpentine over rows of %llu (payload %llu bytes), %.2f linear; max |err| %.6g "
+              "(%.4f eb), %llu points over the bound: %s, GPU sections == CPU sections: %s\n",
+              delta_ratio, static_cast<unsigned long long>(delta_row), static_cast<unsigned long long>(dl.payload_bytes()),
+              delta_ratio_linear, dlq.max_err, dlq.max_err / info.eb_abs,
               static_cast<unsigned long long>(dlq.bad_points), dlq.bad_points == 0 ? "PASS" : "FAIL",
               dlq.same_as_cpu ? "yes" : "NO");
   std::printf("quant codes: %llu runs (mean length %.1f), %llu zero-run tokens; auto chose %s\n",
@@ -406,7 +430,7 @@ int main(int argc, char** argv) try {
     std::ofstream j(a.json);
     j << "{\n  \"device\": \"" << prop.name << "\",\n  \"field\": \"" << a.field << "\",\n  \"shape\": \"" << shape.str()
       << "\",\n  \"bytes\": " << bytes << ",\n  \"rel\": " << a.rel << ",\n  \"eb_abs\": " << q.eb
-      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"szx_ratio\": " << szx_ratio << ",\n  \"delta_ratio\": " << delta_ratio << ",\n  \"delta_bound_check\": \"" << (dlq.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"delta_same_as_cpu\": " << (dlq.same_as_cpu ? "true" : "false") << ",\n  \"szx_bound_check\": \"" << (szq.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"szx_same_as_cpu\": " << (szq.same_as_cpu ? "true" : "false") << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
+      << ",\n  \"runs\": " << a.runs << ",\n  \"lossless\": \"" << lossless_name(ce.stage) << "\",\n  \"szx_ratio\": " << szx_ratio << ",\n  \"delta_ratio\": " << delta_ratio << ",\n  \"delta_ratio_linear\": " << delta_ratio_linear << ",\n  \"delta_bound_check\": \"" << (dlq.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"delta_same_as_cpu\": " << (dlq.same_as_cpu ? "true" : "false") << ",\n  \"szx_bound_check\": \"" << (szq.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"szx_same_as_cpu\": " << (szq.same_as_cpu ? "true" : "false") << ",\n  \"ratio\": " << q.ratio << ",\n  \"psnr_db\": " << q.psnr
       << ",\n  \"max_abs_err\": " << q.max_err << ",\n  \"points_over_bound\": " << q.bad_points
       << ",\n  \"bound_check\": \"" << (q.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"same_stream_as_cpu\": "
       << (q.same_as_cpu ? "true" : "false") << ",\n  \"copy_gbs_read_plus_write\": " << 2 * copy_gbs

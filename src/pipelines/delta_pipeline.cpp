@@ -1,6 +1,6 @@
-// `delta` = the AATROX hierarchical delta codec (src/predict/delta, format in docs/DELTA.md)
-// over the flattened field: params are the chain mode, sections 1..4 the codec's four
-// sections. Composition only.
+// `delta` = the AATROX hierarchical delta codec (src/predict/delta, format in docs/DELTA.md):
+// params are the chain (serpentine over rows of the fastest extent for 2-D to 4-D fields,
+// linear for 1-D), sections 1..4 the codec's four sections. Composition only.
 #include <sciz/error.hpp>
 
 #include "core/device.hpp"
@@ -16,6 +16,7 @@ enum Section : uint32_t { kWidths = 1, kInitial, kPayload, kExact };
 template <class T>
 void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
   const uint64_t n = job.shape.count();
+  const uint64_t row = job.shape.dims.back();  // chain_for: serpentine if there are >= 2 rows
   cudaStream_t s = job.opt.stream;
   delta::Encoded enc;
   if (job.device == Device::cpu) {
@@ -28,7 +29,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       x = staged.data();
     }
     TracePhase t("delta encode (cpu)");
-    enc = delta::encode_cpu<T>(x, n, job.eb_abs);
+    enc = delta::encode_cpu<T>(x, n, job.eb_abs, nullptr, row);
   } else {
     dev::Buffer<T> staged;
     const T* dx = static_cast<const T*>(job.data);
@@ -38,9 +39,9 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       dx = staged.get();
     }
     TracePhase t("delta encode (cuda)", true, s);
-    enc = delta::encode_cuda<T>(dx, n, job.eb_abs, s);
+    enc = delta::encode_cuda<T>(dx, n, job.eb_abs, s, nullptr, row);
   }
-  params = delta::write_params(enc.mode);
+  params = delta::write_params(enc.mode, enc.row);
   sections.push_back({kWidths, std::move(enc.widths)});
   sections.push_back({kInitial, std::move(enc.initial)});
   sections.push_back({kPayload, std::move(enc.payload)});
@@ -53,7 +54,9 @@ void decompress_typed(const DecompressJob& job) {
   const uint64_t n = ps.header.shape.count();
   const double eb = ps.header.eb_abs;
   delta::Sections sec;
-  sec.mode = delta::read_params(ps.header.params);
+  const delta::Chain chain = delta::read_params(ps.header.params);
+  sec.mode = chain.mode;
+  sec.row = chain.row;
   sec.widths = ps.section(kWidths, "delta widths").bytes;
   sec.initial = ps.section(kInitial, "delta initial values").bytes;
   sec.payload = ps.section(kPayload, "delta payload").bytes;
@@ -114,8 +117,9 @@ class DeltaPipeline final : public Pipeline {
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
-    delta::read_params(params);
-    return {{"chain", "linear per warp layer of 32768"}};
+    const delta::Chain c = delta::read_params(params);
+    if (c.mode == delta::kModeLinear) return {{"chain", "linear per warp layer of 32768"}};
+    return {{"chain", "serpentine over rows of " + std::to_string(c.row) + ", per warp layer of 32768"}};
   }
 };
 

@@ -28,12 +28,15 @@ std::vector<T> decode_gpu_vec(const delta::Sections& s, uint64_t n, double eb) {
 }
 
 template <class T>
-void check_twins(const std::vector<T>& x, double eb) {
-  SCOPED_TRACE("n=" + std::to_string(x.size()) + " eb=" + std::to_string(eb) + " W=" + std::to_string(sizeof(T)));
+void check_twins(const std::vector<T>& x, double eb, uint64_t row = 0) {
+  SCOPED_TRACE("n=" + std::to_string(x.size()) + " eb=" + std::to_string(eb) + " W=" + std::to_string(sizeof(T)) +
+               " row=" + std::to_string(row));
   delta::Stats sc, sg;
-  const delta::Encoded c = delta::encode_cpu<T>(x.data(), x.size(), eb, &sc);
+  const delta::Encoded c = delta::encode_cpu<T>(x.data(), x.size(), eb, &sc, row);
   auto dx = test::upload(x);
-  const delta::Encoded g = delta::encode_cuda<T>(dx.get(), x.size(), eb, nullptr, &sg);
+  const delta::Encoded g = delta::encode_cuda<T>(dx.get(), x.size(), eb, nullptr, &sg, row);
+  ASSERT_EQ(g.mode, c.mode);
+  ASSERT_EQ(g.row, c.row);
   ASSERT_EQ(g.widths, c.widths);
   ASSERT_EQ(g.initial, c.initial);
   ASSERT_EQ(g.payload, c.payload);
@@ -175,6 +178,40 @@ TEST(DeltaCuda, CorruptStreamsThrow) {
   EXPECT_EQ(status(e, x.size() + 32), Status::corrupt_stream);
 }
 
+// The serpentine chain: rows shorter than a group, around a group, around a layer and longer;
+// fills and exact values at row, group and layer edges (the CPU tests tie these streams to the
+// linear ones of the field in chain order).
+template <class T>
+void serpentine_case() {
+  for (auto [rows, row] : {std::pair<uint64_t, uint64_t>{20011, 2}, {9000, 3}, {2000, 31}, {1500, 32}, {1400, 33},
+                           {700, 100}, {333, 500}, {5, 32767}, {3, 32768}, {3, 40000}}) {
+    const uint64_t n = rows * row;
+    auto x = test::smooth_field<T>(Shape{{rows, row}}, 5);
+    for (uint64_t i : {uint64_t(0), row - 1, row, 2 * row - 1, uint64_t(31), uint64_t(32), uint64_t(32767),
+                       uint64_t(32768), n - 1})
+      if (i < n) x[i] = i % 3 ? std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::infinity();
+    for (uint64_t i = 7; i < n; i += 997) x[i] = static_cast<T>(1e30);
+    for (double eb : {1e-1, 1e-4}) check_twins(x, eb, row);
+  }
+  // Unaligned device pointer: every group takes the value-by-value path.
+  const auto x = test::smooth_field<T>(Shape{{401, 100}}, 9);
+  auto dx = test::upload(x);
+  const uint64_t n = x.size() - 100;
+  const delta::Encoded c = delta::encode_cpu<T>(x.data() + 1, n, 1e-3, nullptr, 100);
+  const delta::Encoded g = delta::encode_cuda<T>(dx.get() + 1, n, 1e-3, nullptr, nullptr, 100);
+  ASSERT_EQ(g.payload, c.payload);
+  ASSERT_EQ(g.exact, c.exact);
+}
+
+TEST(DeltaCuda, SerpentineF32) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  serpentine_case<float>();
+}
+TEST(DeltaCuda, SerpentineF64) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  serpentine_case<double>();
+}
+
 TEST(DeltaCuda, LargeFieldRoundTrip) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   const uint64_t n = uint64_t(32) << 20;
@@ -198,6 +235,16 @@ TEST(DeltaCuda, LargeFieldRoundTrip) {
     (void)delta::encode_cuda<float>(dx.get(), n, eb, nullptr);
     (void)decode_gpu_vec<float>(delta::view(g), n, eb);
   }
+  // The same field with the serpentine chain over its rows of 256.
+  const auto cs = delta::encode_cpu<float>(x.data(), n, eb, nullptr, 256);
+  const auto gs = delta::encode_cuda<float>(dx.get(), n, eb, nullptr, nullptr, 256);
+  ASSERT_TRUE(gs.payload == cs.payload && gs.widths == cs.widths && gs.initial == cs.initial && gs.exact == cs.exact);
+  const auto ys = decode_gpu_vec<float>(delta::view(gs), n, eb);
+  EXPECT_EQ(test::check_bound(x, ys, eb), "");
+  for (int r = 0; r < 3; ++r) {
+    (void)delta::encode_cuda<float>(dx.get(), n, eb, nullptr, nullptr, 256);
+    (void)decode_gpu_vec<float>(delta::view(gs), n, eb);
+  }
   std::vector<double> xd(x.begin(), x.end());
   auto dxd = test::upload(xd);
   const auto gd = delta::encode_cuda<double>(dxd.get(), n, eb, nullptr);
@@ -206,6 +253,7 @@ TEST(DeltaCuda, LargeFieldRoundTrip) {
   const auto cd = delta::encode_cpu<double>(xd.data(), n, eb);
   EXPECT_TRUE(gd.payload == cd.payload && gd.widths == cd.widths && gd.exact == cd.exact);
   EXPECT_EQ(test::check_bound(xd, yd, eb), "");
-  std::printf("[delta cuda, informational] n=%llu, ratio f32 %.2f\n", static_cast<unsigned long long>(n),
-              static_cast<double>(n * 4) / static_cast<double>(g.payload_bytes()));
+  std::printf("[delta cuda, informational] n=%llu, ratio f32 %.2f linear, %.2f serpentine\n",
+              static_cast<unsigned long long>(n), static_cast<double>(n * 4) / static_cast<double>(g.payload_bytes()),
+              static_cast<double>(n * 4) / static_cast<double>(gs.payload_bytes()));
 }

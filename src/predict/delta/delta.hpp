@@ -16,13 +16,23 @@
 
 namespace sciz::delta {
 
-// Chain order of a warp layer. Only the flattened (linear) chain exists; the byte leaves
-// room for a row-aware chain (docs/DELTA.md, "Multi-dimensional chains").
-inline constexpr uint8_t kModeLinear = 0;
+// Chain order (docs/DELTA.md, "Chain order"): linear runs through the flattened field;
+// serpentine walks every odd row of `row` values backwards, so the chain steps from one row to
+// the next between neighbours along the second axis instead of jumping a row's length back.
+inline constexpr uint8_t kModeLinear = 0, kModeSerpentine = 1;
+inline constexpr uint64_t kMaxRow = (uint64_t(1) << 31) - 1;
+struct Chain {
+  uint8_t mode = kModeLinear;
+  uint64_t row = 0;  // serpentine: values per row (2..kMaxRow, < n, dividing n); linear: 0
+};
+// The chain a field gets from its fastest extent `row` (0: none known): serpentine whenever
+// rows are 2..kMaxRow values and there are at least two of them; row must divide n.
+Chain chain_for(uint64_t n, uint64_t row);
 
 // The sections of one delta stream, in the order docs/DELTA.md numbers them.
 struct Encoded {
   uint8_t mode = kModeLinear;
+  uint64_t row = 0;
   std::vector<uint8_t> widths;   // 1: u8 per group of 32 values, 0..31
   std::vector<uint8_t> initial;  // 2: i32 per warp layer, its chain's q_{-1}
   std::vector<uint8_t> payload;  // 3: per layer, its groups' sign and plane words, padded to 16
@@ -33,14 +43,16 @@ struct Encoded {
 
 struct Sections {
   uint8_t mode = kModeLinear;
+  uint64_t row = 0;
   std::span<const uint8_t> widths, initial, payload, exact;
 };
 
-inline Sections view(const Encoded& e) { return {e.mode, e.widths, e.initial, e.payload, e.exact}; }
+inline Sections view(const Encoded& e) { return {e.mode, e.row, e.widths, e.initial, e.payload, e.exact}; }
 
-// Params: u8 mode, 3 zero bytes. read_params refuses anything else (corrupt_stream).
-std::vector<uint8_t> write_params(uint8_t mode);
-uint8_t read_params(std::span<const uint8_t> params);
+// Params: u8 mode, 3 zero bytes, and for serpentine a u64 row. read_params refuses anything
+// else (corrupt_stream).
+std::vector<uint8_t> write_params(uint8_t mode, uint64_t row);
+Chain read_params(std::span<const uint8_t> params);
 
 inline uint64_t group_count(uint64_t n) { return (n + kGroup - 1) / kGroup; }
 inline uint64_t layer_count(uint64_t n) { return (n + kLayer - 1) / kLayer; }
@@ -51,9 +63,10 @@ struct Stats {
 };
 
 // CPU twin, OpenMP over warp layers; the bytes do not depend on the thread count.
-// eb: the absolute bound (finite, > 0), else invalid_argument.
+// eb: the absolute bound (finite, > 0), else invalid_argument. row: the field's fastest extent
+// (chain_for picks the chain; 0 or n: linear).
 template <class T>
-Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats = nullptr);
+Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats = nullptr, uint64_t row = 0);
 
 // What both decoders learn on the host before touching memory: each layer's payload offset
 // (one entry per layer + the total) and the exact values. Checks the mode, n, every section
@@ -79,30 +92,33 @@ void decode_cpu(const Sections& s, uint64_t n, double eb, T* out);
 template <class T>
 struct DeviceEncoded {
   uint64_t n = 0, payload_bytes = 0, exact_count = 0, zero_groups = 0;
+  uint8_t mode = kModeLinear;
+  uint64_t row = 0;
   dev::Buffer<uint8_t> widths, initial, payload;
   dev::Buffer<uint64_t> exact_idx;  // ascending
   dev::Buffer<T> exact_val;
 };
 
-// x on the device. One kernel: a warp per layer sizes its groups, finds its payload offset by
-// decoupled look-back over layers, then packs. Synchronizes s once, to learn the sizes.
+// x on the device. One kernel: a CTA per layer packs it, finds its payload offset by decoupled
+// look-back over layers, then moves it there. Synchronizes s once, to learn the sizes. row: as
+// for encode_cpu.
 template <class T>
-DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s);
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s, uint64_t row = 0);
 
 // The device sections copied to the host, byte-identical to encode_cpu's.
 template <class T>
 Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats = nullptr);
 
 template <class T>
-Encoded encode_cuda(const T* d_x, uint64_t n, double eb, cudaStream_t s, Stats* stats = nullptr) {
-  return download(encode_device<T>(d_x, n, eb, s), s, stats);
+Encoded encode_cuda(const T* d_x, uint64_t n, double eb, cudaStream_t s, Stats* stats = nullptr, uint64_t row = 0) {
+  return download(encode_device<T>(d_x, n, eb, s, row), s, stats);
 }
 
 // What the decode kernel reads, on the device: the validated sections and each layer's payload
 // offset (found on the host by validate()).
 template <class T>
 struct DeviceSections {
-  uint64_t n = 0;
+  uint64_t n = 0, row = 0;
   double eb = 0;
   dev::Buffer<uint8_t> widths, initial, payload;
   dev::Buffer<uint64_t> layer_off;
@@ -114,7 +130,7 @@ struct DeviceSections {
 template <class T>
 DeviceSections<T> upload(const Sections& sec, uint64_t n, double eb, cudaStream_t s);
 
-// One kernel (a warp per layer) then the exact values. Synchronizes s once.
+// One kernel (a CTA per layer) then the exact values. Synchronizes s once.
 template <class T>
 void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s);
 

@@ -25,17 +25,39 @@
 
 namespace sciz::delta {
 
-std::vector<uint8_t> write_params(uint8_t mode) {
-  SCIZ_REQUIRE(mode == kModeLinear, Status::invalid_argument, "delta: unknown chain mode " + std::to_string(mode));
-  return {mode, 0, 0, 0};
+std::vector<uint8_t> write_params(uint8_t mode, uint64_t row) {
+  SCIZ_REQUIRE(mode == kModeLinear || mode == kModeSerpentine, Status::invalid_argument,
+               "delta: unknown chain mode " + std::to_string(mode));
+  if (mode == kModeLinear) return {mode, 0, 0, 0};
+  SCIZ_REQUIRE(row >= 2 && row <= kMaxRow, Status::invalid_argument, "delta: serpentine row of " + std::to_string(row));
+  std::vector<uint8_t> p = {mode, 0, 0, 0};
+  for (int i = 0; i < 8; ++i) p.push_back(static_cast<uint8_t>(row >> (8 * i)));
+  return p;
 }
 
-uint8_t read_params(std::span<const uint8_t> params) {
-  SCIZ_REQUIRE(params.size() == 4, Status::corrupt_stream,
-               "delta: params hold " + std::to_string(params.size()) + " bytes, expected 4");
-  SCIZ_REQUIRE(params[0] == kModeLinear && params[1] == 0 && params[2] == 0 && params[3] == 0,
-               Status::corrupt_stream, "delta: unknown chain mode " + std::to_string(params[0]) + " or reserved bytes");
-  return params[0];
+Chain read_params(std::span<const uint8_t> params) {
+  SCIZ_REQUIRE(params.size() >= 4 && params[1] == 0 && params[2] == 0 && params[3] == 0, Status::corrupt_stream,
+               "delta: params of " + std::to_string(params.size()) + " bytes or reserved bytes not zero");
+  const uint8_t mode = params[0];
+  if (mode == kModeLinear) {
+    SCIZ_REQUIRE(params.size() == 4, Status::corrupt_stream,
+                 "delta: linear chain params hold " + std::to_string(params.size()) + " bytes, expected 4");
+    return {mode, 0};
+  }
+  SCIZ_REQUIRE(mode == kModeSerpentine, Status::corrupt_stream, "delta: unknown chain mode " + std::to_string(mode));
+  SCIZ_REQUIRE(params.size() == 12, Status::corrupt_stream,
+               "delta: serpentine params hold " + std::to_string(params.size()) + " bytes, expected 12");
+  uint64_t row = 0;
+  for (int i = 0; i < 8; ++i) row |= uint64_t{params[4 + i]} << (8 * i);
+  SCIZ_REQUIRE(row >= 2 && row <= kMaxRow, Status::corrupt_stream, "delta: serpentine row of " + std::to_string(row));
+  return {mode, row};
+}
+
+Chain chain_for(uint64_t n, uint64_t row) {
+  if (row < 2 || row >= n || row > kMaxRow) return {kModeLinear, 0};
+  SCIZ_REQUIRE(n % row == 0, Status::invalid_argument,
+               "delta: rows of " + std::to_string(row) + " values do not tile a field of " + std::to_string(n));
+  return {kModeSerpentine, row};
 }
 
 namespace {
@@ -50,7 +72,62 @@ struct Local {
   std::vector<uint64_t> ei;
   std::vector<T> ev;
   uint64_t zero_groups = 0;
+  std::vector<T> chain;  // serpentine mode: the layer's values in chain order
 };
+
+// Calls f(offset, field index, count, backwards) for each row piece of chain values
+// [c0, c0 + len) of a serpentine chain over rows of `row` values: chain values c0 + offset ..
+// + count - 1 are field values index .. index + count - 1, in that order or (odd rows) the
+// reverse. (serp_index per value, a row piece at a time.)
+template <class F>
+void for_each_row_piece(uint64_t c0, uint64_t len, uint64_t row, F&& f) {
+  uint64_t r = c0 / row, at = c0 - r * row;
+  for (uint64_t c = c0, end = c0 + len; c < end; ++r, at = 0) {
+    const uint64_t cnt = std::min(end - c, row - at);
+    if (r & 1)
+      f(c - c0, r * row + (row - at - cnt), cnt, true);
+    else
+      f(c - c0, c, cnt, false);
+    c += cnt;
+  }
+}
+
+// The layer's values in chain order: the field itself for the linear chain, else gathered.
+template <class T>
+const T* layer_values(const T* x, uint64_t n, uint64_t row, uint64_t l, Local<T>& o) {
+  const uint64_t base = l * kLayer;
+  if (!row) return x + base;
+  o.chain.resize(kLayer);
+  T* b = o.chain.data();
+  for_each_row_piece(base, std::min<uint64_t>(kLayer, n - base), row, [&](uint64_t off, uint64_t f, uint64_t cnt, bool back) {
+    if (back)
+      std::reverse_copy(x + f, x + f + cnt, b + off);
+    else
+      std::memcpy(b + off, x + f, cnt * sizeof(T));
+  });
+  return b;
+}
+
+// Where a layer decodes to (the field, or a buffer in chain order), and the buffer's values to
+// their places once decoded.
+template <class T>
+T* layer_out(T* out, uint64_t row, uint64_t l, std::vector<T>& buf) {
+  if (!row) return out + l * kLayer;
+  buf.resize(kLayer);
+  return buf.data();
+}
+template <class T>
+void layer_done(T* out, uint64_t n, uint64_t row, uint64_t l, const std::vector<T>& buf) {
+  if (!row) return;
+  const uint64_t base = l * kLayer;
+  const T* b = buf.data();
+  for_each_row_piece(base, std::min<uint64_t>(kLayer, n - base), row, [&](uint64_t off, uint64_t f, uint64_t cnt, bool back) {
+    if (back)
+      std::reverse_copy(b + off, b + off + cnt, out + f);
+    else
+      std::memcpy(out + f, b + off, cnt * sizeof(T));
+  });
+}
 
 // ---- Portable build of the layer loops (any CPU; plain C++ that compilers auto-vectorize) ----
 //
@@ -128,13 +205,13 @@ inline uint64_t unpack8(uint64_t b) {
 }
 
 template <class T>
-void encode_layer_portable(const T* x, uint64_t n, uint64_t l, const Quant<T>& p, uint8_t* widths, int32_t& q0,
+void encode_layer_portable(const T* xl, uint64_t n, uint64_t l, const Quant<T>& p, uint8_t* widths, int32_t& q0,
                            Local<T>& o) {
   constexpr uint32_t kChunk = kIterGroups * kGroup;  // 1024 values
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
   int32_t qf;
-  const Kind k0 = prequantize(x[base], p, qf);
+  const Kind k0 = prequantize(xl[0], p, qf);
   q0 = initial_q(k0 == Kind::kExactFill, qf);
   if (o.used + kMaxLayerBytes > o.payload.size())
     grow_fresh(o.payload, std::max(o.payload.size() * 2, o.used + kMaxLayerBytes), o.used);
@@ -147,7 +224,7 @@ void encode_layer_portable(const T* x, uint64_t n, uint64_t l, const Quant<T>& p
   q[-1] = q0;
   for (uint32_t c0 = 0; c0 < len; c0 += kChunk) {
     const uint32_t clen = std::min(kChunk, len - c0);
-    const T* xc = x + base + c0;
+    const T* xc = xl + c0;
     const uint32_t ng = (clen + kGroup - 1) / kGroup;
     quant_chunk_portable(xc, clen, p, q, fillv, badv);
     for (uint32_t g = 0; g < ng; ++g) {
@@ -214,7 +291,7 @@ void encode_layer_portable(const T* x, uint64_t n, uint64_t l, const Quant<T>& p
 }
 
 template <class T>
-void decode_layer_portable(const Sections& s, uint64_t n, uint64_t l, const uint8_t* pp, const Quant<T>& p, T* out) {
+void decode_layer_portable(const Sections& s, uint64_t n, uint64_t l, const uint8_t* pp, const Quant<T>& p, T* ol) {
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
   int32_t acc;
@@ -224,7 +301,7 @@ void decode_layer_portable(const Sections& s, uint64_t n, uint64_t l, const uint
     const uint64_t gb = base + g * kGroup;
     const uint32_t glen = std::min<uint32_t>(kGroup, len - g * kGroup);
     const uint32_t w = s.widths[gb / kGroup];
-    T* o = out + gb;
+    T* o = ol + (gb - base);
     if (w == 0) {
       std::fill(o, o + glen, reconstruct(acc, p));
       continue;
@@ -348,13 +425,13 @@ __attribute__((target("avx2"))) inline __m256i byte_slice(const __m256i (&m)[4],
 }
 
 template <class T>
-__attribute__((target("avx2"))) void encode_layer_avx2(const T* x, uint64_t n, uint64_t l, const Quant<T>& p,
+__attribute__((target("avx2"))) void encode_layer_avx2(const T* xl, uint64_t n, uint64_t l, const Quant<T>& p,
                                                        uint8_t* widths, int32_t& q0, Local<T>& o) {
   constexpr uint32_t kChunk = kIterGroups * kGroup;  // 1024 values
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
   int32_t qf;
-  const Kind k0 = prequantize(x[base], p, qf);
+  const Kind k0 = prequantize(xl[0], p, qf);
   q0 = initial_q(k0 == Kind::kExactFill, qf);
   if (o.used + kMaxLayerBytes > o.payload.size())
     grow_fresh(o.payload, std::max(o.payload.size() * 2, o.used + kMaxLayerBytes), o.used);
@@ -366,7 +443,7 @@ __attribute__((target("avx2"))) void encode_layer_avx2(const T* x, uint64_t n, u
   uint32_t fillm[kIterGroups], specm[kIterGroups];
   for (uint32_t c0 = 0; c0 < len; c0 += kChunk) {
     const uint32_t clen = std::min(kChunk, len - c0);
-    const T* xc = x + base + c0;
+    const T* xc = xl + c0;
     const uint32_t ng = (clen + kGroup - 1) / kGroup;
     for (uint32_t g = 0; g < ng; ++g) fillm[g] = specm[g] = 0;
     uint32_t i = 0;
@@ -392,7 +469,7 @@ __attribute__((target("avx2"))) void encode_layer_avx2(const T* x, uint64_t n, u
         for (uint32_t sp = specm[g]; sp; sp &= sp - 1) {
           const int j = __builtin_ctz(sp);
           o.ei.push_back(gb + j);
-          o.ev.push_back(x[gb + j]);
+          o.ev.push_back(xl[gb - base + j]);
         }
       }
       for (uint32_t j = glen; j < kGroup; ++j) qg[j] = qg[glen - 1];
@@ -437,9 +514,9 @@ __attribute__((target("avx2"))) void encode_layer_avx2(const T* x, uint64_t n, u
 }
 
 template <class T>
-__attribute__((target("avx2"))) void encode_run_avx2(const T* x, uint64_t n, uint64_t l0, uint64_t l1,
+__attribute__((target("avx2"))) void encode_run_avx2(const T* x, uint64_t n, uint64_t row, uint64_t l0, uint64_t l1,
                                                      const Quant<T>& p, uint8_t* widths, int32_t* q0, Local<T>& o) {
-  for (uint64_t l = l0; l < l1; ++l) encode_layer_avx2(x, n, l, p, widths, q0[l], o);
+  for (uint64_t l = l0; l < l1; ++l) encode_layer_avx2(layer_values(x, n, row, l, o), n, l, p, widths, q0[l], o);
 }
 
 // One group's 32 signed deltas from its sign word and w planes, as 4 x 8 lanes.
@@ -496,7 +573,7 @@ __attribute__((target("avx2"))) inline void store_rec(double* o, __m256i q, cons
 
 template <class T>
 __attribute__((target("avx2"))) void decode_layer_avx2(const Sections& s, uint64_t n, uint64_t l, const uint8_t* pp,
-                                                       const Quant<T>& p, T* out) {
+                                                       const Quant<T>& p, T* ol) {
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
   int32_t acc;
@@ -505,7 +582,7 @@ __attribute__((target("avx2"))) void decode_layer_avx2(const Sections& s, uint64
     const uint64_t gb = base + g * kGroup;
     const uint32_t glen = std::min<uint32_t>(kGroup, len - g * kGroup);
     const uint32_t w = s.widths[gb / kGroup];
-    T* o = out + gb;
+    T* o = ol + (gb - base);
     if (w == 0) {
       std::fill(o, o + glen, reconstruct(acc, p));
       continue;
@@ -535,8 +612,12 @@ __attribute__((target("avx2"))) void decode_layer_avx2(const Sections& s, uint64
 
 template <class T>
 __attribute__((target("avx2"))) void decode_run_avx2(const Sections& s, uint64_t n, uint64_t l0, uint64_t l1,
-                                                     const uint64_t* layer_off, const Quant<T>& p, T* out) {
-  for (uint64_t l = l0; l < l1; ++l) decode_layer_avx2(s, n, l, s.payload.data() + layer_off[l], p, out);
+                                                     const uint64_t* layer_off, const Quant<T>& p, T* out,
+                                                     std::vector<T>& buf) {
+  for (uint64_t l = l0; l < l1; ++l) {
+    decode_layer_avx2(s, n, l, s.payload.data() + layer_off[l], p, layer_out(out, s.row, l, buf));
+    layer_done(out, n, s.row, l, buf);
+  }
 }
 #endif
 
@@ -553,13 +634,17 @@ bool use_avx2() {
 }  // namespace
 
 template <class T>
-Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats) {
+Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats, uint64_t row_hint) {
   SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::invalid_argument,
                "delta: error bound " + std::to_string(eb) + " must be finite and positive");
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::invalid_argument, "delta: field of " + std::to_string(n) + " values");
   const Quant<T> p = make_quant<T>(eb);
   const uint64_t L = layer_count(n), G = group_count(n);
+  const Chain chain = chain_for(n, row_hint);
+  const uint64_t row = chain.row;
   Encoded e;
+  e.mode = chain.mode;
+  e.row = row;
   e.widths.resize(G);
   std::vector<int32_t> q0(L);
   const int nt = thread_count(L);
@@ -579,10 +664,11 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats) {
     grow_fresh(o.payload, static_cast<size_t>(std::min<uint64_t>(n, (l1 - l0) * kLayer)) * 3 / 2 + kMaxLayerBytes, 0);
 #if defined(SCIZ_DELTA_AVX2)
     if (avx2)
-      encode_run_avx2(x, n, l0, l1, p, e.widths.data(), q0.data(), o);
+      encode_run_avx2(x, n, row, l0, l1, p, e.widths.data(), q0.data(), o);
     else
 #endif
-      for (uint64_t l = l0; l < l1; ++l) encode_layer_portable(x, n, l, p, e.widths.data(), q0[l], o);
+      for (uint64_t l = l0; l < l1; ++l)
+        encode_layer_portable(layer_values(x, n, row, l, o), n, l, p, e.widths.data(), q0[l], o);
 #pragma omp barrier
 #pragma omp single
     {
@@ -618,8 +704,15 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats) {
 
 template <class T>
 Validated<T> validate(const Sections& s, uint64_t n) {
-  SCIZ_REQUIRE(s.mode == kModeLinear, Status::corrupt_stream, "delta: unknown chain mode " + std::to_string(s.mode));
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "delta: field of " + std::to_string(n) + " values");
+  if (s.mode == kModeLinear) {
+    SCIZ_REQUIRE(s.row == 0, Status::corrupt_stream, "delta: a linear chain with a row length");
+  } else {
+    SCIZ_REQUIRE(s.mode == kModeSerpentine, Status::corrupt_stream, "delta: unknown chain mode " + std::to_string(s.mode));
+    SCIZ_REQUIRE(s.row >= 2 && s.row <= kMaxRow && s.row < n && n % s.row == 0, Status::corrupt_stream,
+                 "delta: serpentine rows of " + std::to_string(s.row) + " values do not tile a field of " +
+                     std::to_string(n));
+  }
   const uint64_t L = layer_count(n), G = group_count(n);
   SCIZ_REQUIRE(s.widths.size() == G, Status::corrupt_stream,
                "delta: widths section holds " + std::to_string(s.widths.size()) + " bytes, the field has " +
@@ -660,28 +753,33 @@ void decode_cpu(const Sections& s, uint64_t n, double eb, T* out) {
   const Quant<T> p = make_quant<T>(eb);
   const uint64_t L = layer_count(n);
   const int nt = thread_count(L);
-#if defined(SCIZ_DELTA_AVX2)
-  if (use_avx2()) {
-#pragma omp parallel num_threads(nt)
-    {
-      const int tid = thread_id();
-      decode_run_avx2(s, n, L * tid / nt, L * (tid + 1) / nt, v.layer_off.data(), p, out);
-    }
-    for (size_t q = 0; q < v.exact_idx.size(); ++q) out[v.exact_idx[q]] = v.exact_val[q];
-    return;
-  }
-#endif
 #pragma omp parallel num_threads(nt)
   {
     const int tid = thread_id();
-    for (uint64_t l = L * tid / nt, l1 = L * (tid + 1) / nt; l < l1; ++l)
-      decode_layer_portable(s, n, l, s.payload.data() + v.layer_off[l], p, out);
+    const uint64_t l0 = L * tid / nt, l1 = L * (tid + 1) / nt;
+    std::vector<T> buf;  // serpentine mode: one layer in chain order
+#if defined(SCIZ_DELTA_AVX2)
+    if (use_avx2()) {
+      decode_run_avx2(s, n, l0, l1, v.layer_off.data(), p, out, buf);
+    } else
+#endif
+    {
+      for (uint64_t l = l0; l < l1; ++l) {
+        decode_layer_portable(s, n, l, s.payload.data() + v.layer_off[l], p, layer_out(out, s.row, l, buf));
+        layer_done(out, n, s.row, l, buf);
+      }
+    }
   }
-  for (size_t q = 0; q < v.exact_idx.size(); ++q) out[v.exact_idx[q]] = v.exact_val[q];
+  // Exact values are listed by chain index.
+  if (s.row) {
+    for (size_t q = 0; q < v.exact_idx.size(); ++q) out[serp_index(v.exact_idx[q], s.row)] = v.exact_val[q];
+  } else {
+    for (size_t q = 0; q < v.exact_idx.size(); ++q) out[v.exact_idx[q]] = v.exact_val[q];
+  }
 }
 
-template Encoded encode_cpu<float>(const float*, uint64_t, double, Stats*);
-template Encoded encode_cpu<double>(const double*, uint64_t, double, Stats*);
+template Encoded encode_cpu<float>(const float*, uint64_t, double, Stats*, uint64_t);
+template Encoded encode_cpu<double>(const double*, uint64_t, double, Stats*, uint64_t);
 template Validated<float> validate<float>(const Sections&, uint64_t);
 template Validated<double> validate<double>(const Sections&, uint64_t);
 template void decode_cpu<float>(const Sections&, uint64_t, double, float*);

@@ -84,6 +84,49 @@ __device__ inline void stage_out(T* __restrict__ g, uint32_t count, const T* __r
   }
 }
 
+// Rows of the serpentine chain (row 0: the linear chain), with floor(2^32 / row) so that a
+// layer-local index divides by row in a multiply-high and one correction.
+struct Rows {
+  uint32_t row = 0, magic = 0;
+};
+inline Rows make_rows(uint64_t row) {  // row <= kMaxRow < 2^31
+  return row ? Rows{static_cast<uint32_t>(row), static_cast<uint32_t>((uint64_t(1) << 32) / row)} : Rows{};
+}
+
+// Where a layer starts among the rows (base = r0 row + a0), and t = a0 + k split the same way
+// for layer-local k: t < 2^31 + 2^16, so 32-bit arithmetic holds.
+struct RowPos {
+  uint64_t r0 = 0;
+  uint32_t a0 = 0;
+  __device__ RowPos(uint64_t base, const Rows& R) {
+    if (R.row) r0 = base / R.row, a0 = static_cast<uint32_t>(base - r0 * R.row);
+  }
+  __device__ void at(uint32_t k, const Rows& R, uint64_t& r, uint32_t& a) const {
+    const uint32_t t = a0 + k;
+    uint32_t q = __umulhi(t, R.magic);  // floor(t / row) or one less
+    a = t - q * R.row;
+    if (a >= R.row) a -= R.row, ++q;
+    r = r0 + q;
+  }
+};
+
+// Serpentine chain: the stage's count values from layer-local chain index k0 to their field
+// places. Consecutive lanes take consecutive chain values, which are consecutive field values,
+// forwards or backwards, so the stores stay coalesced. One warp.
+template <class T>
+__device__ inline void stage_out_rows(T* __restrict__ out, const Rows& R, const RowPos& pos, uint32_t k0,
+                                      uint32_t count, const T* __restrict__ st, uint32_t lane) {
+  uint64_t r;
+  uint32_t a;
+  pos.at(k0 + lane, R, r, a);
+  uint64_t rs = r * R.row;
+  bool odd = r & 1;
+  for (uint32_t k = lane; k < count; k += 32) {
+    out[rs + (odd ? R.row - 1 - a : a)] = st[padded(k)];
+    for (a += 32; a >= R.row; a -= R.row) rs += R.row, odd = !odd;
+  }
+}
+
 // The encoder reads a lane's 32 values straight from global memory (vector loads when
 // aligned): staging them through shared memory as the decoder does measured slower here
 // (500 MB Isabel f32: 580 against 656 GB/s); L1 serves the 128-byte runs.
@@ -108,6 +151,63 @@ __device__ inline void load_group(const T* __restrict__ p, uint32_t len, T (&v)[
     for (uint32_t i = 0; i < 32; ++i) v[i] = i < len ? p[i] : T(0);
   }
 }
+
+// A layer's values in chain order (docs/DELTA.md, "Chain order"): the field itself for the
+// linear chain; for the serpentine chain, odd rows backwards.
+template <class T>
+struct ChainView {
+  const T* x;
+  uint64_t base;
+  Rows R;
+  RowPos pos;
+  __device__ ChainView(const T* x_, uint64_t base_, const Rows& R_) : x(x_), base(base_), R(R_), pos(base_, R_) {}
+
+  __device__ T at(uint32_t k) const {
+    if (!R.row) return x[base + k];
+    uint64_t r;
+    uint32_t a;
+    pos.at(k, R, r, a);
+    return x[r * R.row + (r & 1 ? R.row - 1 - a : a)];
+  }
+
+  // A lane's group of 32 chain values from k (len of them, the rest 0). Within one row: vector
+  // loads, reversed in registers for odd rows. Across two rows (rows of >= 32): each value
+  // from its row piece. Rows shorter than a group: value by value.
+  __device__ void group(uint32_t k, uint32_t len, T (&v)[32]) const {
+    if (!R.row) return load_group(x + base + k, len, v);
+    uint64_t r;
+    uint32_t a;
+    pos.at(k, R, r, a);
+    const uint32_t row = R.row;
+    const bool odd = r & 1;
+    const T* xr = x + r * row;  // the row of the group's first value
+    if (a + 32 <= row) {
+      T t[32];
+      load_group(xr + (odd ? row - a - 32 : a), odd ? 32u : len, t);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) v[i] = odd ? t[31 - i] : t[i];
+    } else if (row >= 32) {
+      // Values [0, m) finish row r from a, the rest start row r + 1 (the other direction).
+      const uint32_t m = row - a;
+      const int32_t s = odd ? -1 : 1;
+      const uint32_t p1 = odd ? row - 1 - a : a, p2 = odd ? row - m : 2 * row - 1 + m;
+#pragma unroll
+      for (uint32_t i = 0; i < 32; ++i) {
+        const uint32_t si = static_cast<uint32_t>(s * static_cast<int32_t>(i));
+        v[i] = i < len ? xr[i < m ? p1 + si : p2 - si] : T(0);
+      }
+    } else {
+      uint64_t rs = r * row;
+      uint32_t at = a;
+      bool o = odd;
+#pragma unroll
+      for (uint32_t i = 0; i < 32; ++i) {
+        v[i] = i < len ? x[o ? rs + (row - 1 - at) : rs + at] : T(0);
+        if (++at == row) at = 0, rs += row, o = !o;
+      }
+    }
+  }
+};
 
 // Words [0, nwords) between global g and shared s, coalesced. One warp.
 template <bool ToGlobal>
@@ -267,13 +367,13 @@ constexpr uint32_t kStageWords = 1792;
 // The last non-fill code in values [from, to) of the layer, probed backwards 32 at a time (one
 // coalesced load in the common case). has: whether there is one. One warp.
 template <class T>
-__device__ inline bool last_code(const T* __restrict__ x, uint32_t from, uint32_t to, const Quant<T>& p,
+__device__ inline bool last_code(const ChainView<T>& x, uint32_t from, uint32_t to, const Quant<T>& p,
                                  uint32_t lane, int32_t& code) {
   while (to > from) {
     const uint32_t lo = to - from > 32 ? to - 32 : from;
     const uint32_t k = lo + lane;
     int32_t q = 0;
-    const bool ok = k < to && prequantize(x[k], p, q) != Kind::kExactFill;
+    const bool ok = k < to && prequantize(x.at(k), p, q) != Kind::kExactFill;
     const unsigned m = __ballot_sync(kFull, ok);
     if (m) {
       code = __shfl_sync(kFull, q, 31 - __clz(static_cast<int>(m)));
@@ -289,8 +389,8 @@ __device__ inline bool last_code(const T* __restrict__ x, uint32_t from, uint32_
 // The look-back's third counter carries the zero-width groups (<= 1024 a layer: 12 bits).
 template <class T>
 __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
-    encode_kernel(const T* __restrict__ x, uint64_t n, uint64_t layers, Quant<T> p, lookback::State<3> st,
-                  EncodeOut o, Ring ring) {
+    encode_kernel(const T* __restrict__ x, uint64_t n, Rows rows, uint64_t layers, Quant<T> p,
+                  lookback::State<3> st, EncodeOut o, Ring ring) {
   constexpr uint32_t W = kEncodeWarps, IPW = 32 / W, kPartBytes = IPW * 32 * 4 * (kMaxWidth + 1);
   __shared__ uint32_t s_pack[W][kStageWords];
   __shared__ unsigned long long s_tile;
@@ -301,7 +401,7 @@ __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
   const uint64_t l = lookback::next_tile(st, layers, &s_tile);
   if (l >= layers) return;  // uniform across the CTA
   const uint64_t base = l * kLayer;
-  const T* const xl = x + base;
+  const ChainView<T> xl(x, base, rows);
   const uint32_t len = static_cast<uint32_t>(n - base < kLayer ? n - base : kLayer);
   const uint32_t iters = (len + 1023) / 1024;
   const uint32_t j0 = min(iters, wid * IPW), j1 = min(iters, j0 + IPW);
@@ -315,7 +415,7 @@ __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
   int32_t q0 = 0;
   {
     int32_t q;
-    const Kind k0 = prequantize(xl[0], p, q);
+    const Kind k0 = prequantize(xl.at(0), p, q);
     q0 = initial_q(k0 == Kind::kExactFill, q);
   }
   if (threadIdx.x == 0) {
@@ -343,7 +443,7 @@ __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
     const uint32_t g0 = j * 1024 + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
-    load_group(xl + g0, glen, v);
+    xl.group(g0, glen, v);
     Group g;
     make_group(v, glen, p, lane, carry, g);
     if (glen) {
@@ -418,7 +518,7 @@ __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
           const uint32_t i = __ffs(static_cast<int>(bits)) - 1;
           if (e < o.ex_cap) {
             o.ex_idx[e] = base + g0 + i;
-            static_cast<T*>(o.ex_val)[e] = xl[g0 + i];
+            static_cast<T*>(o.ex_val)[e] = xl.at(g0 + i);
           }
         }
       }
@@ -449,7 +549,7 @@ __device__ inline uint32_t group_sum(const uint32_t* __restrict__ words, uint32_
 // read off the planes by popcount (group_sum) before the decoding walk.
 template <class T>
 __global__ void __launch_bounds__(32 * kLayerWarps<T>)
-    decode_kernel(uint64_t n, Quant<T> p, const uint8_t* __restrict__ widths, const int32_t* __restrict__ initial,
+    decode_kernel(uint64_t n, Rows rows, Quant<T> p, const uint8_t* __restrict__ widths, const int32_t* __restrict__ initial,
                   const uint8_t* __restrict__ payload, const uint64_t* __restrict__ layer_off, T* __restrict__ out) {
   __shared__ T s_stage[kLayerWarps<T>][kStageValues];
   __shared__ uint32_t s_bytes[kLayerWarps<T>];
@@ -462,6 +562,7 @@ __global__ void __launch_bounds__(32 * kLayerWarps<T>)
   const uint32_t iters = (len + kIter - 1) / kIter;
   const uint32_t j0 = min(iters, wid * kIterPerWarp<T>), j1 = min(iters, j0 + kIterPerWarp<T>);
   const uint8_t* in = payload + layer_off[l];
+  const RowPos rpos(base, rows);
 
   uint32_t bytes = 0;
   for (uint32_t j = j0; j < j1; ++j) {
@@ -542,17 +643,20 @@ __global__ void __launch_bounds__(32 * kLayerWarps<T>)
     for (uint32_t i = 0; i < 32; ++i)
       if (i < glen) stage[lane * 33 + i] = reconstruct(wrap_add(start, static_cast<int32_t>(mag[i])), p);
     __syncwarp();
-    stage_out(out + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
+    if (rows.row)
+      stage_out_rows(out, rows, rpos, j * kIter, min(kIter, len - j * kIter), stage, lane);
+    else
+      stage_out(out + base + j * kIter, min(kIter, len - j * kIter), stage, lane);
     __syncwarp();
   }
 }
 
 template <class T>
 __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __restrict__ val, uint64_t count,
-                               T* __restrict__ out) {
+                               uint64_t row, T* __restrict__ out) {
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   for (uint64_t q = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; q < count; q += stride)
-    out[idx[q]] = val[q];
+    out[row ? serp_index(idx[q], row) : idx[q]] = val[q];  // indices are chain indices
 }
 
 // Opt-in kernel timing, informational only (SCIZ_DELTA_TIMING in the environment).
@@ -596,14 +700,17 @@ uint64_t ring_slots() {
 }  // namespace
 
 template <class T>
-DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s) {
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s, uint64_t row_hint) {
   SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::invalid_argument,
                "delta: error bound " + std::to_string(eb) + " must be finite and positive");
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::invalid_argument, "delta: field of " + std::to_string(n) + " values");
   const uint64_t L = layer_count(n), G = group_count(n);
   SCIZ_REQUIRE(L < (uint64_t(1) << 31), Status::invalid_argument, "delta: field too large for one launch");
+  const Chain chain = chain_for(n, row_hint);
   DeviceEncoded<T> d;
   d.n = n;
+  d.mode = chain.mode;
+  d.row = chain.row;
   d.widths = dev::Buffer<uint8_t>(G, s);
   d.initial = dev::Buffer<uint8_t>(4 * L, s);
   if (L == 0) return d;
@@ -612,24 +719,24 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t
   d.payload = dev::Buffer<uint8_t>(L * align_layer(uint64_t{kLayerGroups} * group_bytes(kMaxWidth)), s);
   // Host calls are few on purpose: each costs microseconds of an idle GPU on a small field.
   const uint64_t slots = std::min<uint64_t>(L, ring_slots<T>());
-  lookback::Storage<3> chain(L, s, slots);  // its reset also zeroes the ring's generations
+  lookback::Storage<3> look(L, s, slots);  // its reset also zeroes the ring's generations
   dev::Buffer<uint8_t> ring_mem(slots * (kSlotBytes + 4 * kLayerGroups), s);
-  const Ring ring{ring_mem.get(), reinterpret_cast<uint32_t*>(ring_mem.get() + slots * kSlotBytes), chain.extra(),
+  const Ring ring{ring_mem.get(), reinterpret_cast<uint32_t*>(ring_mem.get() + slots * kSlotBytes), look.extra(),
                   slots};
   uint64_t cap = std::min<uint64_t>(n, n / 32 + 4096);
   for (int attempt = 0; attempt < 2; ++attempt) {
     d.exact_idx = dev::Buffer<uint64_t>(cap, s);
     d.exact_val = dev::Buffer<T>(cap, s);
-    chain.reset(s);
+    look.reset(s);
     const EncodeOut o{d.widths.get(), reinterpret_cast<int32_t*>(d.initial.get()), d.payload.get(),
                       d.exact_idx.get(), d.exact_val.get(), cap};
     cudaEvent_t t = maybe_start(s);
     const unsigned grid = static_cast<unsigned>(L);
-    encode_kernel<T><<<grid, 32 * kEncodeWarps, 0, s>>>(d_x, n, L, p, chain.state(), o, ring);
+    encode_kernel<T><<<grid, 32 * kEncodeWarps, 0, s>>>(d_x, n, make_rows(d.row), L, p, look.state(), o, ring);
     SCIZ_CUDA_CHECK(cudaGetLastError());
     maybe_time("encode kernel", n * sizeof(T), s, t);
     Agg tot;
-    chain.totals(&tot, s);
+    look.totals(&tot, s);
     dev::sync(s);
     d.payload_bytes = tot.w[0];
     d.exact_count = tot.w[1];
@@ -643,6 +750,8 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t
 template <class T>
 Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats) {
   Encoded e;
+  e.mode = d.mode;
+  e.row = d.row;
   const uint64_t L = layer_count(d.n), G = group_count(d.n);
   e.widths.resize(G);
   e.initial.resize(4 * L);
@@ -679,6 +788,7 @@ DeviceSections<T> upload(const Sections& sec, uint64_t n, double eb, cudaStream_
   DeviceSections<T> d;
   d.n = n;
   d.eb = eb;
+  d.row = sec.row;  // validated
   up(d.widths, sec.widths.data(), sec.widths.size());
   up(d.initial, sec.initial.data(), sec.initial.size());
   up(d.payload, sec.payload.data(), sec.payload.size());
@@ -697,21 +807,21 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
   cudaEvent_t t = maybe_start(s);
   SCIZ_REQUIRE(L < (uint64_t(1) << 31), Status::corrupt_stream, "delta: too many layers for one launch");
   decode_kernel<T><<<static_cast<unsigned>(L), 32 * kLayerWarps<T>, 0, s>>>(
-      d.n, p, d.widths.get(), reinterpret_cast<const int32_t*>(d.initial.get()), d.payload.get(), d.layer_off.get(),
+      d.n, make_rows(d.row), p, d.widths.get(), reinterpret_cast<const int32_t*>(d.initial.get()), d.payload.get(), d.layer_off.get(),
       d_out);
   SCIZ_CUDA_CHECK(cudaGetLastError());
   maybe_time("decode kernel", d.n * sizeof(T), s, t);
   const uint64_t ne = d.exact_idx.size();
   if (ne) {
     const unsigned grid = static_cast<unsigned>(std::clamp<uint64_t>((ne + 255) / 256, 1, 132 * 16));
-    scatter_kernel<T><<<grid, 256, 0, s>>>(d.exact_idx.get(), d.exact_val.get(), ne, d_out);
+    scatter_kernel<T><<<grid, 256, 0, s>>>(d.exact_idx.get(), d.exact_val.get(), ne, d.row, d_out);
     SCIZ_CUDA_CHECK(cudaGetLastError());
   }
   dev::sync(s);
 }
 
 #define SCIZ_DELTA_INSTANTIATE(T)                                                          \
-  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t);    \
+  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t, uint64_t); \
   template Encoded download<T>(const DeviceEncoded<T>&, cudaStream_t, Stats*);            \
   template DeviceSections<T> upload<T>(const Sections&, uint64_t, double, cudaStream_t);  \
   template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);

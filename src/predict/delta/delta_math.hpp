@@ -236,6 +236,13 @@ SCIZ_HD void transpose32_cols(uint32_t (&a)[32]) {
   if constexpr (K > 1) swap_round<1, K>(a);
 }
 
+// Serpentine chain: chain index c -> field index, over rows of `row` values with every odd
+// row walked backwards. Its own inverse.
+SCIZ_HD uint64_t serp_index(uint64_t c, uint64_t row) {
+  const uint64_t r = c / row, at = c - r * row;
+  return r & 1 ? r * row + (row - 1 - at) : c;
+}
+
 // Decoder side: the signed delta of value i from its sign word and magnitude. Wrapping add of
 // the chain (acc += d) keeps a crafted stream from undefined behaviour; a real stream never
 // wraps because every partial sum is a difference of two q's.
