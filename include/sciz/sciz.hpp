@@ -28,6 +28,7 @@ struct CompressOptions {
   Device device = Device::auto_select;
   int32_t radius = 512;  // lorenzo: quant codes span [0, 2 radius); 1..32768
   Lossless lossless = Lossless::auto_select;  // lorenzo: stage for the quant codes
+  DeltaChain delta_chain = DeltaChain::auto_select;  // delta: chain order (types.hpp)
   Stream stream = nullptr;
 };
 

@@ -102,3 +102,42 @@ TEST(DeltaPipeline, DamagedStreamsAreRefused) {
     EXPECT_THROW(decompress(bad, y.data(), y.size() * 4, Device::cpu), Error) << "flip at " << byte;
   }
 }
+
+TEST(DeltaPipeline, ChainFollowsTheOptionAndTheRows) {
+  // auto: serpentine on rows of <= 128 values (2-D+), linear on longer rows and on 1-D fields;
+  // linear / serpentine when asked. Every stream decodes within the bound.
+  struct Case {
+    const char* dims;
+    DeltaChain chain;
+    const char* expect;  // start of the "chain" parameter as `sciz info` shows it
+  };
+  for (const Case& c : {Case{"60x50", DeltaChain::auto_select, "serpentine over rows of 50"},
+                        Case{"4x30x128", DeltaChain::auto_select, "serpentine over rows of 128"},
+                        Case{"20x129", DeltaChain::auto_select, "linear"},
+                        Case{"3000", DeltaChain::auto_select, "linear"},
+                        Case{"60x50", DeltaChain::linear, "linear"},
+                        Case{"20x300", DeltaChain::serpentine, "serpentine over rows of 300"},
+                        Case{"1x3000", DeltaChain::serpentine, "linear"},  // one row: nothing to serpentine
+                        Case{"3000", DeltaChain::serpentine, "linear"}}) {
+    SCOPED_TRACE(std::string(c.dims) + " " + delta_chain_name(c.chain));
+    const Shape s = Shape::parse(c.dims);
+    const auto x = test::smooth_field<float>(s, 8);
+    CompressOptions o;
+    o.eb = {EbMode::rel, 1e-3};
+    o.pipeline = "delta";
+    o.device = Device::cpu;
+    o.delta_chain = c.chain;
+    const auto st = compress({x.data(), DType::f32, s}, o);
+    const StreamInfo info = inspect(st);
+    ASSERT_EQ(info.pipeline, "delta");
+    std::string chain;
+    for (const auto& [k, v] : info.params)
+      if (k == "chain") chain = v;
+    EXPECT_EQ(chain.rfind(c.expect, 0), 0u) << chain;
+    std::vector<float> y(x.size());
+    decompress(st, y.data(), y.size() * 4, Device::cpu);
+    EXPECT_EQ(test::check_bound(x, y, info.eb_abs), "");
+  }
+  EXPECT_EQ(parse_delta_chain("serpentine"), DeltaChain::serpentine);
+  EXPECT_THROW(parse_delta_chain("zigzag"), Error);
+}

@@ -46,6 +46,7 @@ const std::vector<Spec>& specs() {
       {nullptr, "--device", true, {C::compress, C::decompress, C::eval}},
       {nullptr, "--radius", true, data_in},
       {nullptr, "--lossless", true, data_in},
+      {nullptr, "--delta-chain", true, data_in},
       {nullptr, "--runs", true, {C::eval}},
       {"-q", "--quiet", false, {C::compress, C::decompress, C::eval}},
       {nullptr, "--json", false, {C::info, C::eval}},
@@ -103,6 +104,7 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
     else if (ln == "--device") o.device = parse_device(v);
     else if (ln == "--radius") o.radius = static_cast<int32_t>(parse_int(name, v, 1, 32768));
     else if (ln == "--lossless") o.lossless = parse_lossless(v);
+    else if (ln == "--delta-chain") o.delta_chain = parse_delta_chain(v);
     else if (ln == "--runs") o.runs = static_cast<int>(parse_int(name, v, 1, 100000));
     else if (ln == "--quiet") o.quiet = true;
     else if (ln == "--json") o.json = true;

@@ -23,6 +23,7 @@ struct Options {
   Device device = Device::auto_select;
   int32_t radius = 512;
   Lossless lossless = Lossless::auto_select;
+  DeltaChain delta_chain = DeltaChain::auto_select;
   int runs = 1;
   bool quiet = false;
   bool json = false;

@@ -39,6 +39,7 @@ CompressOptions compress_options(const Options& o, Device d) {
   co.device = d;
   co.radius = o.radius;
   co.lossless = o.lossless;
+  co.delta_chain = o.delta_chain;
   return co;
 }
 

@@ -31,6 +31,21 @@ const char* lossless_name(Lossless l) {
   return "unknown";
 }
 
+const char* delta_chain_name(DeltaChain c) {
+  switch (c) {
+    case DeltaChain::auto_select: return "auto";
+    case DeltaChain::linear: return "linear";
+    case DeltaChain::serpentine: return "serpentine";
+  }
+  return "unknown";
+}
+
+DeltaChain parse_delta_chain(const std::string& name) {
+  for (DeltaChain c : {DeltaChain::auto_select, DeltaChain::linear, DeltaChain::serpentine})
+    if (name == delta_chain_name(c)) return c;
+  fail(Status::invalid_argument, "unknown delta chain '" + name + "' (auto, linear, serpentine)");
+}
+
 Lossless parse_lossless(const std::string& name) {
   for (Lossless l : {Lossless::auto_select, Lossless::bitpack, Lossless::huffman, Lossless::rle, Lossless::rle_huffman,
                      Lossless::zrle_huffman})
