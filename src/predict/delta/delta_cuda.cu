@@ -215,10 +215,10 @@ struct ChainView {
   }
 
   // A lane's group of 32 chain values from k (len of them, the rest 0). Within one row: vector
-  // loads, reversed in registers for odd rows. Across two rows (rows of >= 32): each value from
-  // its row piece. (Loading each piece as a vector window, merged into v, measured slower:
-  // 1081/1074/924 against 1185/1130/1020 GB/s on the 500 MB Isabel field.) Rows shorter than a
-  // group: value by value.
+  // loads, reversed in registers for odd rows. Across two rows (rows of >= 32): vector by vector
+  // when rows hold whole vectors, else each value from its row piece. (Loading each piece as a
+  // 32-value window merged into v measured slower: 1081/1074/924 against 1185/1130/1020 GB/s on
+  // the 500 MB Isabel field.) Rows shorter than a group: value by value.
   __device__ void group(uint32_t k, uint32_t len, T (&v)[32]) const {
     if (!R.row || !len) return load_group(x + base + k, len, v);  // (len 0: lanes past the field's end)
     uint64_t r;
@@ -232,6 +232,25 @@ struct ChainView {
         load_group_rev(xr + (row - a - 32), v);
       else
         load_group(xr + a, len, v);
+    } else if (row >= 32 && len == 32 && row % (16 / sizeof(T)) == 0 &&
+               (reinterpret_cast<uintptr_t>(x) & 15) == 0) {
+      // Values [0, m) finish row r from a, the rest start row r + 1 (the other direction).
+      // Rows of whole 16-byte vectors: a and m are multiples of V too, so each vector of the
+      // group lies in one piece, aligned: load it there and reverse it on a backward piece.
+      constexpr uint32_t V = 16 / sizeof(T);
+      const uint32_t m = row - a;
+#pragma unroll
+      for (uint32_t i = 0; i < 32; i += V) {
+        const bool first = i < m;
+        const uint32_t off = first ? (odd ? row - a - i - V : a + i) : (odd ? row + (i - m) : 2 * row - (i - m) - V);
+        const Vec2<T> q = *reinterpret_cast<const Vec2<T>*>(xr + off);
+        const bool back = first == odd;
+        if constexpr (V == 4) {
+          v[i] = back ? q.w : q.x, v[i + 1] = back ? q.z : q.y, v[i + 2] = back ? q.y : q.z, v[i + 3] = back ? q.x : q.w;
+        } else {
+          v[i] = back ? q.y : q.x, v[i + 1] = back ? q.x : q.y;
+        }
+      }
     } else if (row >= 32) {
       // Values [0, m) finish row r from a, the rest start row r + 1 (the other direction).
       const uint32_t m = row - a;
