@@ -307,6 +307,23 @@ TEST_F(Cli, EvalJsonParsesAndBoundHolds) {
     EXPECT_TRUE(m.count(k)) << k;
 }
 
+TEST_F(Cli, DeltaChainOptionReachesTheStream) {
+  write_raw(path("in.raw"), test::smooth_field<float>(Shape{{30, 40}}, 3));
+  for (const char* c : {"auto", "linear", "serpentine"}) {
+    SCOPED_TRACE(c);
+    Result r = run(std::string("compress -i in.raw -o d.sciz -t f32 -d 30x40 -r 1e-3 -p delta --device cpu -q "
+                               "--delta-chain ") + c);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    r = run("info -i d.sciz");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const bool serp = std::string(c) != "linear";  // auto: rows of 40 are short
+    EXPECT_NE(r.out.find(serp ? "serpentine over rows of 40" : "linear per warp layer"), std::string::npos) << r.out;
+    r = run("decompress -i d.sciz -o d.raw --device cpu -q");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(fs::file_size(path("d.raw")), 30u * 40 * 4);
+  }
+}
+
 TEST_F(Cli, EvalTable) {
   write_raw(path("in.raw"), test::smooth_field<double>(Shape{{8, 9, 10}}, 3));
   const Result r = run("eval -i in.raw -t f64 -d 8x9x10 -a 1e-2 --device cpu");
@@ -347,6 +364,7 @@ TEST_F(Cli, UsageErrors) {
   expect_error(base + "-d 1x2x3x4x5 -a 1", "'1x2x3x4x5'", 2);
   expect_error(base + "-d 20xabc -a 1", "'20xabc'", 2);
   expect_error(base + "-d 20x30 -a 1 --radius 99999", "'99999'", 2);
+  expect_error(base + "-d 20x30 -a 1 -p delta --delta-chain zigzag", "'zigzag'", 2);
   expect_error(base + "-d 20x30 -a 1 --frobnicate", "'--frobnicate'", 2);
   expect_error("compress -i a.raw -o a.sciz -d 20x30 -a 1 --device cpu", "-t", 2);
   expect_error("compress -o a.sciz -t f32 -d 20x30 -a 1", "-i", 2);
