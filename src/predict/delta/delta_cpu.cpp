@@ -92,6 +92,13 @@ void for_each_row_piece(uint64_t c0, uint64_t len, uint64_t row, F&& f) {
   }
 }
 
+// dst[cnt - 1 - i] = src[i]: a loop the compiler vectorizes with a lane permute (std::reverse_copy
+// stayed scalar, about a sixth of the serpentine decoder's time).
+template <class T>
+inline void copy_reversed(const T* __restrict src, uint64_t cnt, T* __restrict dst) {
+  for (uint64_t i = 0; i < cnt; ++i) dst[cnt - 1 - i] = src[i];
+}
+
 // The layer's values in chain order: the field itself for the linear chain, else gathered.
 template <class T>
 const T* layer_values(const T* x, uint64_t n, uint64_t row, uint64_t l, Local<T>& o) {
@@ -101,7 +108,7 @@ const T* layer_values(const T* x, uint64_t n, uint64_t row, uint64_t l, Local<T>
   T* b = o.chain.data();
   for_each_row_piece(base, std::min<uint64_t>(kLayer, n - base), row, [&](uint64_t off, uint64_t f, uint64_t cnt, bool back) {
     if (back)
-      std::reverse_copy(x + f, x + f + cnt, b + off);
+      copy_reversed(x + f, cnt, b + off);
     else
       std::memcpy(b + off, x + f, cnt * sizeof(T));
   });
@@ -123,7 +130,7 @@ void layer_done(T* out, uint64_t n, uint64_t row, uint64_t l, const std::vector<
   const T* b = buf.data();
   for_each_row_piece(base, std::min<uint64_t>(kLayer, n - base), row, [&](uint64_t off, uint64_t f, uint64_t cnt, bool back) {
     if (back)
-      std::reverse_copy(b + off, b + off + cnt, out + f);
+      copy_reversed(b + off, cnt, out + f);
     else
       std::memcpy(out + f, b + off, cnt * sizeof(T));
   });
