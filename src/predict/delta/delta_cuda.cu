@@ -25,14 +25,13 @@
 // are scattered afterwards.
 #include <algorithm>
 #include <type_traits>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/cuda_check.cuh"
 #include "core/exact_runs.hpp"
+#include "core/kernel_timer.cuh"
 #include "core/lookback.cuh"
 #include "predict/delta/delta.hpp"
 
@@ -724,28 +723,11 @@ __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __rest
     out[row ? serp_index(idx[q], row) : idx[q]] = val[q];  // indices are chain indices
 }
 
-// Opt-in kernel timing, informational only (SCIZ_DELTA_TIMING in the environment).
-float maybe_time(const char* name, uint64_t bytes, cudaStream_t s, cudaEvent_t a) {
-  if (!a) return 0;
-  cudaEvent_t b;
-  SCIZ_CUDA_CHECK(cudaEventCreate(&b));
-  SCIZ_CUDA_CHECK(cudaEventRecord(b, s));
-  SCIZ_CUDA_CHECK(cudaEventSynchronize(b));
-  float ms = 0;
-  SCIZ_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-  std::fprintf(stderr, "[delta cuda timing, informational] %s: %.3f ms, %.1f GB/s of field\n", name, ms,
-               static_cast<double>(bytes) / (ms * 1e6));
-  cudaEventDestroy(b);
-  cudaEventDestroy(a);
-  return ms;
-}
-cudaEvent_t maybe_start(cudaStream_t s) {
-  if (!std::getenv("SCIZ_DELTA_TIMING")) return nullptr;
-  cudaEvent_t a;
-  SCIZ_CUDA_CHECK(cudaEventCreate(&a));
-  SCIZ_CUDA_CHECK(cudaEventRecord(a, s));
-  return a;
-}
+// Kernel timing under SCIZ_DELTA_TIMING (core/kernel_timer.cuh).
+struct Timer : KernelTimer {
+  Timer(const char* name, uint64_t field_bytes, cudaStream_t s)
+      : KernelTimer("delta", "SCIZ_DELTA_TIMING", name, field_bytes, s) {}
+};
 
 
 // CTAs of encode_kernel that fit on the device at once: the ring's slot count.
@@ -795,11 +777,11 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t
     look.reset(s);
     const EncodeOut o{d.widths.get(), reinterpret_cast<int32_t*>(d.initial.get()), d.payload.get(),
                       d.exact_idx.get(), d.exact_val.get(), cap};
-    cudaEvent_t t = maybe_start(s);
+    Timer t("encode kernel", n * sizeof(T), s);
     const unsigned grid = static_cast<unsigned>(L);
     encode_kernel<T><<<grid, 32 * kEncodeWarps, 0, s>>>(d_x, n, make_rows(d.row), L, p, look.state(), o, ring);
     SCIZ_CUDA_CHECK(cudaGetLastError());
-    maybe_time("encode kernel", n * sizeof(T), s, t);
+    t.stop();
     Agg tot;
     look.totals(&tot, s);
     dev::sync(s);
@@ -869,13 +851,13 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
   const uint64_t L = layer_count(d.n);
   if (L == 0) return;
   const Quant<T> p = make_quant<T>(d.eb);
-  cudaEvent_t t = maybe_start(s);
   SCIZ_REQUIRE(L < (uint64_t(1) << 31), Status::corrupt_stream, "delta: too many layers for one launch");
+  Timer t("decode kernel", d.n * sizeof(T), s);
   decode_kernel<T><<<static_cast<unsigned>(L), 32 * kLayerWarps<T>, 0, s>>>(
       d.n, make_rows(d.row), p, d.widths.get(), reinterpret_cast<const int32_t*>(d.initial.get()), d.payload.get(), d.layer_off.get(),
       d_out);
   SCIZ_CUDA_CHECK(cudaGetLastError());
-  maybe_time("decode kernel", d.n * sizeof(T), s, t);
+  t.stop();
   const uint64_t ne = d.exact_idx.size();
   if (ne) {
     const unsigned grid = static_cast<unsigned>(std::clamp<uint64_t>((ne + 255) / 256, 1, 132 * 16));

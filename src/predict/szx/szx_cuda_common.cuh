@@ -5,14 +5,13 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <string>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
+#include "core/kernel_timer.cuh"
 #include "predict/szx/szx.hpp"
 
 namespace sciz::szx::detail {
@@ -103,37 +102,10 @@ __device__ inline void copy_words(uint8_t* __restrict__ g0, uint8_t* __restrict_
   }
 }
 
-// Opt-in kernel timing, informational only: with SCIZ_SZX_TIMING set in the environment each
-// kernel's time (CUDA events on its stream) and the field bytes per second go to stderr.
-class KernelTimer {
- public:
-  KernelTimer(const char* name, uint64_t field_bytes, cudaStream_t s) : name_(name), bytes_(field_bytes), s_(s) {
-    if (!std::getenv("SCIZ_SZX_TIMING")) return;
-    SCIZ_CUDA_CHECK(cudaEventCreate(&a_));
-    SCIZ_CUDA_CHECK(cudaEventCreate(&b_));
-    SCIZ_CUDA_CHECK(cudaEventRecord(a_, s_));
-  }
-  void stop() {
-    if (!a_) return;
-    SCIZ_CUDA_CHECK(cudaEventRecord(b_, s_));
-    SCIZ_CUDA_CHECK(cudaEventSynchronize(b_));
-    float ms = 0;
-    SCIZ_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
-    std::fprintf(stderr, "[szx cuda timing, informational] %s: %.3f ms, %.1f GB/s of field\n", name_, ms,
-                 static_cast<double>(bytes_) / (ms * 1e6));
-  }
-  ~KernelTimer() {
-    if (a_) cudaEventDestroy(a_);
-    if (b_) cudaEventDestroy(b_);
-  }
-  KernelTimer(const KernelTimer&) = delete;
-  KernelTimer& operator=(const KernelTimer&) = delete;
-
- private:
-  const char* name_;
-  uint64_t bytes_;
-  cudaStream_t s_;
-  cudaEvent_t a_ = nullptr, b_ = nullptr;
+// Kernel timing under SCIZ_SZX_TIMING (core/kernel_timer.cuh).
+struct KernelTimer : sciz::KernelTimer {
+  KernelTimer(const char* name, uint64_t field_bytes, cudaStream_t s)
+      : sciz::KernelTimer("szx", "SCIZ_SZX_TIMING", name, field_bytes, s) {}
 };
 
 // The CTA size for block size B > 128, as a compile-time constant handed to f.
