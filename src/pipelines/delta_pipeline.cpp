@@ -6,6 +6,7 @@
 #include "core/device.hpp"
 #include "core/trace.hpp"
 #include "pipelines/pipeline.hpp"
+#include "pipelines/staging.hpp"
 #include "predict/delta/delta.hpp"
 
 namespace sciz {
@@ -31,23 +32,12 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   delta::Encoded enc;
   if (job.device == Device::cpu) {
     std::vector<T> staged;
-    const T* x = static_cast<const T*>(job.data);
-    if (job.on_device) {
-      staged.resize(n);
-      dev::copy_to_host(staged.data(), x, n * sizeof(T), s);
-      dev::sync(s);
-      x = staged.data();
-    }
+    const T* x = staging::input_on_host(job, n, staged);
     TracePhase t("delta encode (cpu)");
     enc = delta::encode_cpu<T>(x, n, job.eb_abs, nullptr, row);
   } else {
     dev::Buffer<T> staged;
-    const T* dx = static_cast<const T*>(job.data);
-    if (!job.on_device) {
-      staged = dev::Buffer<T>(n, s);
-      dev::copy_to_device(staged.get(), dx, n * sizeof(T), s);
-      dx = staged.get();
-    }
+    const T* dx = staging::input_on_device(job, n, staged);
     TracePhase t("delta encode (cuda)", true, s);
     enc = delta::encode_cuda<T>(dx, n, job.eb_abs, s, nullptr, row);
   }
@@ -71,33 +61,9 @@ void decompress_typed(const DecompressJob& job) {
   sec.initial = ps.section(kInitial, "delta initial values").bytes;
   sec.payload = ps.section(kPayload, "delta payload").bytes;
   sec.exact = ps.section(kExact, "delta exact values").bytes;
-  cudaStream_t s = job.cuda_stream;
-  if (job.device == Device::cpu) {
-    TracePhase t("delta decode (cpu)");
-    if (job.out_on_device) {
-      std::vector<T> host(n);
-      delta::decode_cpu<T>(sec, n, eb, host.data());
-      dev::copy_to_device(job.out, host.data(), n * sizeof(T), s);
-      dev::sync(s);
-    } else {
-      delta::decode_cpu<T>(sec, n, eb, static_cast<T*>(job.out));
-    }
-    return;
-  }
-  if (job.out_on_device) {
-    TracePhase t("delta decode (cuda)", true, s);
-    delta::decode_cuda<T>(sec, n, eb, static_cast<T*>(job.out), s);
-    dev::sync(s);
-    return;
-  }
-  dev::Buffer<T> out(n, s);
-  {
-    TracePhase t("delta decode (cuda)", true, s);
-    delta::decode_cuda<T>(sec, n, eb, out.get(), s);
-  }
-  TracePhase t("download field", true, s);
-  dev::copy_to_host(job.out, out.get(), n * sizeof(T), s);
-  dev::sync(s);
+  staging::decode_to_output<T>(
+      job, n, "delta decode (cpu)", [&](T* out) { delta::decode_cpu<T>(sec, n, eb, out); }, "delta decode (cuda)",
+      [&](T* out) { delta::decode_cuda<T>(sec, n, eb, out, job.cuda_stream); });
 }
 
 class DeltaPipeline final : public Pipeline {

@@ -15,6 +15,7 @@
 #include "core/trace.hpp"
 #include "lossless/codes/codes.hpp"
 #include "pipelines/pipeline.hpp"
+#include "pipelines/staging.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 
 namespace sciz {
@@ -89,13 +90,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   cudaStream_t s = job.opt.stream;
   if (job.device == Device::cpu) {
     std::vector<T> staged;
-    const T* x = static_cast<const T*>(job.data);
-    if (job.on_device) {
-      staged.resize(n);
-      dev::copy_to_host(staged.data(), x, n * sizeof(T), s);
-      dev::sync(s);
-      x = staged.data();
-    }
+    const T* x = staging::input_on_host(job, n, staged);
     const std::unique_ptr<uint16_t[]> codes = fresh_codes(n);
     {
       TracePhase t("lorenzo quantize + sparse (cpu)");
@@ -105,12 +100,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     packed = codes::encode_cpu(std::span<const uint16_t>(codes.get(), n), alphabet, centre, lp.lossless);
   } else {
     dev::Buffer<T> staged;
-    const T* dx = static_cast<const T*>(job.data);
-    if (!job.on_device) {
-      staged = dev::Buffer<T>(n, s);
-      dev::copy_to_device(staged.get(), dx, n * sizeof(T), s);
-      dx = staged.get();
-    }
+    const T* dx = staging::input_on_device(job, n, staged);
     dev::Buffer<uint16_t> codes(n, s);
     {
       TracePhase t("lorenzo quantize + sparse (cuda)", true, s);
@@ -145,42 +135,21 @@ void decompress_typed(const DecompressJob& job) {
   // Every stage's decoders validate the whole section before they touch memory.
   const auto packed = ps.section(kCodes, "quant codes").bytes;
   cudaStream_t s = job.cuda_stream;
+  std::unique_ptr<uint16_t[]> codes;  // the quant codes on the side of the twin that runs
+  dev::Buffer<uint16_t> d_codes;
   if (job.device == Device::cpu) {
-    const std::unique_ptr<uint16_t[]> codes = fresh_codes(n);
-    {
-      TracePhase t("lossless decode (cpu)");
-      codes::decode_cpu(lp.lossless, packed, std::span<uint16_t>(codes.get(), n));
-    }
-    TracePhase t("lorenzo reconstruct (cpu)");
-    if (job.out_on_device) {
-      std::vector<T> host(n);
-      lorenzo::decompress_cpu<T>(codes.get(), sp, e, lp.chunk, qp, host.data());
-      dev::copy_to_device(job.out, host.data(), n * sizeof(T), s);
-      dev::sync(s);
-    } else {
-      lorenzo::decompress_cpu<T>(codes.get(), sp, e, lp.chunk, qp, static_cast<T*>(job.out));
-    }
+    codes = fresh_codes(n);
+    TracePhase t("lossless decode (cpu)");
+    codes::decode_cpu(lp.lossless, packed, std::span<uint16_t>(codes.get(), n));
   } else {
-    dev::Buffer<uint16_t> codes(n, s);
-    {
-      TracePhase t("lossless decode (cuda)", true, s);
-      codes::decode_cuda(lp.lossless, packed, codes.get(), n, s);
-    }
-    if (job.out_on_device) {
-      TracePhase t("lorenzo reconstruct (cuda)", true, s);
-      lorenzo::decompress_cuda<T>(codes.get(), sp, e, lp.chunk, qp, static_cast<T*>(job.out), s);
-      dev::sync(s);
-    } else {
-      dev::Buffer<T> out(n, s);
-      {
-        TracePhase t("lorenzo reconstruct (cuda)", true, s);
-        lorenzo::decompress_cuda<T>(codes.get(), sp, e, lp.chunk, qp, out.get(), s);
-      }
-      TracePhase t("download field", true, s);
-      dev::copy_to_host(job.out, out.get(), n * sizeof(T), s);
-      dev::sync(s);
-    }
+    d_codes = dev::Buffer<uint16_t>(n, s);
+    TracePhase t("lossless decode (cuda)", true, s);
+    codes::decode_cuda(lp.lossless, packed, d_codes.get(), n, s);
   }
+  staging::decode_to_output<T>(
+      job, n, "lorenzo reconstruct (cpu)",
+      [&](T* out) { lorenzo::decompress_cpu<T>(codes.get(), sp, e, lp.chunk, qp, out); }, "lorenzo reconstruct (cuda)",
+      [&](T* out) { lorenzo::decompress_cuda<T>(d_codes.get(), sp, e, lp.chunk, qp, out, s); });
 }
 
 class LorenzoPipeline final : public Pipeline {

@@ -5,6 +5,7 @@
 #include "core/device.hpp"
 #include "core/trace.hpp"
 #include "pipelines/pipeline.hpp"
+#include "pipelines/staging.hpp"
 #include "predict/szx/szx.hpp"
 
 namespace sciz {
@@ -19,23 +20,12 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   szx::Encoded enc;
   if (job.device == Device::cpu) {
     std::vector<T> staged;
-    const T* x = static_cast<const T*>(job.data);
-    if (job.on_device) {
-      staged.resize(n);
-      dev::copy_to_host(staged.data(), x, n * sizeof(T), s);
-      dev::sync(s);
-      x = staged.data();
-    }
+    const T* x = staging::input_on_host(job, n, staged);
     TracePhase t("szx encode (cpu)");
     enc = szx::encode_cpu<T>(x, n, job.eb_abs);
   } else {
     dev::Buffer<T> staged;
-    const T* dx = static_cast<const T*>(job.data);
-    if (!job.on_device) {
-      staged = dev::Buffer<T>(n, s);
-      dev::copy_to_device(staged.get(), dx, n * sizeof(T), s);
-      dx = staged.get();
-    }
+    const T* dx = staging::input_on_device(job, n, staged);
     TracePhase t("szx encode (cuda)", true, s);
     enc = szx::encode_cuda<T>(dx, n, job.eb_abs, szx::kDefaultBlock, s);
   }
@@ -60,33 +50,9 @@ void decompress_typed(const DecompressJob& job) {
   sec.codes = ps.section(kCodes, "szx leading-byte codes").bytes;
   sec.mid = ps.section(kMid, "szx mid-bytes").bytes;
   sec.exact = ps.section(kExact, "szx exact values").bytes;
-  cudaStream_t s = job.cuda_stream;
-  if (job.device == Device::cpu) {
-    TracePhase t("szx decode (cpu)");
-    if (job.out_on_device) {
-      std::vector<T> host(n);
-      szx::decode_cpu<T>(sec, n, host.data());
-      dev::copy_to_device(job.out, host.data(), n * sizeof(T), s);
-      dev::sync(s);
-    } else {
-      szx::decode_cpu<T>(sec, n, static_cast<T*>(job.out));
-    }
-    return;
-  }
-  if (job.out_on_device) {
-    TracePhase t("szx decode (cuda)", true, s);
-    szx::decode_cuda<T>(sec, n, static_cast<T*>(job.out), s);
-    dev::sync(s);
-    return;
-  }
-  dev::Buffer<T> out(n, s);
-  {
-    TracePhase t("szx decode (cuda)", true, s);
-    szx::decode_cuda<T>(sec, n, out.get(), s);
-  }
-  TracePhase t("download field", true, s);
-  dev::copy_to_host(job.out, out.get(), n * sizeof(T), s);
-  dev::sync(s);
+  staging::decode_to_output<T>(
+      job, n, "szx decode (cpu)", [&](T* out) { szx::decode_cpu<T>(sec, n, out); }, "szx decode (cuda)",
+      [&](T* out) { szx::decode_cuda<T>(sec, n, out, job.cuda_stream); });
 }
 
 class SzxPipeline final : public Pipeline {
