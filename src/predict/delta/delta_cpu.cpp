@@ -92,6 +92,26 @@ void for_each_row_piece(uint64_t c0, uint64_t len, uint64_t row, F&& f) {
   }
 }
 
+// What both layer encoders do around their loops. begin_layer: the layer's initial code q0, and
+// room in the thread's buffer for the largest layer; returns where its payload starts.
+// end_layer: the zero padding to 16 bytes after the payload that ends at out.
+template <class T>
+uint8_t* begin_layer(const T* xl, const Quant<T>& p, int32_t& q0, Local<T>& o) {
+  int32_t qf;
+  const Kind k0 = prequantize(xl[0], p, qf);
+  q0 = initial_q(k0 == Kind::kExactFill, qf);
+  if (o.used + kMaxLayerBytes > o.payload.size())
+    grow_fresh(o.payload, std::max(o.payload.size() * 2, o.used + kMaxLayerBytes), o.used);
+  return o.payload.data() + o.used;
+}
+template <class T>
+void end_layer(uint8_t* out, Local<T>& o) {
+  const size_t bytes = static_cast<size_t>(out - (o.payload.data() + o.used));
+  const size_t padded = align_layer(bytes);
+  std::memset(out, 0, padded - bytes);
+  o.used += padded;
+}
+
 // dst[cnt - 1 - i] = src[i]: a loop the compiler vectorizes with a lane permute (std::reverse_copy
 // stayed scalar, about a sixth of the serpentine decoder's time).
 template <class T>
@@ -217,13 +237,7 @@ void encode_layer_portable(const T* xl, uint64_t n, uint64_t l, const Quant<T>& 
   constexpr uint32_t kChunk = kIterGroups * kGroup;  // 1024 values
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
-  int32_t qf;
-  const Kind k0 = prequantize(xl[0], p, qf);
-  q0 = initial_q(k0 == Kind::kExactFill, qf);
-  if (o.used + kMaxLayerBytes > o.payload.size())
-    grow_fresh(o.payload, std::max(o.payload.size() * 2, o.used + kMaxLayerBytes), o.used);
-  uint8_t* const start = o.payload.data() + o.used;
-  uint8_t* out = start;
+  uint8_t* out = begin_layer(xl, p, q0, o);
   alignas(64) int32_t qbuf[16 + kChunk];
   alignas(64) T fillv[kChunk];
   alignas(64) double badv[kChunk];
@@ -291,10 +305,7 @@ void encode_layer_portable(const T* xl, uint64_t n, uint64_t l, const Quant<T>& 
     }
     q[-1] = q[clen - 1];
   }
-  const size_t bytes = static_cast<size_t>(out - start);
-  const size_t padded = align_layer(bytes);
-  std::memset(out, 0, padded - bytes);
-  o.used += padded;
+  end_layer(out, o);
 }
 
 template <class T>
@@ -437,13 +448,7 @@ __attribute__((target("avx2"))) void encode_layer_avx2(const T* xl, uint64_t n, 
   constexpr uint32_t kChunk = kIterGroups * kGroup;  // 1024 values
   const uint64_t base = l * kLayer;
   const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(kLayer, n - base));
-  int32_t qf;
-  const Kind k0 = prequantize(xl[0], p, qf);
-  q0 = initial_q(k0 == Kind::kExactFill, qf);
-  if (o.used + kMaxLayerBytes > o.payload.size())
-    grow_fresh(o.payload, std::max(o.payload.size() * 2, o.used + kMaxLayerBytes), o.used);
-  uint8_t* const start = o.payload.data() + o.used;
-  uint8_t* out = start;
+  uint8_t* out = begin_layer(xl, p, q0, o);
   alignas(32) int32_t qbuf[8 + kChunk];
   int32_t* const q = qbuf + 8;
   q[-1] = q0;
@@ -514,10 +519,7 @@ __attribute__((target("avx2"))) void encode_layer_avx2(const T* xl, uint64_t n, 
     }
     q[-1] = q[clen - 1];
   }
-  const size_t bytes = static_cast<size_t>(out - start);
-  const size_t padded = align_layer(bytes);
-  std::memset(out, 0, padded - bytes);
-  o.used += padded;
+  end_layer(out, o);
 }
 
 template <class T>
