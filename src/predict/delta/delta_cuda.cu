@@ -608,6 +608,27 @@ __device__ inline uint32_t group_sum(const uint32_t* __restrict__ words, uint32_
   return sum;
 }
 
+// Iteration j of a layer (len values from base) in the decoder: the lane's group length and
+// width, and the offset of its words among the iteration's, which are copied from in + at into
+// the warp's stage sw, coalesced (<= 4 KB: they fit where the iteration's values go later); at
+// moves past them. Both of the decoder's walks start every iteration with it.
+struct IterWords {
+  uint32_t glen, w, mine;
+};
+__device__ inline IterWords stage_words(const uint8_t* __restrict__ in, uint32_t& at, const uint8_t* __restrict__ widths,
+                                        uint64_t base, uint32_t j, uint32_t len, uint32_t* __restrict__ sw,
+                                        uint32_t lane) {
+  const uint32_t g0 = j * kIter + lane * 32;
+  const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
+  const uint32_t w = glen ? widths[(base + g0) / kGroup] : 0u;
+  uint32_t total;
+  const uint32_t mine = warp_excl_sum(group_bytes(w), lane, total);
+  copy_words<false>(const_cast<uint32_t*>(reinterpret_cast<const uint32_t*>(in + at)), sw, total / 4, lane);
+  at += total;
+  __syncwarp();
+  return {glen, w, mine};
+}
+
 // A CTA per layer; warp w decodes iterations [w IPW, (w + 1) IPW). Its payload offset is a CTA
 // scan of the warps' sizes (widths only); its chain carry a CTA scan of the warps' delta sums,
 // read off the planes by popcount (group_sum) before the decoding walk.
@@ -647,15 +668,8 @@ __global__ void __launch_bounds__(32 * kLayerWarps<T>)
   // Sum walk: the warp's part's delta sum, for the chain carry of the warps after it.
   uint32_t at = s_bytes[wid], sum = 0;
   for (uint32_t j = j0; j < j1; ++j) {
-    const uint32_t g0 = j * kIter + lane * 32;
-    const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
-    const uint32_t w = glen ? widths[(base + g0) / kGroup] : 0u;
-    uint32_t total;
-    const uint32_t mine = warp_excl_sum(group_bytes(w), lane, total);
-    copy_words<false>(const_cast<uint32_t*>(reinterpret_cast<const uint32_t*>(in + at)), sw, total / 4, lane);
-    at += total;
-    __syncwarp();
-    sum += group_sum(sw + mine / 4, w, glen);
+    const IterWords it = stage_words(in, at, widths, base, j, len, sw, lane);
+    sum += group_sum(sw + it.mine / 4, it.w, it.glen);
     __syncwarp();
   }
 #pragma unroll
@@ -672,15 +686,7 @@ __global__ void __launch_bounds__(32 * kLayerWarps<T>)
   int32_t carry = wrap_add(initial[l], s_sum[wid]);
   at = s_bytes[wid];
   for (uint32_t j = j0; j < j1; ++j) {
-    const uint32_t g0 = j * kIter + lane * 32;
-    const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
-    const uint32_t w = glen ? widths[(base + g0) / kGroup] : 0u;
-    uint32_t total;
-    const uint32_t mine = warp_excl_sum(group_bytes(w), lane, total);
-    // The iteration's words into shared memory, coalesced (<= 4 KB: fits where its values go).
-    copy_words<false>(const_cast<uint32_t*>(reinterpret_cast<const uint32_t*>(in + at)), sw, total / 4, lane);
-    at += total;
-    __syncwarp();
+    const auto [glen, w, mine] = stage_words(in, at, widths, base, j, len, sw, lane);
     uint32_t sign = 0, mag[32];
     const uint32_t* words = sw + mine / 4;
 #pragma unroll
