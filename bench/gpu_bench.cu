@@ -286,83 +286,64 @@ int main(int argc, char** argv) try {
                     szx::decode_cuda<float>(szx::view(sz), n, d_out.get(), nullptr);
                   })});
   const double szx_ratio = static_cast<double>(bytes) / static_cast<double>(sz.payload_bytes());
-  {
+  // A pipeline through the public API with pinned host memory in and out ("<name> e2e ..."
+  // rows); the points over the bound of its output are added to bad_points.
+  auto e2e_pinned = [&](const char* name, uint64_t& bad_points) {
     CompressOptions zo = opt;
-    zo.pipeline = "szx";
+    zo.pipeline = name;
     std::vector<uint8_t> zst;
     std::vector<float> zy(n);
     SCIZ_CUDA_CHECK(cudaHostRegister(const_cast<float*>(x.data()), bytes, cudaHostRegisterDefault));
     SCIZ_CUDA_CHECK(cudaHostRegister(zy.data(), bytes, cudaHostRegisterDefault));
-    rows.push_back({"szx e2e compress (pinned host)",
+    rows.push_back({std::string(name) + " e2e compress (pinned host)",
                     time_host(a, [&] { zst = compress({x.data(), DType::f32, shape}, zo); })});
-    rows.push_back({"szx e2e decompress (pinned host)",
+    rows.push_back({std::string(name) + " e2e decompress (pinned host)",
                     time_host(a, [&] { decompress(zst, zy.data(), bytes, Device::cuda); })});
     SCIZ_CUDA_CHECK(cudaHostUnregister(zy.data()));
     SCIZ_CUDA_CHECK(cudaHostUnregister(const_cast<float*>(x.data())));
     bench::Quality e2e;
     bench::check_quality(x, zy, info.eb_abs, e2e);
-    szq.bad_points += e2e.bad_points;
-  }
+    bad_points += e2e.bad_points;
+  };
+  e2e_pinned("szx", szq.bad_points);
 
   // (g) the delta codec on the same field: device-level calls with the linear chain, then with
   // the serpentine chain over the rows (the pipeline's auto choice only for rows of <= 128),
   // then the public API (auto).
   const uint64_t delta_row = shape.dims.back();
-  double delta_ratio_linear = 0;
   bench::Quality dlq;
-  {
-    const delta::DeviceEncoded<float> lin = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr);
-    rows.push_back({"delta kernel encode, linear chain", time_gpu(a, [&] {
-                      (void)delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr);
+  // One chain (row 0: linear): device-level encode and decode rows, its sections, and its
+  // output checked against the bound (into dlq).
+  auto delta_chain = [&](uint64_t row, const char* label) {
+    delta::DeviceEncoded<float> dd;
+    rows.push_back({std::string("delta kernel encode, ") + label, time_gpu(a, [&] {
+                      dd = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr, row);
                     })});
-    const delta::Encoded ll = delta::download(lin, nullptr);
-    delta_ratio_linear = static_cast<double>(bytes) / static_cast<double>(ll.payload_bytes());
-    const delta::DeviceSections<float> lls = delta::upload<float>(delta::view(ll), n, info.eb_abs, nullptr);
-    rows.push_back({"delta kernel decode, linear chain", time_gpu(a, [&] {
-                      delta::decode_device<float>(lls, d_out.get(), nullptr);
+    delta::Encoded e = delta::download(dd, nullptr);
+    dd = {};
+    const delta::DeviceSections<float> ds = delta::upload<float>(delta::view(e), n, info.eb_abs, nullptr);
+    rows.push_back({std::string("delta kernel decode, ") + label, time_gpu(a, [&] {
+                      delta::decode_device<float>(ds, d_out.get(), nullptr);
                     })});
     std::vector<float> yz(n);
     dev::copy_to_host(yz.data(), d_out.get(), bytes, nullptr);
     dev::sync(nullptr);
-    bench::check_quality(x, yz, info.eb_abs, dlq);
-  }
-  delta::DeviceEncoded<float> dld;
-  rows.push_back({"delta kernel encode, serpentine chain", time_gpu(a, [&] {
-                    dld = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr, delta_row);
-                  })});
-  const delta::Encoded dl = delta::download(dld, nullptr);
-  dld = {};
-  const delta::DeviceSections<float> dls = delta::upload<float>(delta::view(dl), n, info.eb_abs, nullptr);
-  rows.push_back({"delta kernel decode, serpentine chain", time_gpu(a, [&] {
-                    delta::decode_device<float>(dls, d_out.get(), nullptr);
-                  })});
+    bench::Quality q;
+    bench::check_quality(x, yz, info.eb_abs, q);
+    dlq.bad_points += q.bad_points;
+    dlq.max_err = std::max(dlq.max_err, q.max_err);
+    return e;
+  };
+  const delta::Encoded ll = delta_chain(0, "linear chain");
+  const double delta_ratio_linear = static_cast<double>(bytes) / static_cast<double>(ll.payload_bytes());
+  const delta::Encoded dl = delta_chain(delta_row, "serpentine chain");
   const double delta_ratio = static_cast<double>(bytes) / static_cast<double>(dl.payload_bytes());
   {
-    std::vector<float> yz(n);
-    dev::copy_to_host(yz.data(), d_out.get(), bytes, nullptr);
-    dev::sync(nullptr);
-    bench::Quality sq;
-    bench::check_quality(x, yz, info.eb_abs, sq);
-    dlq.bad_points += sq.bad_points;
-    dlq.max_err = std::max(dlq.max_err, sq.max_err);
     const delta::Encoded cpu = delta::encode_cpu<float>(x.data(), n, info.eb_abs, nullptr, delta_row);
     dlq.same_as_cpu = cpu.widths == dl.widths && cpu.initial == dl.initial && cpu.payload == dl.payload &&
                       cpu.exact == dl.exact;
-    CompressOptions zo = opt;
-    zo.pipeline = "delta";
-    std::vector<uint8_t> zst;
-    SCIZ_CUDA_CHECK(cudaHostRegister(const_cast<float*>(x.data()), bytes, cudaHostRegisterDefault));
-    SCIZ_CUDA_CHECK(cudaHostRegister(yz.data(), bytes, cudaHostRegisterDefault));
-    rows.push_back({"delta e2e compress (pinned host)",
-                    time_host(a, [&] { zst = compress({x.data(), DType::f32, shape}, zo); })});
-    rows.push_back({"delta e2e decompress (pinned host)",
-                    time_host(a, [&] { decompress(zst, yz.data(), bytes, Device::cuda); })});
-    SCIZ_CUDA_CHECK(cudaHostUnregister(yz.data()));
-    SCIZ_CUDA_CHECK(cudaHostUnregister(const_cast<float*>(x.data())));
-    bench::Quality e2e;
-    bench::check_quality(x, yz, info.eb_abs, e2e);
-    dlq.bad_points += e2e.bad_points;
   }
+  e2e_pinned("delta", dlq.bad_points);
 
   // (e) end to end through the public API, host memory in and out
   std::vector<uint8_t> st;

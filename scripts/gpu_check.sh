@@ -153,24 +153,19 @@ if [ ${#bench_rows[@]} -gt 0 ]; then
   echo "its auto chain). lin = linear chain, serp = serpentine chain over the rows (auto picks it for rows <= 128)"
   printf "%-6s %9s %9s %6s %5s %13s %13s %13s %13s %13s %13s\n" rel lin-ratio serp-ratio bound ==cpu lin-enc \
     lin-dec serp-enc serp-dec e2e-comp e2e-decomp
-  for row in "${bench_rows[@]}"; do
-    rel=${row%%:*}
-    f="$LOG/bench_$rel.json"
-    [ -s "$f" ] || continue
-    printf "%-6s %9.2f %9.2f %6s %5s %13s %13s %13s %13s %13s %13s\n" "$rel" "$(j "$f" delta_ratio_linear)" \
+  delta_row() {  # one line of the delta table: bound, bench json, trailing note
+    local f=$2
+    printf "%-6s %9.2f %9.2f %6s %5s %13s %13s %13s %13s %13s %13s%s\n" "$1" "$(j "$f" delta_ratio_linear)" \
       "$(j "$f" delta_ratio)" "$(j "$f" delta_bound_check)" \
       "$(j "$f" delta_same_as_cpu | sed 's/true/yes/;s/false/NO/')" "$(s "$f" "delta kernel encode, linear")" \
       "$(s "$f" "delta kernel decode, linear")" "$(s "$f" "delta kernel encode, serp")" \
-      "$(s "$f" "delta kernel decode, serp")" "$(s "$f" "delta e2e compress")" "$(s "$f" "delta e2e decompress")"
+      "$(s "$f" "delta kernel decode, serp")" "$(s "$f" "delta e2e compress")" "$(s "$f" "delta e2e decompress")" "$3"
+  }
+  for row in "${bench_rows[@]}"; do
+    rel=${row%%:*}
+    [ -s "$LOG/bench_$rel.json" ] && delta_row "$rel" "$LOG/bench_$rel.json" ""
   done
-  if [ -s "$LOG/bench_rows100.json" ]; then
-    f="$LOG/bench_rows100.json"
-    printf "%-6s %9.2f %9.2f %6s %5s %13s %13s %13s %13s %13s %13s  <- rows of 100 (2500x500x100)\n" 1e-3 \
-      "$(j "$f" delta_ratio_linear)" "$(j "$f" delta_ratio)" "$(j "$f" delta_bound_check)" \
-      "$(j "$f" delta_same_as_cpu | sed 's/true/yes/;s/false/NO/')" "$(s "$f" "delta kernel encode, linear")" \
-      "$(s "$f" "delta kernel decode, linear")" "$(s "$f" "delta kernel encode, serp")" \
-      "$(s "$f" "delta kernel decode, serp")" "$(s "$f" "delta e2e compress")" "$(s "$f" "delta e2e decompress")"
-  fi
+  [ -s "$LOG/bench_rows100.json" ] && delta_row 1e-3 "$LOG/bench_rows100.json" "  <- rows of 100 (2500x500x100)"
   echo "(e2e = public API, host memory in/out, pinned; pageable figures are in the per-bound logs)"
 fi
 if [ -n "${OUT:-}" ]; then
