@@ -183,16 +183,8 @@ TEST(DeltaCuda, CorruptStreamsThrow) {
 // linear ones of the field in chain order).
 template <class T>
 void serpentine_case() {
-  for (auto [rows, row] : {std::pair<uint64_t, uint64_t>{20011, 2}, {9000, 3}, {2000, 31}, {1500, 32}, {1400, 33},
-                           {700, 100}, {333, 500}, {5, 32767}, {3, 32768}, {3, 40000}}) {
-    const uint64_t n = rows * row;
-    auto x = test::smooth_field<T>(Shape{{rows, row}}, 5);
-    for (uint64_t i : {uint64_t(0), row - 1, row, 2 * row - 1, uint64_t(31), uint64_t(32), uint64_t(32767),
-                       uint64_t(32768), n - 1})
-      if (i < n) x[i] = i % 3 ? std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::infinity();
-    for (uint64_t i = 7; i < n; i += 997) x[i] = static_cast<T>(1e30);
-    for (double eb : {1e-1, 1e-4}) check_twins(x, eb, row);
-  }
+  for (auto [rows, row] : test::row_shapes())
+    for (double eb : {1e-1, 1e-4}) check_twins(test::row_edge_field<T>(rows, row, 5), eb, row);
   // Unaligned device pointer: every group takes the value-by-value path.
   const auto x = test::smooth_field<T>(Shape{{401, 100}}, 9);
   auto dx = test::upload(x);

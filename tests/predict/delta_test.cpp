@@ -393,17 +393,9 @@ std::vector<T> serpentine(const std::vector<T>& x, uint64_t row) {
 
 template <class T>
 void serpentine_case() {
-  // Rows shorter than a group, around a group, around a layer and longer than one; row counts
-  // that make rows cross groups and layers at every offset.
-  for (auto [rows, row] : {std::pair<uint64_t, uint64_t>{20011, 2}, {9000, 3}, {2000, 31}, {1500, 32}, {1400, 33},
-                           {700, 100}, {5, 32767}, {3, 32768}, {3, 40000}}) {
+  for (auto [rows, row] : test::row_shapes()) {
     const uint64_t n = rows * row;
-    auto x = test::smooth_field<T>(Shape{{rows, row}}, 5);
-    // Fills and kept values at row starts and ends, group and layer edges.
-    for (uint64_t i : {uint64_t(0), row - 1, row, 2 * row - 1, uint64_t(31), uint64_t(32), uint64_t(32767),
-                       uint64_t(32768), n - 1})
-      if (i < n) x[i] = i % 3 ? std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::infinity();
-    for (uint64_t i = 7; i < n; i += 997) x[i] = static_cast<T>(1e30);  // beyond the chain: exact
+    const auto x = test::row_edge_field<T>(rows, row, 5);  // fills and exact values at the edges
     for (double eb : {1e-1, 1e-4}) {
       SCOPED_TRACE(testing::Message() << "row " << row << " n " << n << " eb " << eb);
       delta::Encoded e = delta::encode_cpu<T>(x.data(), n, eb, nullptr, row);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sciz::test {
@@ -66,6 +67,29 @@ std::vector<T> special_values_1d(uint64_t n, uint32_t seed) {
   for (size_t i = 1024; i < std::min<size_t>(1152, n); ++i) x[i] = (i & 1) ? nan : inf;
   for (size_t i = 2048; i < std::min<size_t>(2176, n); ++i) x[i] = (i & 1) ? nan : T(4.25);
   for (size_t i = 8192; i < std::min<size_t>(8192 + 4096, n); ++i) x[i] = nan;
+  return x;
+}
+
+// Row lengths and counts for chains over rows (delta's serpentine chain): rows shorter than a
+// group of 32, around a group, around a layer of 32768 and longer, and counts that make rows
+// cross groups and layers at many offsets.
+inline const std::vector<std::pair<uint64_t, uint64_t>>& row_shapes() {  // (rows, row)
+  static const std::vector<std::pair<uint64_t, uint64_t>> v = {
+      {20011, 2}, {9000, 3}, {2000, 31}, {1500, 32}, {1400, 33}, {700, 100}, {333, 500}, {5, 32767}, {3, 32768},
+      {3, 40000}};
+  return v;
+}
+
+// A smooth rows x row field with NaN and Inf at row, group and layer edges (0, row - 1, row,
+// 2 row - 1, 31, 32, 32767, 32768, the last value) and 1e30 every 997 values from 7.
+template <class T>
+std::vector<T> row_edge_field(uint64_t rows, uint64_t row, uint32_t seed) {
+  const uint64_t n = rows * row;
+  auto x = smooth_field<T>(Shape{{rows, row}}, seed);
+  for (uint64_t i : {uint64_t(0), row - 1, row, 2 * row - 1, uint64_t(31), uint64_t(32), uint64_t(32767),
+                     uint64_t(32768), n - 1})
+    if (i < n) x[i] = i % 3 ? std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::infinity();
+  for (uint64_t i = 7; i < n; i += 997) x[i] = static_cast<T>(1e30);
   return x;
 }
 
