@@ -25,11 +25,6 @@ __host__ __device__ constexpr uint32_t per_thread(uint32_t B, int NT) { return 4
 static_assert(per_thread(kMaxBlock, 128) * 128 == kMaxBlock);
 static_assert(per_thread(256, 64) * 64 == 256);
 
-// Shared bytes for staging `bytes` mid-bytes at a 4-byte phase, 16-aligned. Decoding reads a
-// value's window as the 2 or 3 aligned words from its first mid-byte, so up to 12 bytes past
-// the staged ones are read (and ignored by merge_pattern).
-__host__ __device__ constexpr uint32_t stage_stride(uint32_t bytes) { return (bytes + 16 + 15) / 16 * 16; }
-
 template <class T>
 using KeyOf = std::make_signed_t<typename Traits<T>::U>;
 

@@ -2,15 +2,15 @@
 // does (validate()) and finds each block's rank and mid-byte offset on the way; the kernel
 // checks each block's codes (max, padding, sum == its mid count) before reading a mid-byte.
 //
-// B <= 128: one warp per data block, lane l values [4 l, 4 l + 4). The block's mid-bytes are
-// staged in shared memory, a warp scan of the mid-byte counts places each value's own bytes,
-// and the leading bytes are resolved in registers: value i is f_i(k_{i-1}) with
-// f_i(p) = (p & top L_i bytes) | own_i, and composing two such maps gives another
-// (top min(L_a, L_b) bytes, (own_a & top L_b) | own_b), so a warp scan of (L, own) gives every
-// lane the pattern before its first value.
+// B <= 128: a warp per R consecutive data blocks, lane l values [4 l, 4 l + 4). Their
+// mid-bytes and codes are staged in shared memory in one round of copies, a warp scan of the
+// mid-byte counts places each value's own bytes, and the leading bytes are resolved in
+// registers: byte p < 3 of a value comes from the last earlier value with L <= p, found lane
+// by lane with one ballot per byte position (bytes >= 3 are never inherited, L <= 3).
 // B > 128: one CTA per data block; leading bytes by index propagation (per byte position p < 3
 // a max-scan of "last value whose mid-bytes include byte p") over patterns in shared memory.
 #include <cub/block/block_scan.cuh>
+#include <cuda_pipeline.h>
 
 #include <vector>
 
@@ -23,99 +23,120 @@ using namespace detail;
 
 extern __shared__ __align__(16) unsigned char g_smem[];
 
-// A warp decodes G consecutive data blocks: every global load of the G blocks (metadata, then
-// codes and mid-bytes) is issued before the first value is built, so a warp has G blocks of
-// loads in flight instead of one.
-template <class T, int G>
-__global__ void __launch_bounds__(32 * kWarps)
+// Data blocks per warp and the CTAs per SM the registers are capped for, measured on an H100
+// with 500 MB f32 (docs/PERF_NOTES.md): R = 8 with 6 CTAs beat R = 4 (more rounds of loads
+// per block) and R = 16 (shared memory for only 3 CTAs).
+constexpr int kDecodeR = 8, kDecodeMinCtas = 6;
+
+// A warp's staging: its R blocks' mid-bytes from the 16-byte boundary below the first (so 15
+// bytes of phase), 16 bytes more for the windows read past the last, and their codes.
+template <class T>
+__host__ __device__ constexpr uint32_t decode_mid_bytes(int R, uint32_t B) {
+  return (R * B * sizeof(T) + 16 + 16 + 15) / 16 * 16;
+}
+template <class T>
+__host__ __device__ constexpr uint32_t decode_warp_bytes(int R, uint32_t B) {
+  return decode_mid_bytes<T>(R, B) + (R * B / 4 + 15) / 16 * 16;
+}
+
+// B <= 128: a warp decodes R consecutive data blocks in two rounds of loads: first the
+// blocks' metadata (lane r: block r's kind, mean, rank and mid-byte offset), then the codes
+// and mid-bytes of all of them, which are consecutive in their sections, copied into shared
+// memory 16 bytes at a time without passing through registers. Then block by block, lane l
+// values [4 l, 4 l + 4): the codes are checked (max, padding, sum == the block's mid count)
+// before any of its mid-bytes is read, and the leading bytes resolved in registers.
+template <class T, int R, int MB>
+__global__ void __launch_bounds__(32 * kWarps, MB)
     decode_warp_kernel(uint64_t n, uint64_t nblocks, uint32_t B, const uint8_t* __restrict__ kinds,
                        const T* __restrict__ mus, const uint32_t* __restrict__ rank,
                        const uint64_t* __restrict__ block_mid_off, const uint8_t* __restrict__ codes,
                        const uint8_t* __restrict__ mid, T* __restrict__ out, unsigned long long* __restrict__ bad) {
   using U = typename Traits<T>::U;
   constexpr int W = Traits<T>::kBytes;
-  // Aligned words covering a block's mid-bytes at any 4-byte phase, and rounds of 32 lanes.
-  constexpr uint32_t kWordsMax = (128 * W + 3 + 3) / 4, kRounds = (kWordsMax + 31) / 32;
+  static_assert(R < 32);
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint32_t stride_bytes = stage_stride(B * W);
-  uint32_t* s32 = reinterpret_cast<uint32_t*>(g_smem + warp * G * stride_bytes);
-  const uint64_t b0 = (static_cast<uint64_t>(blockIdx.x) * kWarps + warp) * G;
+  uint8_t* smid = g_smem + warp * decode_warp_bytes<T>(R, B);
+  uint8_t* scodes = smid + decode_mid_bytes<T>(R, B);
+  const uint64_t b0 = (static_cast<uint64_t>(blockIdx.x) * kWarps + warp) * R;
   const uint32_t i0 = 4 * lane;
   const bool vec = (reinterpret_cast<uintptr_t>(out) & 15) == 0;
 
-  int nb[G];
-  T mu[G];
-  uint64_t m0[G], count[G];
-  uint32_t r[G], cnt[G];
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    const uint64_t b = b0 + g;
-    const bool ok = b < nblocks;
-    const uint32_t len = ok ? block_len(n, B, b) : 0u;
-    cnt[g] = i0 < len ? min(4u, len - i0) : 0u;
-    nb[g] = ok ? kinds[b] : 0;
-    mu[g] = ok ? mus[b] : T(0);
-    m0[g] = ok ? block_mid_off[b] : 0;
-    count[g] = ok ? block_mid_off[b + 1] - m0[g] : 0;
-    r[g] = ok ? rank[b] : 0u;
-  }
-  // Codes and mid-bytes (aligned words; the host pads the section so the last word is in
-  // bounds). The host checked count <= len nb and that the counts tile the section, so these
-  // reads are in bounds whatever the codes say; they are used only once the codes are checked.
-  uint32_t cb[G], a[G];
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    cb[g] = nb[g] && cnt[g] ? codes[static_cast<uint64_t>(r[g]) * (B / 4) + lane] : 0u;
-    const uint8_t* mp = mid + m0[g];
-    a[g] = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(mp) & 3);
-    const uint32_t* g32 = reinterpret_cast<const uint32_t*>(mp - a[g]);
-    const uint32_t nw = nb[g] ? (a[g] + static_cast<uint32_t>(count[g]) + 3) / 4 : 0u;
-    uint32_t* st = s32 + g * (stride_bytes / 4);
-#pragma unroll
-    for (uint32_t q = 0; q < kRounds; ++q)
-      if (lane + 32 * q < nw) st[lane + 32 * q] = g32[lane + 32 * q];
-  }
-  __syncwarp();
+  // Round 1. Lane R reads the end offset of the group (block_mid_off has nblocks + 1 entries).
+  const uint64_t bl = b0 + lane;
+  const bool have = lane < R && bl < nblocks;
+  const int my_nb = have ? kinds[bl] : 0;
+  const T my_mu = have ? mus[bl] : T(0);
+  const uint32_t my_rank = have ? rank[bl] : 0u;
+  const uint64_t my_off = lane <= R ? block_mid_off[min(bl, nblocks)] : 0;
+  const unsigned ncmask = __ballot_sync(kFull, my_nb != 0);
+  const uint64_t m_start = __shfl_sync(kFull, my_off, 0), m_end = __shfl_sync(kFull, my_off, R);
+  const uint32_t first_rank = ncmask ? __shfl_sync(kFull, my_rank, __ffs(ncmask) - 1) : 0u;
 
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    const uint64_t b = b0 + g;
+  // Round 2. The host checked that the counts tile the mid section and that the codes section
+  // holds B/4 bytes per non-constant block but the last, and padded both (upload), so these
+  // copies are in bounds whatever the codes say.
+  {
+    const uint8_t* gc = codes + static_cast<uint64_t>(first_rank) * (B / 4);
+    for (uint32_t q = lane; q < __popc(ncmask) * (B / 32); q += 32) __pipeline_memcpy_async(scodes + 8 * q, gc + 8 * q, 8);
+    const uint64_t m16 = m_start & ~uint64_t(15);
+    const uint32_t span = static_cast<uint32_t>(m_end - m16);
+    for (uint32_t q = lane; q < (span + 15) / 16; q += 32) __pipeline_memcpy_async(smid + 16 * q, mid + m16 + 16 * q, 16);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncwarp();
+  }
+  const uint32_t* sw0 = reinterpret_cast<const uint32_t*>(smid);
+  uint32_t base = static_cast<uint32_t>(m_start & 15);  // staged position of the block's first mid-byte
+  uint32_t j = 0;                                        // non-constant blocks of the group so far
+#pragma unroll 1
+  for (int r = 0; r < R; ++r) {
+    const uint64_t b = b0 + r;
     if (b >= nblocks) break;  // uniform across the warp
+    const int nb = __shfl_sync(kFull, my_nb, r);
+    const T mu = __shfl_sync(kFull, my_mu, r);
+    const uint32_t len = block_len(n, B, b);
+    const uint32_t cnt = i0 < len ? min(4u, len - i0) : 0u;
     T* ob = out + b * B + i0;
-    if (nb[g] == 0) {
-      const T o[4] = {mu[g], mu[g], mu[g], mu[g]};
-      store4(ob, cnt[g], vec, o);
+    if (nb == 0) {
+      const T o[4] = {mu, mu, mu, mu};
+      store4(ob, cnt, vec, o);
       continue;
     }
-    const int lcap = leading_cap(nb[g]);
+    const uint32_t count = static_cast<uint32_t>(__shfl_sync(kFull, my_off, r + 1) - __shfl_sync(kFull, my_off, r));
+    const uint32_t cb = cnt ? scodes[j * (B / 4) + lane] : 0u;
+    ++j;
+    const int lcap = leading_cap(nb);
     int L[4];
-    bool wrong = cnt[g] < 4 && (cb[g] >> (2 * cnt[g])) != 0;  // padding of the partial last code byte
+    bool wrong = cnt < 4 && (cb >> (2 * cnt)) != 0;  // padding of the partial last code byte
     uint32_t cm = 0;
 #pragma unroll
     for (uint32_t e = 0; e < 4; ++e) {
-      L[e] = static_cast<int>((cb[g] >> (2 * e)) & 3);
-      if (e < cnt[g]) {
+      L[e] = static_cast<int>((cb >> (2 * e)) & 3);
+      if (e < cnt) {
         wrong |= L[e] > lcap;
-        cm += static_cast<uint32_t>(nb[g] - L[e]);
+        cm += static_cast<uint32_t>(nb - L[e]);
       }
     }
     const uint32_t im = warp_incl_sum(cm, lane);
     const uint32_t total = __shfl_sync(kFull, im, 31);
-    if (__any_sync(kFull, wrong) || total != count[g]) {  // uniform: mid-byte reads below stay in [0, count)
+    const uint32_t at = base;
+    base += count;
+    if (__any_sync(kFull, wrong) || total != count) {  // uniform: mid-byte reads below stay in [0, count)
       if (lane == 0) atomicMin(bad, static_cast<unsigned long long>(b));
       continue;
     }
-    // Own bytes of each value (positions >= L) and the lane's composite map (Lc, Vc).
-    const uint32_t* sw0 = s32 + g * (stride_bytes / 4);
-    const U keep = top_mask<T>(nb[g]);
-    U k[4];
+    // Own bytes of each value (positions >= L); the lane's composite: byte p of Vc is byte p of
+    // its last value with L <= p, and Lc its smallest L (bytes p < Lc come from earlier lanes).
+    const U keep = top_mask<T>(nb);
+    U k[4], hm[4];
     int Lc = W;
     U Vc = 0;
-    uint32_t pos = a[g] + (im - cm);
+    uint32_t pos = at + (im - cm);
 #pragma unroll
     for (uint32_t e = 0; e < 4; ++e) {
+      hm[e] = ~(~U(0) >> (8 * L[e]));  // the top L bytes (L <= 3)
       k[e] = 0;
-      if (e < cnt[g]) {
+      if (e < cnt) {
         // The W bytes from pos, little-endian, out of aligned words.
         const uint32_t* sw = sw0 + (pos >> 2);
         const uint32_t sh = 8 * (pos & 3);
@@ -124,33 +145,32 @@ __global__ void __launch_bounds__(32 * kWarps)
           word = __funnelshift_r(sw[0], sw[1], sh);
         } else {
           const uint32_t w1 = sw[1];
-          word = static_cast<U>(__funnelshift_r(sw[0], w1, sh)) |
-                 static_cast<U>(__funnelshift_r(w1, sw[2], sh)) << 32;
+          word = static_cast<U>(__funnelshift_r(sw[0], w1, sh)) | static_cast<U>(__funnelshift_r(w1, sw[2], sh)) << 32;
         }
-        pos += static_cast<uint32_t>(nb[g] - L[e]);
-        k[e] = merge_pattern<T>(U(0), word, L[e], keep);
-        Vc = (Vc & top_mask<T>(L[e])) | k[e];
+        pos += static_cast<uint32_t>(nb - L[e]);
+        k[e] = (bswap(word) >> (8 * L[e])) & keep;  // merge_pattern with no previous value
+        Vc = (Vc & hm[e]) | k[e];
         Lc = min(Lc, L[e]);
       }
     }
+    // The pattern before the lane's first value: byte p < 3 from the last earlier lane that owns
+    // it (Lc <= p), zero if none (k_{-1} = 0); bytes >= 3 (never inherited) from the lane before.
+    const unsigned earlier = (1u << lane) - 1u;
+    U prev = __shfl_sync(kFull, Vc, lane ? lane - 1 : 0) & (~U(0) >> 24);
 #pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const U tV = __shfl_up_sync(kFull, Vc, d);
-      const int tL = __shfl_up_sync(kFull, Lc, d);
-      if (lane >= static_cast<uint32_t>(d)) {
-        Vc = (tV & top_mask<T>(Lc)) | Vc;
-        Lc = min(Lc, tL);
-      }
+    for (int p = 0; p < 3; ++p) {
+      const unsigned owners = __ballot_sync(kFull, Lc <= p) & earlier;
+      const U t = __shfl_sync(kFull, Vc, owners ? 31 - __clz(owners) : 0);
+      if (owners) prev |= t & (static_cast<U>(0xff) << (8 * (W - 1 - p)));
     }
-    U prev = __shfl_up_sync(kFull, Vc, 1);  // the pattern before the lane's first value (k_{-1} = 0)
     if (lane == 0) prev = 0;
     T o[4];
 #pragma unroll
     for (uint32_t e = 0; e < 4; ++e) {
-      prev = (prev & top_mask<T>(L[e])) | k[e];
-      o[e] = e < cnt[g] ? reconstruct(mu[g], prev) : mu[g];
+      prev = (prev & hm[e]) | k[e];
+      o[e] = e < cnt ? reconstruct(mu, prev) : mu;
     }
-    store4(ob, cnt[g], vec, o);
+    store4(ob, cnt, vec, o);
   }
 }
 
@@ -284,9 +304,14 @@ DeviceSections<T> upload(const Sections& sec, uint64_t n, cudaStream_t s) {
   d.nblocks = nblocks;
   d.kinds = upload_vector(sec.kinds.data(), sec.kinds.size(), s);
   d.mus = upload_vector(sec.mus.data(), sec.mus.size(), s);
-  d.codes = upload_vector(sec.codes.data(), sec.codes.size(), s);
-  // Padded to whole words: the warp kernel reads mid-bytes as aligned 4-byte words.
-  d.mid = dev::Buffer<uint8_t>(sec.mid.size() + 4, s);
+  // Padded by a block's codes: the warp kernel copies B/4 bytes for every non-constant block,
+  // the field's short last one included.
+  d.codes = dev::Buffer<uint8_t>(sec.codes.size() + B / 4, s);
+  if (!sec.codes.empty()) dev::copy_to_device(d.codes.get(), sec.codes.data(), sec.codes.size(), s);
+  // Padded to whole 16-byte copies: the warp kernel stages mid-bytes 16 aligned bytes at a time.
+  d.mid = dev::Buffer<uint8_t>(sec.mid.size() + 16, s);
+  SCIZ_REQUIRE((reinterpret_cast<uintptr_t>(d.mid.get()) & 15) == 0, Status::internal,
+               "szx: device buffer not 16-byte aligned");
   if (!sec.mid.empty()) dev::copy_to_device(d.mid.get(), sec.mid.data(), sec.mid.size(), s);
   d.rank = upload_vector(rank.data(), rank.size(), s);
   d.mid_off = upload_vector(mid_off.data(), mid_off.size(), s);
@@ -307,12 +332,16 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
   const T* mus = reinterpret_cast<const T*>(d.mus.get());
   KernelTimer t1("decode_kernel", n * W, s);
   if (B <= 128) {
-    // One block per warp measured fastest (0.163 ms for 32M f32 values, against 0.18 with two
-    // and 0.21 with four): more warps in flight beat more loads per warp.
-    constexpr int G = 1;
-    const size_t smem = size_t{kWarps} * G * stage_stride(B * W);
-    const uint64_t grid = (nblocks + uint64_t{kWarps} * G - 1) / (uint64_t{kWarps} * G);
-    decode_warp_kernel<T, G><<<static_cast<unsigned>(grid), 32 * kWarps, smem, s>>>(
+    const size_t smem = size_t{kWarps} * decode_warp_bytes<T>(kDecodeR, B);
+    static const bool attr = [] {  // above 48 KB only with the opt-in (f64)
+      SCIZ_CUDA_CHECK(cudaFuncSetAttribute(decode_warp_kernel<T, kDecodeR, kDecodeMinCtas>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(size_t{kWarps} * decode_warp_bytes<T>(kDecodeR, 128))));
+      return true;
+    }();
+    (void)attr;
+    const uint64_t grid = (nblocks + uint64_t{kWarps} * kDecodeR - 1) / (uint64_t{kWarps} * kDecodeR);
+    decode_warp_kernel<T, kDecodeR, kDecodeMinCtas><<<static_cast<unsigned>(grid), 32 * kWarps, smem, s>>>(
         n, nblocks, B, d.kinds.get(), mus, d.rank.get(), d.mid_off.get(), d.codes.get(), d.mid.get(), d_out,
         d_bad.get());
   } else {

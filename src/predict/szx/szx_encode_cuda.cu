@@ -1,14 +1,14 @@
 // CUDA encoder of SZx, every decision through szx_math.hpp, so the bytes are the CPU twin's
 // (docs/SZX.md).
 //
-// B <= 128 (the default): one kernel, one read of the field. A CTA takes a tile of kWarps x G
-// data blocks (tile id from an atomic counter); each warp owns G consecutive blocks, lane l
-// values [4 l, 4 l + 4) of each, all loaded up front. Per block: shuffle min/max, mu, nb, the
-// kept patterns and leading-byte codes, the bound check, and a warp scan of (mid-bytes, exact
-// values). The tile's totals (mid-bytes, exact values, non-constant blocks) go through a
-// decoupled look-back (core/lookback.cuh), which gives every block its place in sections 3-6
-// without a second pass. A warp's G blocks are consecutive in every section, so their
-// mid-bytes are staged together in shared memory and leave as aligned words.
+// B <= 128 (the default): one kernel, one read of the field. A CTA takes a tile of kWarps x R
+// data blocks (tile id from an atomic counter); each warp encodes R consecutive blocks one at a
+// time (shuffle min/max, mu, nb, kept patterns, leading-byte codes, the bound check, a warp
+// scan of the mid-byte counts) and stages everything whose place depends on earlier blocks
+// (mid-bytes, codes, mid counts) in shared memory. Only then do the tile's totals (mid-bytes,
+// exact values, non-constant blocks) go through a decoupled look-back (core/lookback.cuh), and
+// the warps copy their staging to its place: the field is read once and the look-back wait
+// holds no work back. A warp's blocks are consecutive in every section.
 //
 // B > 128: one CTA per data block, two passes (analyze: counts per block; the host turns them
 // into offsets; emit: the same walk again, writing). Each thread walks a contiguous run of
@@ -31,15 +31,17 @@ extern __shared__ __align__(16) unsigned char g_smem[];
 // Look-back counts: mid-bytes, exact values, non-constant blocks.
 using Agg = lookback::Counts<3>;
 
-// Data blocks per warp (G) and the CTAs per SM the registers are capped for (__launch_bounds__
-// minimum), measured on an H100 with 32M values (docs/PERF_NOTES.md): f32 G = 4 with 3 CTAs
-// (0.30 ms) beat G = 2 (0.38), G = 4 uncapped (0.34) and G = 8 (0.30-0.45); f64 G = 2.
+// Data blocks per warp (R, one at a time, the next one's loads in flight) and the CTAs per SM
+// the registers are capped for (__launch_bounds__ minimum). Measured on an H100, 500 MB f32
+// (docs/PERF_NOTES.md): R = 8 beat R = 4 (tiles of 32 blocks pay the look-back twice as
+// often) and R = 16 (twice the shared memory, 3 CTAs per SM); f32 6 CTAs (40 registers) beat
+// 4 and 5; f64 5 beat 6.
 template <class T>
-struct FusedConfig {
-  static constexpr int kG = sizeof(T) == 4 ? 4 : 2, kMinCtas = sizeof(T) == 4 ? 3 : 1;
+struct TileConfig {
+  static constexpr int kR = 8, kMinCtas = sizeof(T) == 4 ? 6 : 5;
 };
 // A tile's own counts beside its look-back flag: mid-bytes <= 8 warps x 8 blocks x 128 x 8
-// (2^19), exact values <= 2^16, non-constant blocks <= 64.
+// (2^16), exact values <= 2^13, non-constant blocks <= 64.
 using TilePacking = lookback::Packing<24, 24, 12>;
 
 struct FusedOut {
@@ -53,134 +55,236 @@ struct FusedOut {
   uint64_t ex_cap;  // entries past it are counted, not written (the host then retries)
 };
 
-template <class T, int G, int MB>
+// A warp's staging in shared memory: its R blocks' mid-bytes (at phase 0, zeroed, with room
+// for a window past the end), their codes and their mid counts, packed as non-constant blocks
+// come.
+template <class T>
+__host__ __device__ constexpr uint32_t stage_mid_bytes(int R, uint32_t B) {
+  return (R * B * sizeof(T) + 16 + 15) / 16 * 16;
+}
+template <class T>
+__host__ __device__ constexpr uint32_t stage_warp_bytes(int R, uint32_t B) {
+  return stage_mid_bytes<T>(R, B) + (R * B / 4 + 15) / 16 * 16 + (2 * R + 15) / 16 * 16;
+}
+
+// The largest float f with f (1 + 2^-22) <= ebc: a float |x - x'| at most f proves the double
+// check passes (round-to-nearest moves a difference by less than 2^-23 of itself; a
+// subnormal difference is exact), so only the rare values above f need the double check.
+float fast_bound(double ebc) {
+  float f = static_cast<float>(ebc);
+  while (f > 0 && static_cast<double>(f) * (1.0 + 0x1p-22) > ebc) f = std::nextafter(f, 0.0f);
+  return f;
+}
+
+// Bit e set when value e fails the bound check (within() of szx_math.hpp, exactly). float:
+// the check in float first, the double one only if some lane of the warp needs it.
+template <class T>
+__device__ inline uint32_t miss_mask(const T (&v)[4], const T (&xr)[4], uint32_t cnt, double ebc, float ebf) {
+  uint32_t m = 0;
+  if constexpr (sizeof(T) == 4) {
+    uint32_t slow = 0;
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e)
+      if (e < cnt && !(fabsf(v[e] - xr[e]) <= ebf)) slow |= 1u << e;
+    if (__any_sync(kFull, slow)) {
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e)
+        if (((slow >> e) & 1) && !within(v[e], xr[e], ebc)) m |= 1u << e;
+    }
+  } else {
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e)
+      if (e < cnt && !within(v[e], xr[e], ebc)) m |= 1u << e;
+  }
+  return m;
+}
+
+// Writes the lane's mid-bytes (value e: the low c[e] bytes of w[e], in value order) at byte
+// `pos` of the zeroed staging words. Words the lane fills alone are stored; its first and last
+// word may hold other lanes' bytes and are ORed in. float: the four values joined into one
+// string of <= 16 bytes first (<= 5 word writes instead of up to 8); double: value by value.
+template <class U>
+__device__ inline void put_mid_bytes(uint32_t* sw, uint32_t pos, const U (&w)[4], const uint32_t (&c)[4]) {
+  if constexpr (sizeof(U) == 4) {
+    const uint32_t n01 = c[0] + c[1], len = n01 + c[2] + c[3];
+    if (len == 0) return;
+    const uint64_t s01 = static_cast<uint64_t>(w[0]) | (static_cast<uint64_t>(w[1]) << (8 * c[0]));
+    const uint64_t s23 = static_cast<uint64_t>(w[2]) | (static_cast<uint64_t>(w[3]) << (8 * c[2]));
+    const uint64_t lo = n01 < 8 ? s01 | (s23 << (8 * n01)) : s01;
+    const uint64_t hi = n01 > 0 ? s23 >> (64 - 8 * n01) : 0;
+    const uint32_t s0 = static_cast<uint32_t>(lo), s1 = static_cast<uint32_t>(lo >> 32),
+                   s2 = static_cast<uint32_t>(hi), s3 = static_cast<uint32_t>(hi >> 32);
+    const uint32_t p = pos & 3, sh = 8 * p;
+    const uint32_t t[5] = {s0 << sh, __funnelshift_l(s0, s1, sh), __funnelshift_l(s1, s2, sh),
+                           __funnelshift_l(s2, s3, sh), __funnelshift_l(s3, 0u, sh)};
+    const uint32_t nw = (p + len + 3) >> 2, q = pos >> 2;
+#pragma unroll
+    for (uint32_t j = 0; j < 5; ++j) {
+      if (j < nw) {
+        if (j == 0 || j + 1 == nw)
+          atomicOr(sw + q + j, t[j]);
+        else
+          sw[q + j] = t[j];
+      }
+    }
+  } else {
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      if (c[e]) {
+        const uint32_t p = pos & 3, q = pos >> 2;
+        const uint64_t lo = w[e] << (8 * p);
+        const uint32_t hi = p ? static_cast<uint32_t>(w[e] >> (64 - 8 * p)) : 0u;
+        atomicOr(sw + q, static_cast<uint32_t>(lo));
+        if (p + c[e] > 4) atomicOr(sw + q + 1, static_cast<uint32_t>(lo >> 32));
+        if (p + c[e] > 8) atomicOr(sw + q + 2, hi);
+      }
+      pos += c[e];
+    }
+  }
+}
+
+__device__ inline uint32_t warp_sum(uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(kFull, x);
+#else
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(kFull, x, d);
+  return x;
+#endif
+}
+
+// B <= 128. A CTA of kWarps warps takes a tile of kWarps x R consecutive data blocks (the tile
+// id from the look-back's counter); warp w takes blocks [R w, R w + R) of it, one at a time,
+// lane l values [4 l, 4 l + 4), the next block's values loading meanwhile. Everything a block
+// writes is made before the look-back: kinds and means straight to global memory (their place
+// is the block index), codes, mid counts and mid-bytes into the warp's staging, exact values
+// as bits. Once the look-back has placed the tile, each warp copies its staging out.
+template <class T, int R, int MB>
 __global__ void __launch_bounds__(32 * kWarps, MB)
-    encode_fused_kernel(const T* __restrict__ x, uint64_t n, uint64_t nblocks, uint64_t tiles, uint32_t B, double ebc,
-                        int pe, lookback::State<3> st, FusedOut o) {
+    encode_tile_kernel(const T* __restrict__ x, uint64_t n, uint64_t nblocks, uint64_t tiles, uint32_t B, double ebc,
+                       float ebf, int pe, lookback::State<3> st, FusedOut o) {
   using U = typename Traits<T>::U;
   using S = KeyOf<T>;
+  using Bits = std::conditional_t<(R > 8), uint64_t, uint32_t>;  // 4 exact-value bits a block
+  static_assert(R <= 16 && R < 32);
   __shared__ unsigned long long s_tile;
   __shared__ Agg s_warp[kWarps];
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint64_t tile = lookback::next_tile(st, tiles, &s_tile);
-  const uint64_t b0 = (tile * kWarps + warp) * G;
+  const uint64_t b0 = (tile * kWarps + warp) * R, bend = min(b0 + R, nblocks);
   const uint32_t i0 = 4 * lane;
   const bool vec = (reinterpret_cast<uintptr_t>(x) & 15) == 0;
+  const uint32_t mid_room = stage_mid_bytes<T>(R, B);
+  uint8_t* smid = g_smem + warp * stage_warp_bytes<T>(R, B);
+  uint8_t* scodes = smid + mid_room;
+  uint16_t* scounts = reinterpret_cast<uint16_t*>(scodes + (R * B / 4 + 15) / 16 * 16);
+  uint32_t* sw = reinterpret_cast<uint32_t*>(smid);
+  for (uint32_t q = lane; q < mid_room / 16; q += 32) reinterpret_cast<uint4*>(smid)[q] = make_uint4(0, 0, 0, 0);
+  __syncwarp();
 
-  T v[G][4];
-  uint32_t cnt[G];
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    const uint64_t b = b0 + g;
-    const uint32_t len = b < nblocks ? block_len(n, B, b) : 0u;
-    cnt[g] = i0 < len ? min(4u, len - i0) : 0u;
-    load4(x + (b < nblocks ? b * B + i0 : 0), cnt[g], vec, v[g]);
+  // Only the field's last block (r == r_last, if this warp has it) can be short.
+  const uint32_t nr = static_cast<uint32_t>(bend > b0 ? bend - b0 : 0);
+  const uint32_t r_last = nblocks - 1 - b0 < R ? static_cast<uint32_t>(nblocks - 1 - b0) : R;
+  const uint32_t last_len = static_cast<uint32_t>(n - (nblocks - 1) * B);
+  const uint32_t cnt_last = i0 < last_len ? min(4u, last_len - i0) : 0u;
+  const uint32_t cnt_full = i0 < B ? 4u : 0u;
+  const T* xw = x + b0 * B + i0;
+  T nx[4];
+  uint32_t ncnt = 0;
+  if (nr) {
+    ncnt = r_last == 0 ? cnt_last : cnt_full;
+    load4(xw, ncnt, vec, nx);
   }
-
-  // Block min/max over finite values, every lane ends with the block's result.
-  S mn[G], mx[G];
-  uint32_t nfin[G];
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    mn[g] = std::numeric_limits<S>::max(), mx[g] = std::numeric_limits<S>::min(), nfin[g] = 0;
+  uint32_t spos = 0, nc = 0;
+  Bits exbits = 0;
+#pragma unroll 1
+  for (uint32_t r = 0; r < nr; ++r) {
+    const T v[4] = {nx[0], nx[1], nx[2], nx[3]};
+    const uint32_t cnt = ncnt;
+    if (r + 1 < nr) {
+      ncnt = r + 1 == r_last ? cnt_last : cnt_full;
+      load4(xw + (r + 1) * B, ncnt, vec, nx);
+    }
+    // Block min/max over finite values (no finite value: mn > mx).
+    S mn = std::numeric_limits<S>::max(), mx = std::numeric_limits<S>::min();
 #pragma unroll
     for (uint32_t e = 0; e < 4; ++e) {
-      if (e < cnt[g] && is_finite(v[g][e])) {
-        const S k = order_key(v[g][e]);
-        mn[g] = k < mn[g] ? k : mn[g];
-        mx[g] = k > mx[g] ? k : mx[g];
-        ++nfin[g];
+      if (e < cnt && is_finite(v[e])) {
+        const S k = order_key(v[e]);
+        mn = k < mn ? k : mn;
+        mx = k > mx ? k : mx;
       }
     }
-  }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (sizeof(S) == 4) {  // one warp-reduce instruction each (sm_80+)
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      mn[g] = __reduce_min_sync(kFull, mn[g]);
-      mx[g] = __reduce_max_sync(kFull, mx[g]);
-      nfin[g] = __reduce_add_sync(kFull, nfin[g]);
-    }
-  } else
+    if constexpr (sizeof(S) == 4) {  // one warp-reduce instruction each (sm_80+)
+      mn = __reduce_min_sync(kFull, mn);
+      mx = __reduce_max_sync(kFull, mx);
+    } else
 #endif
-  {
+    {
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-#pragma unroll
-      for (int g = 0; g < G; ++g) {
-        const S a = __shfl_xor_sync(kFull, mn[g], d), c = __shfl_xor_sync(kFull, mx[g], d);
-        mn[g] = a < mn[g] ? a : mn[g];
-        mx[g] = c > mx[g] ? c : mx[g];
-        nfin[g] += __shfl_xor_sync(kFull, nfin[g], d);
+      for (int d = 16; d > 0; d >>= 1) {
+        const S a = __shfl_xor_sync(kFull, mn, d), c = __shfl_xor_sync(kFull, mx, d);
+        mn = a < mn ? a : mn;
+        mx = c > mx ? c : mx;
       }
     }
-  }
-
-  // Per value: kept pattern, code, bound check. packed = mid-bytes | exact values << 16
-  // (a block has at most B W <= 1024 mid-bytes and B exact values).
-  T mu[G];
-  int nb[G];
-  uint32_t cb[G], exm[G], packed[G];
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    mu[g] = 0;
-    nb[g] = 0;
-    if (nfin[g] > 0) {
-      const T fmn = from_order_key<T>(mn[g]), fmx = from_order_key<T>(mx[g]);
-      mu[g] = block_mu(fmn, fmx);
-      const double r = block_radius(fmn, fmx, mu[g]);
-      if (!(r <= ebc)) nb[g] = required_bytes<T>(static_cast<T>(r), pe);
+    T mu = 0;
+    int nb = 0;
+    if (mn <= mx) {
+      const T fmn = from_order_key<T>(mn), fmx = from_order_key<T>(mx);
+      mu = block_mu(fmn, fmx);
+      const double r = block_radius(fmn, fmx, mu);
+      if (!(r <= ebc)) nb = required_bytes<T>(static_cast<T>(r), pe);
     }
-    cb[g] = 0, exm[g] = 0;
-    uint32_t cm = 0;
-    if (nb[g] == 0) {
+    if (lane == 0) {
+      o.kinds[b0 + r] = static_cast<uint8_t>(nb);
+      static_cast<T*>(o.mus)[b0 + r] = mu;
+    }
+    uint32_t ex4 = 0;
+    if (nb == 0) {
 #pragma unroll
       for (uint32_t e = 0; e < 4; ++e)
-        if (e < cnt[g] && !is_finite(v[g][e])) exm[g] |= 1u << e;
+        if (e < cnt && !is_finite(v[e])) ex4 |= 1u << e;
     } else {
-      const U keep = top_mask<T>(nb[g]);
-      const int lcap = leading_cap(nb[g]);
-      U k[4];
-#pragma unroll
-      for (uint32_t e = 0; e < 4; ++e) k[e] = kept_pattern<T>((is_finite(v[g][e]) ? v[g][e] : mu[g]) - mu[g], keep);
-      U prev = __shfl_up_sync(kFull, k[3], 1);
-      if (lane == 0) prev = 0;
+      // Kept patterns, codes (the previous value's pattern from the lane before), the bound
+      // check, and the mid-bytes placed by a warp scan of their counts.
+      const U keep = top_mask<T>(nb);
+      const int lcap = leading_cap(nb);
+      U k[4], w[4];
+      T xr[4];
 #pragma unroll
       for (uint32_t e = 0; e < 4; ++e) {
-        if (e < cnt[g]) {
-          const int L = leading_bytes<T>(k[e], prev, lcap);
-          cm += static_cast<uint32_t>(nb[g] - L);
-          cb[g] |= static_cast<uint32_t>(L) << (2 * e);
-          if (!within(v[g][e], reconstruct(mu[g], k[e]), ebc)) exm[g] |= 1u << e;
-        }
+        k[e] = kept_pattern<T>((is_finite(v[e]) ? v[e] : mu) - mu, keep);
+        xr[e] = reconstruct(mu, k[e]);
+      }
+      U prev = __shfl_up_sync(kFull, k[3], 1);
+      if (lane == 0) prev = 0;
+      uint32_t cb = 0, c[4];
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) {
+        const int L = leading_bytes<T>(k[e], prev, lcap);
+        c[e] = e < cnt ? static_cast<uint32_t>(nb - L) : 0u;
+        cb |= (e < cnt ? static_cast<uint32_t>(L) : 0u) << (2 * e);
+        w[e] = mid_word<T>(k[e], L);
         prev = k[e];
       }
+      ex4 = miss_mask(v, xr, cnt, ebc, ebf);
+      const uint32_t len = c[0] + c[1] + c[2] + c[3];
+      const uint32_t incl = warp_incl_sum(len, lane);
+      const uint32_t tot = __shfl_sync(kFull, incl, 31);
+      put_mid_bytes(sw, spos + incl - len, w, c);
+      if (lane < B / 4) scodes[nc * (B / 4) + lane] = static_cast<uint8_t>(cb);
+      if (lane == 0) scounts[nc] = static_cast<uint16_t>(tot);
+      spos += tot;
+      ++nc;
     }
-    packed[g] = cm | static_cast<uint32_t>(__popc(exm[g])) << 16;
+    exbits |= static_cast<Bits>(ex4) << (4 * r);
   }
-  uint32_t incl[G];
-#pragma unroll
-  for (int g = 0; g < G; ++g) incl[g] = packed[g];
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      const uint32_t t = __shfl_up_sync(kFull, incl[g], d);
-      if (lane >= static_cast<uint32_t>(d)) incl[g] += t;
-    }
-  }
-  uint32_t tot[G];
-  Agg wa{{0, 0, 0}};
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    tot[g] = __shfl_sync(kFull, incl[g], 31);
-    wa.w[0] += tot[g] & 0xffff;
-    wa.w[1] += tot[g] >> 16;
-    wa.w[2] += nb[g] != 0;
-  }
+  const uint32_t nex = warp_sum(sizeof(Bits) == 8 ? __popcll(exbits) : __popc(static_cast<uint32_t>(exbits)));
 
   // Tile prefix: warps in order, then the look-back over earlier tiles (warp 0).
-  if (lane == 0) s_warp[warp] = wa;
+  if (lane == 0) s_warp[warp] = Agg{{spos, nex, nc}};
   __syncthreads();
   if (warp == 0) {
     const Agg a = lane < kWarps ? s_warp[lane] : Agg{{0, 0, 0}};
@@ -207,58 +311,56 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
   __syncthreads();
   const Agg at0 = s_warp[warp];
 
-  // Outputs. The warp's non-constant blocks are consecutive in sections 3-5.
-  uint64_t ex_at = at0.w[1], nc_at = at0.w[2];
-  uint8_t* mp = o.mid + at0.w[0];
-  const uint32_t a = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(mp) & 3);
-  uint8_t* stage = g_smem + warp * stage_stride(G * B * sizeof(T));
-  uint32_t spos = a;
+  // Codes: B/4 bytes a non-constant block at rank * B/4 (8-byte aligned: B is a multiple of 32;
+  // a short last block's padding codes are zero and past the section's end).
+  {
+    uint2* gc = reinterpret_cast<uint2*>(o.codes + at0.w[2] * (B / 4));
+    const uint2* sc = reinterpret_cast<const uint2*>(scodes);
+    for (uint32_t q = lane; q < nc * (B / 32); q += 32) gc[q] = sc[q];
+  }
+  if (lane < nc) reinterpret_cast<uint16_t*>(o.mid_counts)[at0.w[2] + lane] = scounts[lane];
+  // Mid-bytes: staged at phase 0, shifted to the destination's phase; whole words where the
+  // destination word is all ours, bytes at the two ends.
+  {
+    uint8_t* mp = o.mid + at0.w[0];
+    const uint32_t a = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(mp) & 3);
+    uint32_t* gw = reinterpret_cast<uint32_t*>(mp - a);
+    const uint32_t end = a + spos;
+    for (uint32_t q = lane; q < (end + 3) / 4; q += 32) {
+      const uint32_t out = __funnelshift_rc(q ? sw[q - 1] : 0u, sw[q], 8 * (4 - a));
+      if (4 * q >= a && 4 * q + 4 <= end) {
+        gw[q] = out;
+      } else {
+        uint8_t* gb = reinterpret_cast<uint8_t*>(gw) + 4 * q;
 #pragma unroll
-  for (int g = 0; g < G; ++g) {
-    const uint64_t b = b0 + g;
-    if (b >= nblocks) break;  // uniform across the warp
-    if (lane == 0) {
-      o.kinds[b] = static_cast<uint8_t>(nb[g]);
-      static_cast<T*>(o.mus)[b] = mu[g];
+        for (uint32_t i = 0; i < 4; ++i)
+          if (4 * q + i >= a && 4 * q + i < end) gb[i] = static_cast<uint8_t>(out >> (8 * i));
+      }
     }
-    if (exm[g]) {
-      uint64_t at = ex_at + ((incl[g] - packed[g]) >> 16);
+  }
+  // Exact values (rare): in index order, the values read again.
+  if (nex) {
+    uint64_t at = at0.w[1];
+#pragma unroll 1
+    for (uint32_t r = 0; r < nr; ++r) {
+      const uint32_t m = static_cast<uint32_t>(exbits >> (4 * r)) & 15u, cm = __popc(m);
+      const uint32_t incl = warp_incl_sum(cm, lane), tot = __shfl_sync(kFull, incl, 31);
+      if (tot == 0) continue;  // uniform
+      uint64_t p = at + incl - cm;
 #pragma unroll
       for (uint32_t e = 0; e < 4; ++e) {
-        if ((exm[g] >> e) & 1) {
-          if (at < o.ex_cap) {
-            o.ex_idx[at] = b * B + i0 + e;
-            static_cast<T*>(o.ex_val)[at] = v[g][e];
+        if ((m >> e) & 1) {
+          if (p < o.ex_cap) {
+            const uint64_t idx = (b0 + r) * B + i0 + e;
+            o.ex_idx[p] = idx;
+            static_cast<T*>(o.ex_val)[p] = x[idx];
           }
-          ++at;
+          ++p;
         }
       }
+      at += tot;
     }
-    ex_at += tot[g] >> 16;
-    if (nb[g] == 0) continue;
-    if (lane == 0) {
-      o.mid_counts[2 * nc_at] = static_cast<uint8_t>(tot[g]);
-      o.mid_counts[2 * nc_at + 1] = static_cast<uint8_t>((tot[g] & 0xffff) >> 8);
-    }
-    if (cnt[g]) o.codes[nc_at * (B / 4) + lane] = static_cast<uint8_t>(cb[g]);
-    uint32_t pos = spos + ((incl[g] - packed[g]) & 0xffff);
-    const U keep = top_mask<T>(nb[g]);
-#pragma unroll
-    for (uint32_t e = 0; e < 4; ++e) {
-      if (e < cnt[g]) {
-        const int L = static_cast<int>((cb[g] >> (2 * e)) & 3);
-        const U w = mid_word<T>(kept_pattern<T>((is_finite(v[g][e]) ? v[g][e] : mu[g]) - mu[g], keep), L);
-#pragma unroll
-        for (int q = 0; q < static_cast<int>(sizeof(T)); ++q)  // predicated, not a divergent loop
-          if (q < nb[g] - L) stage[pos + q] = static_cast<uint8_t>(w >> (8 * q));
-        pos += static_cast<uint32_t>(nb[g] - L);
-      }
-    }
-    spos += tot[g] & 0xffff;
-    ++nc_at;
   }
-  __syncwarp();
-  copy_words<true>(mp - a, stage, a, spos, lane);
 }
 
 // ---- B > 128: one CTA per data block, two passes -----------------------------------------
@@ -470,10 +572,10 @@ uint64_t code_section_bytes(uint64_t n, uint32_t B, uint64_t nonconstant, bool l
 // again with exactly enough (the first pass counted them).
 uint64_t first_exact_capacity(uint64_t n) { return n / 32 + 4096; }
 
-template <class T, int G, int MB>
-void encode_fused(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cudaStream_t s, DeviceEncoded<T>& d) {
+template <class T, int R, int MB>
+void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cudaStream_t s, DeviceEncoded<T>& d) {
   constexpr int W = Traits<T>::kBytes;
-  const uint64_t nblocks = d.nblocks, tiles = (nblocks + kWarps * G - 1) / (kWarps * G);
+  const uint64_t nblocks = d.nblocks, tiles = (nblocks + kWarps * R - 1) / (kWarps * R);
   SCIZ_REQUIRE(tiles < (uint64_t(1) << 31), Status::invalid_argument, "szx: field too large for one launch");
   lookback::Storage<3> chain(tiles, s);
   // Worst case sizes for the sections whose totals the kernel finds: every block non-constant.
@@ -481,17 +583,24 @@ void encode_fused(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
   d.codes = dev::Buffer<uint8_t>(nblocks * (B / 4), s);
   d.mid = dev::Buffer<uint8_t>(n * W, s);
   uint64_t cap = std::min<uint64_t>(n, first_exact_capacity(n));
-  const size_t smem = size_t{kWarps} * stage_stride(G * B * W);
+  const size_t smem = size_t{kWarps} * stage_warp_bytes<T>(R, B);
+  static const bool attr = [&] {  // above 48 KB only with the opt-in (f64)
+    SCIZ_CUDA_CHECK(cudaFuncSetAttribute(encode_tile_kernel<T, R, MB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(size_t{kWarps} * stage_warp_bytes<T>(R, 128))));
+    return true;
+  }();
+  (void)attr;
+  const float ebf = fast_bound(ebc);
   for (int attempt = 0; attempt < 2; ++attempt) {
     d.exact_idx = dev::Buffer<uint64_t>(cap, s);
     d.exact_val = dev::Buffer<T>(cap, s);
     chain.reset(s);
     const FusedOut o{d.kinds.get(), d.mus.get(), d.mid_counts.get(), d.codes.get(), d.mid.get(),
                      d.exact_idx.get(), d.exact_val.get(), cap};
-    KernelTimer t("encode fused kernel", n * W, s);
-    encode_fused_kernel<T, G, MB><<<static_cast<unsigned>(tiles), 32 * kWarps, smem, s>>>(d_x, n, nblocks, tiles, B, ebc,
-                                                                                      pe, chain.state(), o);
-    SCIZ_CUDA_CHECK_LAUNCH("szx encode_fused_kernel");
+    KernelTimer t("encode tile kernel", n * W, s);
+    encode_tile_kernel<T, R, MB><<<static_cast<unsigned>(tiles), 32 * kWarps, smem, s>>>(d_x, n, nblocks, tiles, B,
+                                                                                        ebc, ebf, pe, chain.state(), o);
+    SCIZ_CUDA_CHECK_LAUNCH("szx encode_tile_kernel");
     t.stop();
     Agg tot;
     chain.totals(&tot, s);
@@ -584,7 +693,7 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t blo
   d.mus = dev::Buffer<uint8_t>(d.nblocks * W, s);
   if (d.nblocks == 0) return d;
   if (block <= 128)
-    encode_fused<T, FusedConfig<T>::kG, FusedConfig<T>::kMinCtas>(d_x, n, ebc, pe, block, s, d);
+    encode_tiles<T, TileConfig<T>::kR, TileConfig<T>::kMinCtas>(d_x, n, ebc, pe, block, s, d);
   else
     encode_two_pass<T>(d_x, n, ebc, pe, block, s, d);
   return d;
