@@ -35,7 +35,7 @@ using Agg = lookback::Counts<3>;
 // the registers are capped for (__launch_bounds__ minimum). Measured on an H100, 500 MB f32
 // (docs/PERF_NOTES.md): R = 8 beat R = 4 (tiles of 32 blocks pay the look-back twice as
 // often) and R = 16 (twice the shared memory, 3 CTAs per SM); f32 6 CTAs (40 registers) beat
-// 4 and 5; f64 5 beat 6.
+// 4 and 5 (but by less than the noise at 1e-4); f64 5 beat 6.
 template <class T>
 struct TileConfig {
   static constexpr int kR = 8, kMinCtas = sizeof(T) == 4 ? 6 : 5;
@@ -55,12 +55,12 @@ struct FusedOut {
   uint64_t ex_cap;  // entries past it are counted, not written (the host then retries)
 };
 
-// A warp's staging in shared memory: its R blocks' mid-bytes (at phase 0, zeroed, with room
-// for a window past the end), their codes and their mid counts, packed as non-constant blocks
-// come.
+// A warp's staging in shared memory: its R blocks' mid-bytes (at phase 0, zeroed, with 20
+// bytes of slack for put_mid_bytes' last words), their codes and their mid counts, packed as
+// non-constant blocks come.
 template <class T>
 __host__ __device__ constexpr uint32_t stage_mid_bytes(int R, uint32_t B) {
-  return (R * B * sizeof(T) + 16 + 15) / 16 * 16;
+  return (R * B * sizeof(T) + 32 + 15) / 16 * 16;
 }
 template <class T>
 __host__ __device__ constexpr uint32_t stage_warp_bytes(int R, uint32_t B) {
@@ -99,34 +99,27 @@ __device__ inline uint32_t miss_mask(const T (&v)[4], const T (&xr)[4], uint32_t
   return m;
 }
 
-// Writes the lane's mid-bytes (value e: the low c[e] bytes of w[e], in value order) at byte
-// `pos` of the zeroed staging words. Words the lane fills alone are stored; its first and last
-// word may hold other lanes' bytes and are ORed in. float: the four values joined into one
-// string of <= 16 bytes first (<= 5 word writes instead of up to 8); double: value by value.
+// ORs the lane's mid-bytes (value e: the low c[e] bytes of w[e], in value order, the rest of
+// each w[e] zero) into the zeroed staging words from byte `pos`. float: the four values joined
+// into one string of <= 16 bytes, ORed in as 5 words whatever its length (no branches; the
+// words past it get zeros, hence the staging's slack); double: value by value.
 template <class U>
 __device__ inline void put_mid_bytes(uint32_t* sw, uint32_t pos, const U (&w)[4], const uint32_t (&c)[4]) {
   if constexpr (sizeof(U) == 4) {
-    const uint32_t n01 = c[0] + c[1], len = n01 + c[2] + c[3];
-    if (len == 0) return;
+    const uint32_t n01 = c[0] + c[1];
     const uint64_t s01 = static_cast<uint64_t>(w[0]) | (static_cast<uint64_t>(w[1]) << (8 * c[0]));
     const uint64_t s23 = static_cast<uint64_t>(w[2]) | (static_cast<uint64_t>(w[3]) << (8 * c[2]));
     const uint64_t lo = n01 < 8 ? s01 | (s23 << (8 * n01)) : s01;
     const uint64_t hi = n01 > 0 ? s23 >> (64 - 8 * n01) : 0;
     const uint32_t s0 = static_cast<uint32_t>(lo), s1 = static_cast<uint32_t>(lo >> 32),
                    s2 = static_cast<uint32_t>(hi), s3 = static_cast<uint32_t>(hi >> 32);
-    const uint32_t p = pos & 3, sh = 8 * p;
-    const uint32_t t[5] = {s0 << sh, __funnelshift_l(s0, s1, sh), __funnelshift_l(s1, s2, sh),
-                           __funnelshift_l(s2, s3, sh), __funnelshift_l(s3, 0u, sh)};
-    const uint32_t nw = (p + len + 3) >> 2, q = pos >> 2;
-#pragma unroll
-    for (uint32_t j = 0; j < 5; ++j) {
-      if (j < nw) {
-        if (j == 0 || j + 1 == nw)
-          atomicOr(sw + q + j, t[j]);
-        else
-          sw[q + j] = t[j];
-      }
-    }
+    const uint32_t sh = 8 * (pos & 3);
+    uint32_t* q = sw + (pos >> 2);
+    atomicOr(q, s0 << sh);
+    atomicOr(q + 1, __funnelshift_l(s0, s1, sh));
+    atomicOr(q + 2, __funnelshift_l(s1, s2, sh));
+    atomicOr(q + 3, __funnelshift_l(s2, s3, sh));
+    atomicOr(q + 4, __funnelshift_l(s3, 0u, sh));
   } else {
 #pragma unroll
     for (uint32_t e = 0; e < 4; ++e) {
@@ -197,6 +190,8 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
   }
   uint32_t spos = 0, nc = 0;
   Bits exbits = 0;
+  int my_kind = 0;  // lane r: block r's kind and mean
+  T my_mu = 0;
 #pragma unroll 1
   for (uint32_t r = 0; r < nr; ++r) {
     const T v[4] = {nx[0], nx[1], nx[2], nx[3]};
@@ -237,9 +232,9 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       const double r = block_radius(fmn, fmx, mu);
       if (!(r <= ebc)) nb = required_bytes<T>(static_cast<T>(r), pe);
     }
-    if (lane == 0) {
-      o.kinds[b0 + r] = static_cast<uint8_t>(nb);
-      static_cast<T*>(o.mus)[b0 + r] = mu;
+    if (lane == r) {  // stored after the loop, one coalesced store each
+      my_kind = nb;
+      my_mu = mu;
     }
     uint32_t ex4 = 0;
     if (nb == 0) {
@@ -266,7 +261,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
         const int L = leading_bytes<T>(k[e], prev, lcap);
         c[e] = e < cnt ? static_cast<uint32_t>(nb - L) : 0u;
         cb |= (e < cnt ? static_cast<uint32_t>(L) : 0u) << (2 * e);
-        w[e] = mid_word<T>(k[e], L);
+        w[e] = e < cnt ? mid_word<T>(k[e], L) : U(0);
         prev = k[e];
       }
       ex4 = miss_mask(v, xr, cnt, ebc, ebf);
@@ -280,6 +275,10 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       ++nc;
     }
     exbits |= static_cast<Bits>(ex4) << (4 * r);
+  }
+  if (lane < nr) {
+    o.kinds[b0 + lane] = static_cast<uint8_t>(my_kind);
+    static_cast<T*>(o.mus)[b0 + lane] = my_mu;
   }
   const uint32_t nex = warp_sum(sizeof(Bits) == 8 ? __popcll(exbits) : __popc(static_cast<uint32_t>(exbits)));
 
