@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
@@ -52,10 +53,27 @@ std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sectio
   const uint32_t header_size = static_cast<uint32_t>(w.size() + 8);
   std::memcpy(w.buffer().data() + header_size_at, &header_size, 4);
   w.put<uint64_t>(xxh64(w.buffer().data(), w.size()));
-  if (!sections.empty() && sections[0].bytes.size() >= (size_t{1} << 20) && sections[0].bytes.capacity() >= offset) {
-    std::vector<uint8_t> out = std::move(sections[0].bytes);
-    out.insert(out.begin(), w.buffer().begin(), w.buffer().end());  // shifts in place: capacity suffices
-    for (size_t i = 1; i < sections.size(); ++i) out.insert(out.end(), sections[i].bytes.begin(), sections[i].bytes.end());
+  // In place: a large section with room for the whole stream becomes the stream. Its bytes move
+  // up to their offset inside memory they already occupy, and only the header and the other
+  // sections are copied, instead of faulting in and filling a fresh buffer of the stream's size.
+  size_t big = sections.size();
+  for (size_t i = 0; i < sections.size(); ++i)
+    if (sections[i].bytes.size() >= (size_t{1} << 20) && sections[i].bytes.capacity() >= offset &&
+        (big == sections.size() || sections[i].bytes.size() > sections[big].bytes.size()))
+      big = i;
+  if (big < sections.size()) {
+    std::vector<uint8_t> out = std::move(sections[big].bytes);
+    size_t at = w.size();
+    for (size_t i = 0; i < big; ++i) at += sections[i].bytes.size();
+    const size_t n = out.size();
+    out.resize(offset);
+    std::memmove(out.data() + at, out.data(), n);
+    std::memcpy(out.data(), w.buffer().data(), w.size());
+    size_t pos = w.size();
+    for (size_t i = 0; i < sections.size(); ++i) {
+      if (i != big && !sections[i].bytes.empty()) std::memcpy(out.data() + pos, sections[i].bytes.data(), sections[i].bytes.size());
+      pos += i == big ? n : sections[i].bytes.size();
+    }
     return out;
   }
   reserve_large(w.buffer(), offset);  // one allocation for the whole stream, not one per growth step

@@ -31,6 +31,7 @@
 
 #include "core/cuda_check.cuh"
 #include "core/exact_runs.hpp"
+#include "core/host_memory.hpp"
 #include "core/kernel_timer.cuh"
 #include "core/lookback.cuh"
 #include "predict/delta/delta.hpp"
@@ -806,20 +807,27 @@ Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats) {
   e.mode = d.mode;
   e.row = d.row;
   const uint64_t L = layer_count(d.n), G = group_count(d.n);
-  e.widths.resize(G);
-  e.initial.resize(4 * L);
-  e.payload.resize(d.payload_bytes);
   std::vector<uint64_t> idx(d.exact_count);
   std::vector<T> val(d.exact_count);
-  if (L) {
-    dev::copy_to_host(e.widths.data(), d.widths.get(), G, s);
-    dev::copy_to_host(e.initial.data(), d.initial.get(), 4 * L, s);
-    dev::copy_to_host(e.payload.data(), d.payload.get(), d.payload_bytes, s);
+  if (d.exact_count) {
     dev::copy_to_host(idx.data(), d.exact_idx.get(), idx.size() * 8, s);
     dev::copy_to_host(val.data(), d.exact_val.get(), val.size() * sizeof(T), s);
     dev::sync(s);
   }
   e.exact = write_runs<T>(idx, val);
+  // Fresh host pages cost more to fault in than to fill (core/host_memory.hpp): the payload
+  // gets huge pages and room for the whole stream, which the container then builds in place
+  // around it (core/container.cpp).
+  reserve_large(e.payload, d.payload_bytes + G + 4 * L + e.exact.size() + (size_t{1} << 20));
+  e.widths.resize(G);
+  e.initial.resize(4 * L);
+  e.payload.resize(d.payload_bytes);
+  if (L) {
+    dev::copy_to_host(e.widths.data(), d.widths.get(), G, s);
+    dev::copy_to_host(e.initial.data(), d.initial.get(), 4 * L, s);
+    dev::copy_to_host(e.payload.data(), d.payload.get(), d.payload_bytes, s);
+    dev::sync(s);
+  }
   if (stats) {
     stats->layers = L;
     stats->groups = G;

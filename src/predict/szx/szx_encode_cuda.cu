@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/exact_runs.hpp"
+#include "core/host_memory.hpp"
 #include "core/lookback.cuh"
 #include "predict/szx/szx_cuda_common.cuh"
 
@@ -703,24 +704,33 @@ Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats) {
   constexpr int W = Traits<T>::kBytes;
   Encoded e;
   e.block = d.block;
+  std::vector<uint64_t> exact_idx(d.exact_count);
+  std::vector<T> exact_val(d.exact_count);
+  if (d.exact_count) {
+    dev::copy_to_host(exact_idx.data(), d.exact_idx.get(), exact_idx.size() * 8, s);
+    dev::copy_to_host(exact_val.data(), d.exact_val.get(), exact_val.size() * sizeof(T), s);
+    dev::sync(s);
+  }
+  e.exact = write_runs<T>(exact_idx, exact_val);
+  // Fresh host pages cost more to fault in than to fill (core/host_memory.hpp): the large
+  // sections get huge pages, and the mid-bytes room for the whole stream, which the container
+  // then builds in place around them (core/container.cpp).
+  const uint64_t others = d.nblocks * (1 + W) + 2 * d.nonconstant + d.code_bytes + e.exact.size();
+  reserve_large(e.mid, d.mid_bytes + others + (size_t{1} << 20));
+  reserve_large(e.codes, d.code_bytes);
   e.kinds.resize(d.nblocks);
   e.mus.resize(d.nblocks * W);
   e.mid_counts.resize(2 * d.nonconstant);
   e.codes.resize(d.code_bytes);
   e.mid.resize(d.mid_bytes);
-  std::vector<uint64_t> exact_idx(d.exact_count);
-  std::vector<T> exact_val(d.exact_count);
   if (d.nblocks) {
     dev::copy_to_host(e.kinds.data(), d.kinds.get(), e.kinds.size(), s);
     dev::copy_to_host(e.mus.data(), d.mus.get(), e.mus.size(), s);
     dev::copy_to_host(e.mid_counts.data(), d.mid_counts.get(), e.mid_counts.size(), s);
     dev::copy_to_host(e.codes.data(), d.codes.get(), e.codes.size(), s);
     dev::copy_to_host(e.mid.data(), d.mid.get(), e.mid.size(), s);
-    dev::copy_to_host(exact_idx.data(), d.exact_idx.get(), exact_idx.size() * 8, s);
-    dev::copy_to_host(exact_val.data(), d.exact_val.get(), exact_val.size() * sizeof(T), s);
     dev::sync(s);
   }
-  e.exact = write_runs<T>(exact_idx, exact_val);
   if (stats) {
     stats->blocks = d.nblocks;
     stats->constant_blocks = d.nblocks - d.nonconstant;
