@@ -29,6 +29,7 @@ struct CompressOptions {
   int32_t radius = 512;  // lorenzo: quant codes span [0, 2 radius); 1..32768
   Lossless lossless = Lossless::auto_select;  // lorenzo: stage for the quant codes
   DeltaChain delta_chain = DeltaChain::auto_select;  // delta: chain order (types.hpp)
+  uint32_t szx_block = 128;  // szx: values per block, a multiple of 32 in 32..4096
   Stream stream = nullptr;
 };
 

@@ -22,12 +22,12 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     std::vector<T> staged;
     const T* x = staging::input_on_host(job, n, staged);
     TracePhase t("szx encode (cpu)");
-    enc = szx::encode_cpu<T>(x, n, job.eb_abs);
+    enc = szx::encode_cpu<T>(x, n, job.eb_abs, job.opt.szx_block);
   } else {
     dev::Buffer<T> staged;
     const T* dx = staging::input_on_device(job, n, staged);
     TracePhase t("szx encode (cuda)", true, s);
-    enc = szx::encode_cuda<T>(dx, n, job.eb_abs, szx::kDefaultBlock, s);
+    enc = szx::encode_cuda<T>(dx, n, job.eb_abs, job.opt.szx_block, s);
   }
   params = szx::write_params(enc.block);
   sections.push_back({kKinds, std::move(enc.kinds)});

@@ -324,6 +324,21 @@ TEST_F(Cli, DeltaChainOptionReachesTheStream) {
   }
 }
 
+TEST_F(Cli, SzxBlockOptionReachesTheStream) {
+  write_raw(path("in.raw"), test::smooth_field<float>(Shape{{30, 40}}, 3));
+  Result r = run("compress -i in.raw -o z.sciz -t f32 -d 30x40 -r 1e-3 -p szx --device cpu -q --szx-block 256");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run("info -i z.sciz");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("256"), std::string::npos) << r.out;
+  r = run("decompress -i z.sciz -o z.raw --device cpu -q");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(fs::file_size(path("z.raw")), 30u * 40 * 4);
+  const std::string base = "compress -i in.raw -o y.sciz -t f32 -d 30x40 -r 1e-3 -p szx --szx-block ";
+  expect_error(base + "100", "multiple of 32", 2);
+  expect_error(base + "8192", "32..4096", 2);
+}
+
 TEST_F(Cli, EvalTable) {
   write_raw(path("in.raw"), test::smooth_field<double>(Shape{{8, 9, 10}}, 3));
   const Result r = run("eval -i in.raw -t f64 -d 8x9x10 -a 1e-2 --device cpu");

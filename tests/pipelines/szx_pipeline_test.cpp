@@ -82,3 +82,38 @@ TEST(SzxPipeline, DamagedStreamsAreRefused) {
     EXPECT_THROW(decompress(bad, y.data(), y.size() * 4, Device::cpu), Error) << "flip at " << byte;
   }
 }
+
+TEST(SzxPipeline, BlockSizeOptionReachesTheStream) {
+  const Shape s = Shape::parse("9x1001");
+  const auto x = test::smooth_field<float>(s, 3);
+  for (uint32_t block : {32u, 96u, 128u, 1024u, 4096u}) {
+    SCOPED_TRACE(block);
+    CompressOptions o;
+    o.eb = {EbMode::rel, 1e-3};
+    o.pipeline = "szx";
+    o.device = Device::cpu;
+    o.szx_block = block;
+    const auto st = compress({x.data(), DType::f32, s}, o);
+    const StreamInfo info = inspect(st);
+    ASSERT_EQ(info.pipeline, "szx");
+    ASSERT_EQ(info.params.size(), 1u);
+    EXPECT_EQ(info.params[0], std::make_pair(std::string("block"), std::to_string(block)));
+    std::vector<float> y(x.size());
+    decompress(st, y.data(), y.size() * 4, Device::cpu);
+    EXPECT_EQ(test::check_bound(x, y, info.eb_abs), "");
+  }
+  for (uint32_t bad : {0u, 16u, 100u, 4128u}) {
+    CompressOptions o;
+    o.eb = {EbMode::rel, 1e-3};
+    o.pipeline = "szx";
+    o.device = Device::cpu;
+    o.szx_block = bad;
+    try {
+      compress({x.data(), DType::f32, s}, o);
+      ADD_FAILURE() << "block " << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::invalid_argument) << bad;
+      EXPECT_NE(std::string(e.what()).find("block size " + std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+}

@@ -47,6 +47,7 @@ const std::vector<Spec>& specs() {
       {nullptr, "--radius", true, data_in},
       {nullptr, "--lossless", true, data_in},
       {nullptr, "--delta-chain", true, data_in},
+      {nullptr, "--szx-block", true, data_in},
       {nullptr, "--runs", true, {C::eval}},
       {"-q", "--quiet", false, {C::compress, C::decompress, C::eval}},
       {nullptr, "--json", false, {C::info, C::eval}},
@@ -105,6 +106,10 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
     else if (ln == "--radius") o.radius = static_cast<int32_t>(parse_int(name, v, 1, 32768));
     else if (ln == "--lossless") o.lossless = parse_lossless(v);
     else if (ln == "--delta-chain") o.delta_chain = parse_delta_chain(v);
+    else if (ln == "--szx-block") {
+      o.szx_block = static_cast<uint32_t>(parse_int(name, v, 32, 4096));
+      if (o.szx_block % 32) usage_error(name + " " + quote(v) + " must be a multiple of 32 in 32..4096");
+    }
     else if (ln == "--runs") o.runs = static_cast<int>(parse_int(name, v, 1, 100000));
     else if (ln == "--quiet") o.quiet = true;
     else if (ln == "--json") o.json = true;

@@ -24,6 +24,7 @@ struct Options {
   int32_t radius = 512;
   Lossless lossless = Lossless::auto_select;
   DeltaChain delta_chain = DeltaChain::auto_select;
+  uint32_t szx_block = 128;
   int runs = 1;
   bool quiet = false;
   bool json = false;

@@ -40,6 +40,7 @@ CompressOptions compress_options(const Options& o, Device d) {
   co.radius = o.radius;
   co.lossless = o.lossless;
   co.delta_chain = o.delta_chain;
+  co.szx_block = o.szx_block;
   return co;
 }
 

@@ -22,11 +22,11 @@ std::string pipeline_list() {
 const char* kUsage =
     "usage:\n"
     "  sciz compress   -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [-q]\n"
+    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [-q]\n"
     "  sciz decompress -i IN.sciz -o OUT [--device cpu|cuda|auto] [-q]\n"
     "  sciz info       -i IN.sciz [--json]\n"
     "  sciz eval       -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--runs N] [--json] [-q]\n"
+    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--runs N] [--json] [-q]\n"
     "  sciz --help | sciz COMMAND --help | sciz --version\n";
 
 std::string input_text() {
@@ -55,7 +55,9 @@ std::string field_options() {
          "      --delta-chain C  delta chain order: auto (default: serpentine where rows hold at\n"
          "                       most 128 values, else linear), linear (fastest on the GPU), or\n"
          "                       serpentine (odd rows walked backwards: smaller streams on\n"
-         "                       short rows, e.g. x1.2-1.6 on rows of 38-100 values)\n";
+         "                       short rows, e.g. x1.2-1.6 on rows of 38-100 values)\n"
+         "      --szx-block N    szx values per block, a multiple of 32 in 32..4096 (default\n"
+         "                       128; the GPU's fastest; larger blocks store fewer means)\n";
 }
 
 const char* kExit =
@@ -89,7 +91,7 @@ std::string help_text(std::optional<Command> cmd) {
   switch (*cmd) {
     case Command::compress:
       return "usage: sciz compress -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-             "                     [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [-q]\n\n"
+             "                     [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [-q]\n\n"
              "Compresses a field into a .sciz stream. Exactly one of -r and -a is required.\n\n"
              "options:\n" +
              field_options() +
@@ -118,7 +120,7 @@ std::string help_text(std::optional<Command> cmd) {
              std::string(kExit);
     case Command::eval:
       return "usage: sciz eval -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-             "                 [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--runs N] [--json] [-q]\n\n"
+             "                 [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--runs N] [--json] [-q]\n\n"
              "Compresses and decompresses on the chosen device, compares the result with the\n"
              "input and reports: ratio, bit rate, max abs error (and / eb), whether the bound held\n"
              "(max abs error <= resolved eb and every NaN/Inf back exactly), PSNR, NRMSE, SSIM and\n"
