@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/cuda_check.cuh"
+#include "core/exact_download.hpp"
 #include "core/exact_runs.hpp"
 #include "core/host_memory.hpp"
 #include "core/kernel_timer.cuh"
@@ -807,14 +808,7 @@ Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats) {
   e.mode = d.mode;
   e.row = d.row;
   const uint64_t L = layer_count(d.n), G = group_count(d.n);
-  std::vector<uint64_t> idx(d.exact_count);
-  std::vector<T> val(d.exact_count);
-  if (d.exact_count) {
-    dev::copy_to_host(idx.data(), d.exact_idx.get(), idx.size() * 8, s);
-    dev::copy_to_host(val.data(), d.exact_val.get(), val.size() * sizeof(T), s);
-    dev::sync(s);
-  }
-  e.exact = write_runs<T>(idx, val);
+  e.exact = download_exact_runs<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
   // Fresh host pages cost more to fault in than to fill (core/host_memory.hpp): the payload
   // gets huge pages and room for the whole stream, which the container then builds in place
   // around it (core/container.cpp).

@@ -18,6 +18,7 @@
 
 #include <vector>
 
+#include "core/exact_download.hpp"
 #include "core/exact_runs.hpp"
 #include "core/host_memory.hpp"
 #include "core/lookback.cuh"
@@ -704,14 +705,7 @@ Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats) {
   constexpr int W = Traits<T>::kBytes;
   Encoded e;
   e.block = d.block;
-  std::vector<uint64_t> exact_idx(d.exact_count);
-  std::vector<T> exact_val(d.exact_count);
-  if (d.exact_count) {
-    dev::copy_to_host(exact_idx.data(), d.exact_idx.get(), exact_idx.size() * 8, s);
-    dev::copy_to_host(exact_val.data(), d.exact_val.get(), exact_val.size() * sizeof(T), s);
-    dev::sync(s);
-  }
-  e.exact = write_runs<T>(exact_idx, exact_val);
+  e.exact = download_exact_runs<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
   // Fresh host pages cost more to fault in than to fill (core/host_memory.hpp): the large
   // sections get huge pages, and the mid-bytes room for the whole stream, which the container
   // then builds in place around them (core/container.cpp).
