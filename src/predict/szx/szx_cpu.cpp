@@ -322,6 +322,8 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
         e.codes = std::move(loc[0].codes.v);
         e.mid = std::move(loc[0].mid.v);
       }
+      reserve_large(e.codes, off_codes[nt]);  // huge pages before the (serial) first touch
+      reserve_large(e.mid, off_mid[nt]);
       e.codes.resize(off_codes[nt]);
       e.mid.resize(off_mid[nt]);
       e.mid_counts.resize(off_cnt[nt] * 2);
