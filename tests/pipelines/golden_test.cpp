@@ -25,6 +25,7 @@ struct Golden {
   Lossless lossless = Lossless::auto_select;
   bool current = true;  // written by this format version: the encoder must reproduce it
   const char* pipeline = "lorenzo";
+  uint32_t szx_block = 128;
 };
 const Golden kGoldens[] = {
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v1_isabel_f32_rel1e-3",
@@ -56,6 +57,14 @@ const Golden kGoldens[] = {
      "delta_v2_serpentine_ocean_nan_f32_rel1e-2", Lossless::auto_select, true, "delta"},
     {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "delta_v2_mpas_f64_rel1e-4",
      Lossless::auto_select, true, "delta"},
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "szx_v2_isabel_f32_rel1e-3",
+     Lossless::auto_select, true, "szx"},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2, "szx_v2_ocean_nan_f32_rel1e-2",
+     Lossless::auto_select, true, "szx"},
+    {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "szx_v2_mpas_f64_rel1e-4",
+     Lossless::auto_select, true, "szx"},
+    {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "szx_v2_s3d_f32_rel1e-2_block1024",
+     Lossless::auto_select, true, "szx", 1024},
 };
 const fs::path kDir = fs::path(SCIZ_FIXTURES_DIR).parent_path() / "golden";
 }  // namespace
@@ -72,6 +81,7 @@ TEST(Golden, DecodesToRecordedBitsAndEncoderIsStable) {
     o.device = Device::cpu;
     o.lossless = g.lossless;
     o.pipeline = g.pipeline;
+    o.szx_block = g.szx_block;
     const auto fresh = compress({raw.data(), g.dtype, s}, o);
     const fs::path sp = kDir / (std::string(g.name) + ".sciz"), dp = kDir / (std::string(g.name) + ".xxh64");
     if (write && g.current && !fs::exists(sp)) {
