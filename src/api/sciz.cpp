@@ -139,7 +139,7 @@ StreamInfo inspect(std::span<const uint8_t> stream) {
   }
   for (const auto& s : ps.sections) {
     const uint64_t off = static_cast<uint64_t>(s.bytes.data() - stream.data());
-    info.sections.push_back({s.id, off, s.bytes.size(), xxh64(s.bytes.data(), s.bytes.size())});
+    info.sections.push_back({s.id, off, s.bytes.size(), s.checksum});
   }
   return info;
 }

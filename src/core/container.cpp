@@ -16,6 +16,10 @@ namespace {
 constexpr size_t kEntryBytes = 4 + 4 + 8 + 8 + 8;
 }
 
+uint64_t section_checksum(uint16_t version, std::span<const uint8_t> bytes) {
+  return version >= 3 ? chunked_xxh64(bytes.data(), bytes.size()) : xxh64(bytes.data(), bytes.size());
+}
+
 std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sections) {
   h.shape.validate();
   SCIZ_REQUIRE(h.pipeline.size() < 256, Status::internal, "pipeline name too long");
@@ -47,7 +51,7 @@ std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sectio
     w.put<uint32_t>(0);
     w.put<uint64_t>(offset);
     w.put<uint64_t>(s.bytes.size());
-    w.put<uint64_t>(xxh64(s.bytes.data(), s.bytes.size()));
+    w.put<uint64_t>(section_checksum(kFormatVersion, s.bytes));
     offset += s.bytes.size();
   }
   const uint32_t header_size = static_cast<uint32_t>(w.size() + 8);
@@ -157,9 +161,9 @@ ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) 
                 "] lies outside the stream of " + std::to_string(stream.size()) + " bytes or overlaps another");
     SCIZ_REQUIRE(ps.find(id) == nullptr, Status::corrupt_stream, "section id " + std::to_string(id) + " appears twice");
     if (verify_sections)
-      SCIZ_REQUIRE(xxh64(stream.data() + off, len) == sum, Status::corrupt_stream,
+      SCIZ_REQUIRE(section_checksum(h.version, stream.subspan(off, len)) == sum, Status::corrupt_stream,
               "section " + std::to_string(id) + " checksum mismatch: stream is corrupted");
-    ps.sections.push_back({id, stream.subspan(off, len)});
+    ps.sections.push_back({id, stream.subspan(off, len), sum});
     prev_end = off + len;
   }
   SCIZ_REQUIRE(hr.remaining() == 0, Status::corrupt_stream, "header has " + std::to_string(hr.remaining()) + " unexplained bytes");

@@ -13,7 +13,7 @@ namespace sciz {
 inline constexpr uint8_t kMagic[4] = {'S', 'C', 'I', 'Z'};
 // Version 2 added lorenzo's huffman, rle and rle+huffman stages; the container is unchanged,
 // so version-1 streams (bitpack) still decode.
-inline constexpr uint16_t kFormatVersion = 2;
+inline constexpr uint16_t kFormatVersion = 3;
 inline constexpr uint16_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kMaxSections = 64;
 
@@ -39,12 +39,17 @@ struct SectionIn {  // what a pipeline hands the writer
 struct SectionView {  // what the reader hands a pipeline: validated and checksummed
   uint32_t id;
   std::span<const uint8_t> bytes;
+  uint64_t checksum;  // as stored in the section table (and verified)
 };
 
-// Consumes the sections: when the first one is large and its vector has spare capacity for the
-// header and the other sections (see kStreamSlack), the stream is built inside that vector
-// (the header shifted in front) instead of copied into fresh memory, whose page faults cost
-// more than the copy itself on big streams.
+// A section's checksum as the given format version defines it: xxh64 up to version 2, the
+// chunked digest (checksum.hpp) from version 3.
+uint64_t section_checksum(uint16_t version, std::span<const uint8_t> bytes);
+
+// Consumes the sections: when a large one has spare capacity for the header and the other
+// sections (see stream_slack), the stream is built inside that vector (its bytes moved up to
+// their place, the rest copied around them) instead of copied into fresh memory, whose page
+// faults cost more than the copy itself on big streams.
 std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sections);
 
 // Capacity a stage leaves after a large blob, so the container can build the stream in place.

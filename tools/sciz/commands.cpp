@@ -165,7 +165,7 @@ int run_info(const Options& o) {
   t.row("sections", std::to_string(info.sections.size()));
   for (const auto& sec : info.sections)
     t.row("  id " + std::to_string(sec.id), "offset " + std::to_string(sec.offset) + ", length " +
-                                                std::to_string(sec.length) + ", xxh64 " + hex64(sec.checksum));
+                                                std::to_string(sec.length) + ", checksum " + hex64(sec.checksum));
   std::fputs(t.str().c_str(), stdout);
   return kExitOk;
 }

@@ -112,7 +112,7 @@ std::string help_text(std::optional<Command> cmd) {
     case Command::info:
       return "usage: sciz info -i IN.sciz [--json]\n\n"
              "Describes a stream: format version, type, dims, error bound, value range, pipeline\n"
-             "and its parameters, and every section (id, offset, length, xxh64 checksum).\n"
+             "and its parameters, and every section (id, offset, length, checksum).\n"
              "All checksums are verified.\n\n"
              "options:\n"
              "  -i, --input PATH     the .sciz stream\n"
