@@ -26,4 +26,25 @@ inline int thread_id() {
 #endif
 }
 
+// Threads in the current team (1 outside a parallel region). A region may get fewer threads
+// than num_threads asked for: called from the caller's own parallel region with nesting off,
+// it gets one. So per-thread shares come from this, never from the count that was asked for.
+inline int team_size() {
+#if defined(_OPENMP)
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
+// The calling thread's contiguous share [lo, hi) of n items, in thread order, over the team
+// that actually runs (all n items for a team of one).
+struct Share {
+  uint64_t lo, hi;
+};
+inline Share thread_share(uint64_t n) {
+  const uint64_t t = static_cast<uint64_t>(thread_id()), nt = static_cast<uint64_t>(team_size());
+  return {n * t / nt, n * (t + 1) / nt};
+}
+
 }  // namespace sciz

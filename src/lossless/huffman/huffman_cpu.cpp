@@ -5,12 +5,10 @@
 #include <atomic>
 #include <cstring>
 #include <string>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "core/container.hpp"
 #include "core/host_memory.hpp"
+#include "core/omp_threads.hpp"
 #include "lossless/huffman/huffman.hpp"
 
 namespace sciz::huffman {
@@ -39,12 +37,8 @@ std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym) {
     uint32_t* t1 = t0 + kAlphabet;
     uint32_t* t2 = t1 + kAlphabet;
     uint32_t* t3 = t2 + kAlphabet;
-    int64_t lo = 0, hi = n;
-#if defined(_OPENMP)
-    const int64_t nth = omp_get_num_threads(), tid = omp_get_thread_num();
-    lo = n * tid / nth;
-    hi = n * (tid + 1) / nth;
-#endif
+    const Share sh = thread_share(static_cast<uint64_t>(n));
+    const int64_t lo = static_cast<int64_t>(sh.lo), hi = static_cast<int64_t>(sh.hi);
     const uint16_t* s = sym.data();
     constexpr int64_t kBlock = int64_t{1} << 30;
     for (int64_t b0 = lo; b0 < hi; b0 += kBlock) {

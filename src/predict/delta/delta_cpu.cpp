@@ -666,9 +666,9 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats, uint64_t row
 
 #pragma omp parallel num_threads(nt)
   {
-    const int tid = thread_id();
+    const int tid = thread_id(), team = team_size();
     Local<T>& o = loc[tid];
-    const uint64_t l0 = L * tid / nt, l1 = L * (tid + 1) / nt;
+    const auto [l0, l1] = thread_share(L);
     // Room for about 12 bits a value before any regrowth (plus one layer at its largest).
     grow_fresh(o.payload, static_cast<size_t>(std::min<uint64_t>(n, (l1 - l0) * kLayer)) * 3 / 2 + kMaxLayerBytes, 0);
 #if defined(SCIZ_DELTA_AVX2)
@@ -685,7 +685,7 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats, uint64_t row
         off_pay[t + 1] = off_pay[t] + loc[t].used;
         off_ex[t + 1] = off_ex[t] + loc[t].ei.size();
       }
-      if (nt == 1) {  // one thread: its buffer becomes the section (no copy)
+      if (team == 1) {  // one thread: its buffer becomes the section (no copy)
         loc[0].payload.resize(loc[0].used);
         e.payload.swap(loc[0].payload);
       } else {
@@ -694,7 +694,7 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats, uint64_t row
       exact_idx.resize(off_ex[nt]);
       exact_val.resize(off_ex[nt]);
     }
-    if (nt > 1 && o.used) std::memcpy(e.payload.data() + off_pay[tid], o.payload.data(), o.used);
+    if (team > 1 && o.used) std::memcpy(e.payload.data() + off_pay[tid], o.payload.data(), o.used);
     std::copy(o.ei.begin(), o.ei.end(), exact_idx.begin() + off_ex[tid]);
     std::copy(o.ev.begin(), o.ev.end(), exact_val.begin() + off_ex[tid]);
   }
@@ -764,8 +764,7 @@ void decode_cpu(const Sections& s, uint64_t n, double eb, T* out) {
   const int nt = thread_count(L);
 #pragma omp parallel num_threads(nt)
   {
-    const int tid = thread_id();
-    const uint64_t l0 = L * tid / nt, l1 = L * (tid + 1) / nt;
+    const auto [l0, l1] = thread_share(L);
     std::vector<T> buf;  // serpentine mode: one layer in chain order
 #if defined(SCIZ_DELTA_AVX2)
     if (use_avx2()) {

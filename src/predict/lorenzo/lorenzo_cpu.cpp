@@ -5,10 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
+#include "core/omp_threads.hpp"
 #include "core/round_cpu.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 #include "predict/lorenzo/lorenzo_cpu_ref.hpp"
@@ -65,18 +63,11 @@ void compress_cpu_reference(const T* x, const Extent& e, const ChunkShape& c, co
                             uint16_t* codes, Sparse<T>& sp) {
   const ChunkGrid g = chunk_grid(e, c);
   const int64_t nchunks = static_cast<int64_t>(g.count());
-  int nthreads = 1;
-#if defined(_OPENMP)
-  nthreads = omp_get_max_threads();
-#endif
+  const int nthreads = thread_count(static_cast<uint64_t>(nchunks));
   std::vector<ThreadOut<T>> outs(nthreads);
 #pragma omp parallel num_threads(nthreads)
   {
-    int tid = 0;
-#if defined(_OPENMP)
-    tid = omp_get_thread_num();
-#endif
-    ThreadOut<T>& o = outs[tid];
+    ThreadOut<T>& o = outs[thread_id()];
     std::vector<int32_t> d(c.volume());
     std::vector<uint8_t> fill(c.cx);
     // Static schedule: thread t takes a contiguous run of chunks, so concatenating the
@@ -308,27 +299,20 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
   if (!((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1))) return compress_cpu_reference(x, e, c, p, codes, sp);
   const ChunkGrid g = chunk_grid(e, c);
   const int64_t nchunks = static_cast<int64_t>(g.count());
-  int nthreads = 1;
-#if defined(_OPENMP)
-  nthreads = omp_get_max_threads();
-#endif
+  const int nthreads = thread_count(static_cast<uint64_t>(nchunks));
   std::vector<ThreadOut<T>> outs(nthreads);
   const bool avx2 = use_avx2();
   (void)avx2;
 #pragma omp parallel num_threads(nthreads)
   {
-    int tid = 0, nth = 1;
-#if defined(_OPENMP)
-    tid = omp_get_thread_num();
-    nth = omp_get_num_threads();
-#endif
     // d with a zero front plane, row and column.
     std::vector<int32_t> dp(static_cast<size_t>(c.cz + 1) * (c.cy + 1) * (c.cx + 1), 0);
     std::vector<T> st(c.cx);
     // Thread t takes a contiguous run of chunks, in thread order, so concatenating the
     // per-thread lists in thread order keeps outliers in chunk-major order.
-    const int64_t lo = nchunks * tid / nth, hi = nchunks * (tid + 1) / nth;
-    const RowCtx<T> k{x, e, c, g, p, codes, outs[tid], dp.data(), st.data()};
+    const Share sh = thread_share(static_cast<uint64_t>(nchunks));
+    const int64_t lo = static_cast<int64_t>(sh.lo), hi = static_cast<int64_t>(sh.hi);
+    const RowCtx<T> k{x, e, c, g, p, codes, outs[thread_id()], dp.data(), st.data()};
 #if defined(__x86_64__) && defined(__GNUC__)
     if (avx2)
       run_chunks_avx2(lo, hi, k);

@@ -300,9 +300,9 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
 
 #pragma omp parallel num_threads(nt)
   {
-    const int tid = thread_id();
+    const int tid = thread_id(), team = team_size();
     Local<T>& o = loc[tid];
-    const uint64_t b0 = nblocks * tid / nt, b1 = nblocks * (tid + 1) / nt;
+    const auto [b0, b1] = thread_share(nblocks);
     grow_fresh(o.codes.v, (b1 - b0) * (block / 4) + 1, 0);
     // A first guess of 1 MiB (fresh zero-filled pages cost time); reserve() then sizes the
     // buffer from the rate seen over the blocks before.
@@ -318,20 +318,18 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
         off_cnt[t + 1] = off_cnt[t] + loc[t].counts.size();
         off_ex[t + 1] = off_ex[t] + loc[t].ei.size();
       }
-      if (nt == 1) {  // one thread: its buffers become the sections (no second allocation, no copy)
+      if (team == 1) {  // one thread: its buffers become the sections (no second allocation, no copy)
         e.codes = std::move(loc[0].codes.v);
         e.mid = std::move(loc[0].mid.v);
       }
-      reserve_large(e.codes, off_codes[nt]);  // huge pages before the (serial) first touch
-      reserve_large(e.mid, off_mid[nt]);
-      e.codes.resize(off_codes[nt]);
-      e.mid.resize(off_mid[nt]);
+      grow_fresh(e.codes, off_codes[nt], 0);  // huge pages before the (serial) first touch
+      grow_fresh(e.mid, off_mid[nt], 0);
       e.mid_counts.resize(off_cnt[nt] * 2);
       exact_idx.resize(off_ex[nt]);
       exact_val.resize(off_ex[nt]);
     }
-    if (nt > 1 && o.codes.used) std::memcpy(e.codes.data() + off_codes[tid], o.codes.v.data(), o.codes.used);
-    if (nt > 1 && o.mid.used) std::memcpy(e.mid.data() + off_mid[tid], o.mid.v.data(), o.mid.used);
+    if (team > 1 && o.codes.used) std::memcpy(e.codes.data() + off_codes[tid], o.codes.v.data(), o.codes.used);
+    if (team > 1 && o.mid.used) std::memcpy(e.mid.data() + off_mid[tid], o.mid.v.data(), o.mid.used);
     if (!o.counts.empty()) std::memcpy(e.mid_counts.data() + off_cnt[tid] * 2, o.counts.data(), o.counts.size() * 2);
     std::copy(o.ei.begin(), o.ei.end(), exact_idx.begin() + off_ex[tid]);
     std::copy(o.ev.begin(), o.ev.end(), exact_val.begin() + off_ex[tid]);
