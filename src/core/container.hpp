@@ -11,8 +11,9 @@
 namespace sciz {
 
 inline constexpr uint8_t kMagic[4] = {'S', 'C', 'I', 'Z'};
-// Version 2 added lorenzo's huffman, rle and rle+huffman stages; the container is unchanged,
-// so version-1 streams (bitpack) still decode.
+// Version 2 added lorenzo's huffman, rle and rle+huffman stages (the container unchanged);
+// version 3 made section checksums chunked digests (section_checksum). Versions 1 and 2 still
+// decode.
 inline constexpr uint16_t kFormatVersion = 3;
 inline constexpr uint16_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kMaxSections = 64;

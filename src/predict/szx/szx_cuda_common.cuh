@@ -73,28 +73,12 @@ __device__ inline uint32_t warp_incl_sum(uint32_t x, uint32_t lane) {
   return x;
 }
 
-// Copies bytes [a, end) between shared `s` and global `g0` (both at the same 4-byte phase,
-// g0 4-aligned) in aligned words, the partial words at either end byte by byte. One warp.
-template <bool ToGlobal>
-__device__ inline void copy_words(uint8_t* __restrict__ g0, uint8_t* __restrict__ s, uint32_t a, uint32_t end,
-                                  uint32_t lane) {
-  const uint32_t nw = (end + 3) / 4;
-  for (uint32_t q = lane; q < nw; q += 32) {
-    const uint32_t lo = 4 * q, hi = lo + 4;
-    if (lo >= a && hi <= end) {
-      if constexpr (ToGlobal)
-        *reinterpret_cast<uint32_t*>(g0 + lo) = *reinterpret_cast<const uint32_t*>(s + lo);
-      else
-        *reinterpret_cast<uint32_t*>(s + lo) = *reinterpret_cast<const uint32_t*>(g0 + lo);
-    } else {
-      for (uint32_t r = max(lo, a); r < min(hi, end); ++r) {
-        if constexpr (ToGlobal)
-          g0[r] = s[r];
-        else
-          s[r] = g0[r];
-      }
-    }
-  }
+// Lets kernel k launch with `bytes` of dynamic shared memory (above 48 KB a kernel must opt
+// in; the f64 staging does). The attribute belongs to the current device, so it is set before
+// every launch rather than once per process.
+template <class Kernel>
+void allow_shared_bytes(Kernel k, size_t bytes) {
+  SCIZ_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
 }
 
 // Kernel timing under SCIZ_SZX_TIMING (core/kernel_timer.cuh).

@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     uint32_t pos = at + (im - cm);
 #pragma unroll
     for (uint32_t e = 0; e < 4; ++e) {
-      hm[e] = ~(~U(0) >> (8 * L[e]));  // the top L bytes (L <= 3)
+      hm[e] = lead_mask<T>(L[e]);
       k[e] = 0;
       if (e < cnt) {
         // The W bytes from pos, little-endian, out of aligned words.
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
           word = static_cast<U>(__funnelshift_r(sw[0], w1, sh)) | static_cast<U>(__funnelshift_r(w1, sw[2], sh)) << 32;
         }
         pos += static_cast<uint32_t>(nb - L[e]);
-        k[e] = (bswap(word) >> (8 * L[e])) & keep;  // merge_pattern with no previous value
+        k[e] = merge_pattern<T>(U(0), word, L[e], keep);
         Vc = (Vc & hm[e]) | k[e];
         Lc = min(Lc, L[e]);
       }
@@ -333,13 +333,7 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
   KernelTimer t1("decode_kernel", n * W, s);
   if (B <= 128) {
     const size_t smem = size_t{kWarps} * decode_warp_bytes<T>(kDecodeR, B);
-    static const bool attr = [] {  // above 48 KB only with the opt-in (f64)
-      SCIZ_CUDA_CHECK(cudaFuncSetAttribute(decode_warp_kernel<T, kDecodeR, kDecodeMinCtas>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(size_t{kWarps} * decode_warp_bytes<T>(kDecodeR, 128))));
-      return true;
-    }();
-    (void)attr;
+    allow_shared_bytes(decode_warp_kernel<T, kDecodeR, kDecodeMinCtas>, smem);
     const uint64_t grid = (nblocks + uint64_t{kWarps} * kDecodeR - 1) / (uint64_t{kWarps} * kDecodeR);
     decode_warp_kernel<T, kDecodeR, kDecodeMinCtas><<<static_cast<unsigned>(grid), 32 * kWarps, smem, s>>>(
         n, nblocks, B, d.kinds.get(), mus, d.rank.get(), d.mid_off.get(), d.codes.get(), d.mid.get(), d_out,

@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
   using U = typename Traits<T>::U;
   using S = KeyOf<T>;
   using Bits = std::conditional_t<(R > 8), uint64_t, uint32_t>;  // 4 exact-value bits a block
-  static_assert(R <= 16 && R < 32);
+  static_assert(R <= 16);
   __shared__ unsigned long long s_tile;
   __shared__ Agg s_warp[kWarps];
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -585,12 +585,7 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
   d.mid = dev::Buffer<uint8_t>(n * W, s);
   uint64_t cap = std::min<uint64_t>(n, first_exact_capacity(n));
   const size_t smem = size_t{kWarps} * stage_warp_bytes<T>(R, B);
-  static const bool attr = [&] {  // above 48 KB only with the opt-in (f64)
-    SCIZ_CUDA_CHECK(cudaFuncSetAttribute(encode_tile_kernel<T, R, MB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(size_t{kWarps} * stage_warp_bytes<T>(R, 128))));
-    return true;
-  }();
-  (void)attr;
+  allow_shared_bytes(encode_tile_kernel<T, R, MB>, smem);
   const float ebf = fast_bound(ebc);
   for (int attempt = 0; attempt < 2; ++attempt) {
     d.exact_idx = dev::Buffer<uint64_t>(cap, s);

@@ -181,6 +181,14 @@ SCIZ_HD typename Traits<T>::U top_mask(int bytes) {
   return bytes == 0 ? U(0) : ~U(0) << (8 * (Traits<T>::kBytes - bytes));
 }
 
+// Mask of the top L bytes for a leading-byte count L <= 3 (a 2-bit code): never the full
+// width, so no branch is needed.
+template <class T>
+SCIZ_HD typename Traits<T>::U lead_mask(int L) {
+  using U = typename Traits<T>::U;
+  return static_cast<U>(~(~U(0) >> (8 * L)));
+}
+
 // The kept pattern of a normalized value: its top nb bytes, the rest zero.
 template <class T>
 SCIZ_HD typename Traits<T>::U kept_pattern(T v, typename Traits<T>::U keep_mask) {
@@ -205,14 +213,14 @@ SCIZ_HD typename Traits<T>::U mid_word(typename Traits<T>::U k, int L) {
 }
 
 // Decoder side: `word` holds (at least) the value's mid-bytes as its first bytes in memory
-// order (loaded little-endian); bytes past the value's nb - L are ignored.
+// order (loaded little-endian); bytes past the value's nb - L are ignored. L <= 3 (its code).
+// The shift leaves the top L bytes of `mid` zero, so only prev fills them.
 template <class T>
 SCIZ_HD typename Traits<T>::U merge_pattern(typename Traits<T>::U prev, typename Traits<T>::U word, int L,
                                             typename Traits<T>::U keep_mask) {
   using U = typename Traits<T>::U;
-  const U hi = top_mask<T>(L);
   const U mid = static_cast<U>(bswap(word) >> (8 * L));
-  return (prev & hi) | (mid & ~hi & keep_mask);
+  return (prev & lead_mask<T>(L)) | (mid & keep_mask);
 }
 
 // Reconstruction of one value of a non-constant block: x' = mu + v' in T, one rounding.
