@@ -46,7 +46,7 @@ struct TileConfig {
 // (2^16), exact values <= 2^13, non-constant blocks <= 64.
 using TilePacking = lookback::Packing<24, 24, 12>;
 
-struct FusedOut {
+struct TileOut {
   uint8_t* kinds;
   void* mus;
   uint8_t* mid_counts;
@@ -157,7 +157,7 @@ __device__ inline uint32_t warp_sum(uint32_t x) {
 template <class T, int R, int MB>
 __global__ void __launch_bounds__(32 * kWarps, MB)
     encode_tile_kernel(const T* __restrict__ x, uint64_t n, uint64_t nblocks, uint64_t tiles, uint32_t B, double ebc,
-                       float ebf, int pe, lookback::State<3> st, FusedOut o) {
+                       float ebf, int pe, lookback::State<3> st, TileOut o) {
   using U = typename Traits<T>::U;
   using S = KeyOf<T>;
   using Bits = std::conditional_t<(R > 8), uint64_t, uint32_t>;  // 4 exact-value bits a block
@@ -569,7 +569,7 @@ uint64_t code_section_bytes(uint64_t n, uint32_t B, uint64_t nonconstant, bool l
   return bytes;
 }
 
-// Exact entries the fused kernel has room for on its first try; a field with more is encoded
+// Exact entries the tile kernel has room for on its first try; a field with more is encoded
 // again with exactly enough (the first pass counted them).
 uint64_t first_exact_capacity(uint64_t n) { return n / 32 + 4096; }
 
@@ -591,7 +591,7 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
     d.exact_idx = dev::Buffer<uint64_t>(cap, s);
     d.exact_val = dev::Buffer<T>(cap, s);
     chain.reset(s);
-    const FusedOut o{d.kinds.get(), d.mus.get(), d.mid_counts.get(), d.codes.get(), d.mid.get(),
+    const TileOut o{d.kinds.get(), d.mus.get(), d.mid_counts.get(), d.codes.get(), d.mid.get(),
                      d.exact_idx.get(), d.exact_val.get(), cap};
     KernelTimer t("encode tile kernel", n * W, s);
     encode_tile_kernel<T, R, MB><<<static_cast<unsigned>(tiles), 32 * kWarps, smem, s>>>(d_x, n, nblocks, tiles, B,
