@@ -80,14 +80,14 @@ uint64_t xxh64(const void* data, size_t len, uint64_t seed) {
   return h;
 }
 
-uint64_t chunked_xxh64(const void* data, size_t len) {
+uint64_t chunked_xxh64(const void* data, size_t len, size_t block) {
   const auto* p = static_cast<const unsigned char*>(data);
-  const int64_t chunks = static_cast<int64_t>((len + kChecksumChunk - 1) / kChecksumChunk);
+  const int64_t chunks = static_cast<int64_t>((len + block - 1) / block);
   std::vector<unsigned char> digests(static_cast<size_t>(chunks) * 8);
 #pragma omp parallel for schedule(static) if (chunks > 1)
   for (int64_t c = 0; c < chunks; ++c) {
-    const size_t at = static_cast<size_t>(c) * kChecksumChunk;
-    const uint64_t d = xxh64(p + at, len - at < kChecksumChunk ? len - at : kChecksumChunk);
+    const size_t at = static_cast<size_t>(c) * block;
+    const uint64_t d = xxh64(p + at, len - at < block ? len - at : block);
     for (int b = 0; b < 8; ++b) digests[static_cast<size_t>(c) * 8 + b] = static_cast<unsigned char>(d >> (8 * b));
   }
   return xxh64(digests.data(), digests.size());

@@ -11,6 +11,10 @@ uint64_t xxh64(const void* data, size_t len, uint64_t seed = 0);
 // kChecksumChunk-byte chunks (the last one shorter; no chunk for an empty range). The chunks
 // are hashed in parallel (OpenMP): a single xxh64 runs at one core's speed, 3.5 GB/s on the
 // GPU host, slower than everything else a stream goes through.
+// Format 3 digests 1 MiB blocks. Format 4 digests 16 KiB blocks: a block is a sequential
+// chain of multiply-rotate rounds, and on the GPU a 1 MiB chain took longer than the rest of
+// a compression; 16 KiB chains give the GPU enough independent work on any section.
 inline constexpr size_t kChecksumChunk = size_t{1} << 20;
-uint64_t chunked_xxh64(const void* data, size_t len);
+inline constexpr size_t kDigestBlockV4 = size_t{1} << 14;
+uint64_t chunked_xxh64(const void* data, size_t len, size_t block = kChecksumChunk);
 }

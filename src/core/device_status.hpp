@@ -1,0 +1,54 @@
+// A failure found by a kernel while it validates a stream on the device. Kernels that check
+// sections report into one DeviceStatus in device memory (the first report wins); every later
+// kernel of the same call reads it first and writes nothing once it is set, so a damaged
+// stream leaves the caller's output untouched. The host reads it back at the call's one
+// closing synchronization and throws Error(corrupt_stream) with device_status_message().
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/hd.hpp"
+
+namespace sciz {
+
+struct DeviceStatus {
+  uint32_t code = 0;  // 0: no failure; else one of StatusCode
+  uint32_t where = 0; // section id, chunk index or similar, by code
+  uint64_t a = 0, b = 0;  // the offending values, by code
+};
+
+// Each module owns a range of codes and writes its own messages in device_status.cpp.
+enum StatusCode : uint32_t {
+  kStatusOk = 0,
+  // 1..99 container and checksums
+  kStatusChecksum = 1,          // where: section id; a: stored, b: computed digest
+  // 100..199 exact runs (core/exact_runs_cuda.hpp)
+  kStatusRunsHeader = 100,      // a: entries, b: runs
+  kStatusRunsOverrun = 101,     // a: run index
+  kStatusRunsPalette = 102,     // a: run index, b: palette index
+  kStatusRunsTotals = 103,      // a: entries found, b: entries declared
+  kStatusRunsTruncated = 104,   // a: byte offset
+  // 200..299 szx, 300..399 delta, 400..499 lorenzo and its stages: see their cuda sources
+  kStatusSzxFirst = 200,
+  kStatusDeltaFirst = 300,
+  kStatusLorenzoFirst = 400,
+};
+
+#if defined(__CUDACC__)
+// First report wins; the others are dropped (one message names one problem).
+__device__ inline void report(DeviceStatus* st, uint32_t code, uint32_t where, uint64_t a, uint64_t b) {
+  if (atomicCAS(&st->code, 0u, code) == 0u) {
+    st->where = where;
+    st->a = a;
+    st->b = b;
+  }
+}
+__device__ inline bool failed(const DeviceStatus* st) { return *(volatile const uint32_t*)&st->code != 0; }
+#endif
+
+// Host: the one-line message for a status a kernel reported ("" when code is 0).
+std::string device_status_message(const DeviceStatus& st);
+// Host: throws Error(corrupt_stream, what + ": " + message) when st.code != 0.
+void throw_if_failed(const DeviceStatus& st, const std::string& what);
+
+}  // namespace sciz
