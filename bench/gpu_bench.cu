@@ -149,7 +149,7 @@ int main(int argc, char** argv) try {
   const auto stream = compress({x.data(), DType::f32, shape}, opt);
   const StreamInfo info = inspect(stream);
   const Extent e = effective_extent(shape);
-  const ChunkShape c = lorenzo::default_chunk(e.ndim);
+  const TileShape c = lorenzo::default_tile(e.ndim);
   const auto qp = lorenzo::make_params<float>(info.eb_abs, lorenzo::kDefaultRadius);
   const uint16_t centre = static_cast<uint16_t>(qp.radius);
 

@@ -25,16 +25,16 @@ enum Section : uint32_t { kCodes = 1, kOutliers = 2, kExact = 3 };
 
 struct LorenzoParams {
   int32_t radius;
-  ChunkShape chunk;
+  TileShape tile;
   Lossless lossless;  // never auto_select in a stream
 };
 
 std::vector<uint8_t> encode_params(const LorenzoParams& lp) {
   ByteWriter w;
   w.put<uint16_t>(static_cast<uint16_t>(lp.radius == lorenzo::kMaxRadius ? 0 : lp.radius));  // 0 means 32768
-  w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cz));
-  w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cy));
-  w.put<uint16_t>(static_cast<uint16_t>(lp.chunk.cx));
+  w.put<uint16_t>(static_cast<uint16_t>(lp.tile.cz));
+  w.put<uint16_t>(static_cast<uint16_t>(lp.tile.cy));
+  w.put<uint16_t>(static_cast<uint16_t>(lp.tile.cx));
   w.put<uint8_t>(static_cast<uint8_t>(lp.lossless));
   for (int i = 0; i < 3; ++i) w.put<uint8_t>(0);
   return std::move(w.buffer());
@@ -45,19 +45,19 @@ LorenzoParams decode_params(const std::vector<uint8_t>& b, const Extent& e, uint
   LorenzoParams lp;
   const uint16_t rad = r.get<uint16_t>("radius");
   lp.radius = rad == 0 ? lorenzo::kMaxRadius : rad;
-  lp.chunk.cz = r.get<uint16_t>("chunk z");
-  lp.chunk.cy = r.get<uint16_t>("chunk y");
-  lp.chunk.cx = r.get<uint16_t>("chunk x");
+  lp.tile.cz = r.get<uint16_t>("tile z");
+  lp.tile.cy = r.get<uint16_t>("tile y");
+  lp.tile.cx = r.get<uint16_t>("tile x");
   const uint8_t ll = r.get<uint8_t>("lossless stage");
   lp.lossless = static_cast<Lossless>(ll);
   r.take(3, "reserved");
   SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, "lorenzo params: " + std::to_string(r.remaining()) + " extra bytes");
-  const ChunkShape& c = lp.chunk;
+  const TileShape& c = lp.tile;
   SCIZ_REQUIRE(c.cz >= 1 && c.cy >= 1 && c.cx >= 1 && c.volume() <= (1u << 16), Status::corrupt_stream,
-          "lorenzo params: chunk " + std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" + std::to_string(c.cx) +
+          "lorenzo params: tile " + std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" + std::to_string(c.cx) +
               " is empty or larger than 65536 values");
   SCIZ_REQUIRE((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1), Status::corrupt_stream,
-          "lorenzo params: chunk shape does not match a " + std::to_string(e.ndim) + "-D field");
+          "lorenzo params: tile shape does not match a " + std::to_string(e.ndim) + "-D field");
   // Format 1 knew bitpack only; format 2 added huffman (2), rle (3), rle+huffman (4) and
   // zrle+huffman (5).
   const uint8_t last = version == 1 ? 1 : 5;
@@ -81,7 +81,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   const uint64_t n = e.count();
   SCIZ_REQUIRE(job.opt.radius >= 1 && job.opt.radius <= lorenzo::kMaxRadius, Status::invalid_argument,
           "radius must be in 1..32768, got " + std::to_string(job.opt.radius));
-  LorenzoParams lp{job.opt.radius, lorenzo::default_chunk(e.ndim), job.opt.lossless};
+  LorenzoParams lp{job.opt.radius, lorenzo::default_tile(e.ndim), job.opt.lossless};
   const auto qp = lorenzo::make_params<T>(job.eb_abs, lp.radius);
   const uint16_t centre = static_cast<uint16_t>(lp.radius);
   const uint32_t alphabet = 2 * static_cast<uint32_t>(lp.radius);
@@ -94,7 +94,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     const std::unique_ptr<uint16_t[]> codes = fresh_codes(n);
     {
       TracePhase t("lorenzo quantize + sparse (cpu)");
-      lorenzo::compress_cpu<T>(x, e, lp.chunk, qp, codes.get(), sp);
+      lorenzo::compress_cpu<T>(x, e, lp.tile, qp, codes.get(), sp);
     }
     TracePhase t("lossless encode (cpu)");
     packed = codes::encode_cpu(std::span<const uint16_t>(codes.get(), n), alphabet, centre, lp.lossless);
@@ -104,7 +104,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     dev::Buffer<uint16_t> codes(n, s);
     {
       TracePhase t("lorenzo quantize + sparse (cuda)", true, s);
-      lorenzo::compress_cuda<T>(dx, e, lp.chunk, qp, codes.get(), sp, s);
+      lorenzo::compress_cuda<T>(dx, e, lp.tile, qp, codes.get(), sp, s);
     }
     TracePhase t("lossless encode (cuda)", true, s);
     packed = codes::encode_cuda(codes.get(), n, alphabet, centre, lp.lossless, s);
@@ -112,7 +112,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   TracePhase t("serialize sparse sections");
   lp.lossless = packed.stage;
   params = encode_params(lp);
-  const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
+  const uint64_t slots = tile_grid(e, lp.tile).count() * lp.tile.volume();
   sections.push_back({kCodes, std::move(packed.bytes)});
   sections.push_back({kOutliers, write_sparse(sp.outlier_idx, sp.outlier_val, slots)});
   sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
@@ -125,7 +125,7 @@ void decompress_typed(const DecompressJob& job) {
   const uint64_t n = e.count();
   const LorenzoParams lp = decode_params(ps.header.params, e, ps.header.version);
   const auto qp = lorenzo::make_params<T>(ps.header.eb_abs, lp.radius);
-  const uint64_t slots = chunk_grid(e, lp.chunk).count() * lp.chunk.volume();
+  const uint64_t slots = tile_grid(e, lp.tile).count() * lp.tile.volume();
   lorenzo::Sparse<T> sp;
   {
     TracePhase t("parse sparse sections");
@@ -148,8 +148,8 @@ void decompress_typed(const DecompressJob& job) {
   }
   staging::decode_to_output<T>(
       job, n, "lorenzo reconstruct (cpu)",
-      [&](T* out) { lorenzo::decompress_cpu<T>(codes.get(), sp, e, lp.chunk, qp, out); }, "lorenzo reconstruct (cuda)",
-      [&](T* out) { lorenzo::decompress_cuda<T>(d_codes.get(), sp, e, lp.chunk, qp, out, s); });
+      [&](T* out) { lorenzo::decompress_cpu<T>(codes.get(), sp, e, lp.tile, qp, out); }, "lorenzo reconstruct (cuda)",
+      [&](T* out) { lorenzo::decompress_cuda<T>(d_codes.get(), sp, e, lp.tile, qp, out, s); });
 }
 
 class LorenzoPipeline final : public Pipeline {
@@ -185,7 +185,7 @@ class LorenzoPipeline final : public Pipeline {
     const auto cz = r.get<uint16_t>("cz"), cy = r.get<uint16_t>("cy"), cx = r.get<uint16_t>("cx");
     const auto ll = r.get<uint8_t>("lossless");
     return {{"radius", std::to_string(rad == 0 ? 32768 : rad)},
-            {"chunk", std::to_string(cz) + "x" + std::to_string(cy) + "x" + std::to_string(cx)},
+            {"tile", std::to_string(cz) + "x" + std::to_string(cy) + "x" + std::to_string(cx)},
             {"lossless", ll >= 1 && ll <= 5 ? lossless_name(static_cast<Lossless>(ll)) : "unknown(" + std::to_string(ll) + ")"}};
   }
 };

@@ -35,7 +35,7 @@ TEST(OmpThreads, SharesTileTheItemsInThreadOrder) {
 }
 
 TEST(OmpThreads, PipelinesWorkInsideTheCallersParallelRegion) {
-  const Shape s{{40, 80, 70}};  // 224,000 values: several delta layers, many szx blocks and lorenzo chunks
+  const Shape s{{40, 80, 70}};  // 224,000 values: several delta layers, many szx blocks and lorenzo tiles
   const auto x = test::smooth_field<float>(s, 3);
   for (const char* pipe : {"lorenzo", "szx", "delta"}) {
     SCOPED_TRACE(pipe);

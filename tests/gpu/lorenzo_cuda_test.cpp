@@ -19,7 +19,7 @@ void expect_twins(const Shape& s, const std::vector<T>& x, double eb, int32_t ra
   SCOPED_TRACE(what + " shape " + s.str() + " eb " + std::to_string(eb) + " radius " + std::to_string(radius) +
                (sizeof(T) == 4 ? " f32" : " f64"));
   const Extent e = effective_extent(s);
-  const ChunkShape c = lorenzo::default_chunk(e.ndim);
+  const TileShape c = lorenzo::default_tile(e.ndim);
   const auto p = lorenzo::make_params<T>(eb, radius);
   const uint64_t n = e.count();
 
@@ -48,11 +48,11 @@ void expect_twins(const Shape& s, const std::vector<T>& x, double eb, int32_t ra
 
 const std::vector<std::string>& shapes() {
   static const std::vector<std::string> s = {
-      // 1-D: chunk 2048
+      // 1-D: tile 2048
       "1", "2", "2047", "2048", "2049", "4099", "10007",
-      // 2-D: chunk 32x32
+      // 2-D: tile 32x32
       "1x2", "2x1x3", "31x33", "32x32", "33x31", "2x97", "101x103", "1x1x67x5",
-      // 3-D: chunk 8x8x32
+      // 3-D: tile 8x8x32
       "2x3x5", "7x9x31", "8x8x32", "9x9x33", "17x13x67", "3x1x11x97",
       // 4-D: a stack of volumes
       "3x5x7x33", "2x9x9x40"};
@@ -134,50 +134,50 @@ TEST(LorenzoCuda, SparseOverflowRerunMatchesCpu) {
   expect_twins<float>(s, masked, 1e-3, 512, "exact values overflow");
 }
 
-TEST(LorenzoCuda, UnsupportedChunkShapeThrows) {
+TEST(LorenzoCuda, UnsupportedTileShapeThrows) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   const Extent e = effective_extent(Shape::parse("16x16x64"));
   const auto p = lorenzo::make_params<float>(1e-3, 512);
   dev::Buffer<uint16_t> codes(e.count(), nullptr);
   dev::Buffer<float> out(e.count(), nullptr);
   lorenzo::Sparse<float> sp;
-  for (const ChunkShape c : {ChunkShape{4, 4, 4}, ChunkShape{1, 32, 32}, ChunkShape{1, 1, 1024}}) {
-    if (c.cz == 1 && c.cy == 32) {  // a 2-D chunk on a 3-D field is valid: CPU and CUDA agree
+  for (const TileShape c : {TileShape{4, 4, 4}, TileShape{1, 32, 32}, TileShape{1, 1, 1024}}) {
+    if (c.cz == 1 && c.cy == 32) {  // a 2-D tile on a 3-D field is valid: CPU and CUDA agree
       EXPECT_NO_THROW(lorenzo::decompress_cuda<float>(codes.get(), sp, e, c, p, out.get(), nullptr));
       continue;
     }
     try {
       lorenzo::decompress_cuda<float>(codes.get(), sp, e, c, p, out.get(), nullptr);
-      ADD_FAILURE() << "chunk " << c.cz << "x" << c.cy << "x" << c.cx << " accepted";
+      ADD_FAILURE() << "tile " << c.cz << "x" << c.cy << "x" << c.cx << " accepted";
     } catch (const Error& err) {
       EXPECT_EQ(err.status(), Status::unsupported);
     }
   }
   dev::Buffer<float> x(e.count(), nullptr);
   try {
-    lorenzo::compress_cuda<float>(x.get(), e, ChunkShape{1, 32, 32}, p, codes.get(), sp, nullptr);
-    ADD_FAILURE() << "compress with a non-default chunk accepted";
+    lorenzo::compress_cuda<float>(x.get(), e, TileShape{1, 32, 32}, p, codes.get(), sp, nullptr);
+    ADD_FAILURE() << "compress with a non-default tile accepted";
   } catch (const Error& err) {
     EXPECT_EQ(err.status(), Status::unsupported);
   }
   dev::sync(nullptr);
 }
 
-TEST(LorenzoCuda, OtherSupportedChunkOnFieldDecodesLikeCpu) {
+TEST(LorenzoCuda, OtherSupportedTileOnFieldDecodesLikeCpu) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   // A stream may carry any of the three shapes on any field the header allows: decode a 3-D
-  // field chunked 1x32x32 and 1x1x2048 from CPU-made codes, and compare with the CPU decoder.
+  // field tileed 1x32x32 and 1x1x2048 from CPU-made codes, and compare with the CPU decoder.
   const Shape s = Shape::parse("5x40x70");
   const Extent e = effective_extent(s);
   const auto x = test::smooth_field<float>(s, 4);
   const auto p = lorenzo::make_params<float>(1e-2, 512);
-  for (const ChunkShape c : {ChunkShape{1, 32, 32}, ChunkShape{1, 1, 2048}}) {
+  for (const TileShape c : {TileShape{1, 32, 32}, TileShape{1, 1, 2048}}) {
     // Build codes with the CPU twin under a matching 2-D / 1-D view isn't possible for the
     // 3-D field, so decode arbitrary codes and outliers: both decoders must agree bit for bit.
     std::vector<uint16_t> codes(e.count());
     for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(500 + (i * 7919) % 25);
     lorenzo::Sparse<float> sp;
-    const uint64_t slots = chunk_grid(e, c).count() * c.volume();
+    const uint64_t slots = tile_grid(e, c).count() * c.volume();
     for (uint64_t k = 3; k < slots; k += 997) {
       sp.outlier_idx.push_back(k);
       sp.outlier_val.push_back(static_cast<int32_t>(k % 4001) - 2000);
@@ -190,6 +190,6 @@ TEST(LorenzoCuda, OtherSupportedChunkOnFieldDecodesLikeCpu) {
     dev::Buffer<float> d_out(e.count(), nullptr);
     lorenzo::decompress_cuda<float>(d_codes.get(), sp, e, c, p, d_out.get(), nullptr);
     EXPECT_TRUE(test::same_bits(out_cpu, test::download(d_out.get(), e.count())))
-        << "chunk " << c.cz << "x" << c.cy << "x" << c.cx;
+        << "tile " << c.cz << "x" << c.cy << "x" << c.cx;
   }
 }

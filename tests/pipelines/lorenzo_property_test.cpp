@@ -1,5 +1,5 @@
 // Property tests: every dtype x dims x bound x awkward size, smooth and random data, with the
-// bound checked on every point. Sizes straddle the chunk shapes (2048; 32x32; 8x8x32).
+// bound checked on every point. Sizes straddle the tile shapes (2048; 32x32; 8x8x32).
 #include <gtest/gtest.h>
 
 #include "support/test_data.hpp"

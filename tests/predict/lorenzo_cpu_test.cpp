@@ -1,6 +1,6 @@
 // Lorenzo CPU twin: the vectorizable row loops of compress_cpu against the per-value
 // reference over lorenzo_math.hpp (codes, outliers and exact values equal), on smooth, noisy,
-// NaN/Inf-salted and huge-valued fields, 1-D/2-D/3-D with partial chunks, f32 and f64, small
+// NaN/Inf-salted and huge-valued fields, 1-D/2-D/3-D with partial tiles, f32 and f64, small
 // radii (many outliers); and their rounding against std::rint.
 #include <gtest/gtest.h>
 
@@ -44,7 +44,7 @@ std::vector<T> field(uint64_t n, uint32_t seed, double noise, bool salt) {
 template <class T>
 void expect_same(const Extent& e, double eb, int32_t radius, double noise, bool salt, uint32_t seed) {
   const std::vector<T> x = field<T>(e.count(), seed, noise, salt);
-  const ChunkShape c = lorenzo::default_chunk(e.ndim);
+  const TileShape c = lorenzo::default_tile(e.ndim);
   const auto p = lorenzo::make_params<T>(eb, radius);
   std::vector<uint16_t> a(e.count()), b(e.count());
   lorenzo::Sparse<T> sa, sb;

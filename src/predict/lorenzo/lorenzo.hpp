@@ -12,7 +12,7 @@ namespace sciz::lorenzo {
 
 template <class T>
 struct Sparse {
-  std::vector<uint64_t> outlier_idx;  // chunk-major index, strictly ascending
+  std::vector<uint64_t> outlier_idx;  // tile-major index, strictly ascending
   std::vector<int32_t> outlier_val;   // the full residual
   std::vector<uint64_t> exact_idx;    // linear index into the field, strictly ascending
   std::vector<T> exact_val;           // the original value, bit for bit (NaN payloads too)
@@ -21,21 +21,21 @@ struct Sparse {
 template <class T>
 QuantParams<T> make_params(double eb_abs, int32_t radius);
 
-// CPU twin (OpenMP over chunks). codes has e.count() entries, in the field's linear order.
+// CPU twin (OpenMP over tiles). codes has e.count() entries, in the field's linear order.
 template <class T>
-void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* codes,
+void compress_cpu(const T* x, const Extent& e, const TileShape& c, const QuantParams<T>& p, uint16_t* codes,
                   Sparse<T>& sp);
 template <class T>
-void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e, const ChunkShape& c,
+void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e, const TileShape& c,
                     const QuantParams<T>& p, T* out);
 
 // CUDA twin: x, codes and out are device pointers; the sparse lists are small and live on the
 // host, sorted exactly as the CPU twin sorts them, so both twins write the same bytes.
 template <class T>
-void compress_cuda(const T* d_x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* d_codes,
+void compress_cuda(const T* d_x, const Extent& e, const TileShape& c, const QuantParams<T>& p, uint16_t* d_codes,
                    Sparse<T>& sp, cudaStream_t stream);
 template <class T>
-void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent& e, const ChunkShape& c,
+void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent& e, const TileShape& c,
                      const QuantParams<T>& p, T* d_out, cudaStream_t stream);
 
 }  // namespace sciz::lorenzo

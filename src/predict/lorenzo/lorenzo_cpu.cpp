@@ -1,4 +1,4 @@
-// CPU twin of the Lorenzo predictor: loops over chunks, calling lorenzo_math.hpp for every
+// CPU twin of the Lorenzo predictor: loops over tiles, calling lorenzo_math.hpp for every
 // decision so its output is bit-identical to the CUDA twin's.
 #include <algorithm>
 #include <cfloat>
@@ -27,21 +27,21 @@ QuantParams<T> make_params(double eb_abs, int32_t radius) {
 
 namespace {
 
-struct ChunkBox {  // a chunk's origin and its valid extent (edge chunks are partial)
+struct TileBox {  // a tile's origin and its valid extent (edge tiles are partial)
   uint64_t z0, y0, x0;
   uint32_t vz, vy, vx;
 };
 
-ChunkBox chunk_box(uint64_t id, const Extent& e, const ChunkShape& c, const ChunkGrid& g) {
+TileBox tile_box(uint64_t id, const Extent& e, const TileShape& c, const TileGrid& g) {
   const uint64_t ix = id % g.gx, iy = (id / g.gx) % g.gy, iz = id / (g.gx * g.gy);
-  ChunkBox b{iz * c.cz, iy * c.cy, ix * c.cx, 0, 0, 0};
+  TileBox b{iz * c.cz, iy * c.cy, ix * c.cx, 0, 0, 0};
   b.vz = static_cast<uint32_t>(std::min<uint64_t>(c.cz, e.nz - b.z0));
   b.vy = static_cast<uint32_t>(std::min<uint64_t>(c.cy, e.ny - b.y0));
   b.vx = static_cast<uint32_t>(std::min<uint64_t>(c.cx, e.nx - b.x0));
   return b;
 }
 
-inline uint64_t linear(const Extent& e, const ChunkBox& b, uint32_t z, uint32_t y, uint32_t x) {
+inline uint64_t linear(const Extent& e, const TileBox& b, uint32_t z, uint32_t y, uint32_t x) {
   return ((b.z0 + z) * e.ny + (b.y0 + y)) * e.nx + (b.x0 + x);
 }
 
@@ -57,24 +57,24 @@ void merge_outs(std::vector<ThreadOut<T>>& outs, Sparse<T>& sp);
 }  // namespace
 
 // The per-value loop over lorenzo_math.hpp: the reference that compress_cpu below must match
-// (LorenzoCpu tests), and the path for chunk shapes the row loops do not take.
+// (LorenzoCpu tests), and the path for tile shapes the row loops do not take.
 template <class T>
-void compress_cpu_reference(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p,
+void compress_cpu_reference(const T* x, const Extent& e, const TileShape& c, const QuantParams<T>& p,
                             uint16_t* codes, Sparse<T>& sp) {
-  const ChunkGrid g = chunk_grid(e, c);
-  const int64_t nchunks = static_cast<int64_t>(g.count());
-  const int nthreads = thread_count(static_cast<uint64_t>(nchunks));
+  const TileGrid g = tile_grid(e, c);
+  const int64_t ntiles = static_cast<int64_t>(g.count());
+  const int nthreads = thread_count(static_cast<uint64_t>(ntiles));
   std::vector<ThreadOut<T>> outs(nthreads);
 #pragma omp parallel num_threads(nthreads)
   {
     ThreadOut<T>& o = outs[thread_id()];
     std::vector<int32_t> d(c.volume());
     std::vector<uint8_t> fill(c.cx);
-    // Static schedule: thread t takes a contiguous run of chunks, so concatenating the
-    // per-thread lists in thread order keeps outliers in chunk-major order.
+    // Static schedule: thread t takes a contiguous run of tiles, so concatenating the
+    // per-thread lists in thread order keeps outliers in tile-major order.
 #pragma omp for schedule(static)
-    for (int64_t id = 0; id < nchunks; ++id) {
-      const ChunkBox b = chunk_box(static_cast<uint64_t>(id), e, c, g);
+    for (int64_t id = 0; id < ntiles; ++id) {
+      const TileBox b = tile_box(static_cast<uint64_t>(id), e, c, g);
       std::fill(d.begin(), d.end(), 0);
       for (uint32_t z = 0; z < b.vz; ++z)
         for (uint32_t y = 0; y < b.vy; ++y) {
@@ -107,7 +107,7 @@ void compress_cpu_reference(const T* x, const Extent& e, const ChunkShape& c, co
             const int32_t dl = delta(at, static_cast<int>(z), static_cast<int>(y), static_cast<int>(xx), e.ndim);
             uint16_t code;
             if (!to_code(dl, p.radius, code)) {
-              o.oi.push_back(chunk_major_index(static_cast<uint64_t>(id), c, z, y, static_cast<uint32_t>(xx)));
+              o.oi.push_back(tile_major_index(static_cast<uint64_t>(id), c, z, y, static_cast<uint32_t>(xx)));
               o.ov.push_back(dl);
             }
             codes[linear(e, b, z, y, xx)] = code;
@@ -120,7 +120,7 @@ void compress_cpu_reference(const T* x, const Extent& e, const ChunkShape& c, co
 namespace {
 
 
-// Concatenates the per-thread lists in thread order (chunk-major outliers) and sorts the
+// Concatenates the per-thread lists in thread order (tile-major outliers) and sorts the
 // exactly stored values by field index.
 template <class T>
 void merge_outs(std::vector<ThreadOut<T>>& outs, Sparse<T>& sp) {
@@ -148,10 +148,10 @@ void merge_outs(std::vector<ThreadOut<T>>& outs, Sparse<T>& sp) {
 //    |double(x) - double(T(d) * ebx2)| <= eb_check: the operations of prequantize() on the same
 //    values; a fill's status wins over the check, as prequantize() returns before it.
 //  * delta: the rows of d sit in a buffer padded with a zero plane, row and column in front, so
-//    the 3-D formula of delta() reads 0 for every negative index. For 2-D fields (chunk depth 1)
-//    the z - 1 terms read the zero plane and the formula is delta()'s 2-D one; for 1-D (chunk
+//    the 3-D formula of delta() reads 0 for every negative index. For 2-D fields (tile depth 1)
+//    the z - 1 terms read the zero plane and the formula is delta()'s 2-D one; for 1-D (tile
 //    1 x 1 x cx) the y - 1 terms vanish too. Integers are exact (|d| <= 2^27, 8 terms < 2^31),
-//    so the order of the terms does not matter. Positions outside a partial chunk are never
+//    so the order of the terms does not matter. Positions outside a partial tile are never
 //    read: a valid position only reads positions at or before it in every axis.
 //  * to_code: the same comparisons, as a select.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -195,13 +195,13 @@ template <class T>
   }
   return bad;
 }
-// One thread's chunks [lo, hi) in order; dp and st are its scratch (see compress_cpu).
+// One thread's tiles [lo, hi) in order; dp and st are its scratch (see compress_cpu).
 template <class T>
 struct RowCtx {
   const T* x;
   const Extent& e;
-  const ChunkShape& c;
-  const ChunkGrid& g;
+  const TileShape& c;
+  const TileGrid& g;
   const QuantParams<T>& p;
   uint16_t* codes;
   ThreadOut<T>& o;
@@ -210,10 +210,10 @@ struct RowCtx {
 };
 
 template <class T>
-[[gnu::always_inline]] inline void run_chunks_body(int64_t lo, int64_t hi, const RowCtx<T>& k) {
+[[gnu::always_inline]] inline void run_tiles_body(int64_t lo, int64_t hi, const RowCtx<T>& k) {
   const T* x = k.x;
   const Extent& e = k.e;
-  const ChunkShape& c = k.c;
+  const TileShape& c = k.c;
   const QuantParams<T>& p = k.p;
   uint16_t* codes = k.codes;
   ThreadOut<T>& o = k.o;
@@ -221,7 +221,7 @@ template <class T>
   T* st = k.st;
   const uint32_t px = c.cx + 1, py = c.cy + 1;  // padded row length and rows per plane
   for (int64_t id = lo; id < hi; ++id) {
-    const ChunkBox b = chunk_box(static_cast<uint64_t>(id), e, c, k.g);
+    const TileBox b = tile_box(static_cast<uint64_t>(id), e, c, k.g);
     for (uint32_t z = 0; z < b.vz; ++z)
       for (uint32_t y = 0; y < b.vy; ++y) {
         int32_t* row = &dp[((z + 1) * py + y + 1) * px + 1];
@@ -254,7 +254,7 @@ template <class T>
           const int32_t dl = row[xx] - row[xx - 1] - row[xx - sx] - zrow[xx] + row[xx - sx - 1] + zrow[xx - 1] +
                              zrow[xx - sx] - zrow[xx - sx - 1];
           if (!(dl >= -p.radius && dl < p.radius)) {
-            o.oi.push_back(chunk_major_index(static_cast<uint64_t>(id), c, z, y, static_cast<uint32_t>(xx)));
+            o.oi.push_back(tile_major_index(static_cast<uint64_t>(id), c, z, y, static_cast<uint32_t>(xx)));
             o.ov.push_back(dl);
           }
         }
@@ -266,13 +266,13 @@ template <class T>
 // every float operation is the same exactly rounded one), chosen at run time; the bytes are the
 // same (both builds run the LorenzoCpu and Golden tests, ctest LorenzoBaselineIsa).
 template <class T>
-void run_chunks_base(int64_t lo, int64_t hi, const RowCtx<T>& k) {
-  run_chunks_body(lo, hi, k);
+void run_tiles_base(int64_t lo, int64_t hi, const RowCtx<T>& k) {
+  run_tiles_body(lo, hi, k);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 template <class T>
-__attribute__((target("avx2"))) void run_chunks_avx2(int64_t lo, int64_t hi, const RowCtx<T>& k) {
-  run_chunks_body(lo, hi, k);
+__attribute__((target("avx2"))) void run_tiles_avx2(int64_t lo, int64_t hi, const RowCtx<T>& k) {
+  run_tiles_body(lo, hi, k);
 }
 #endif
 #if defined(__GNUC__) && !defined(__clang__)
@@ -294,12 +294,12 @@ bool use_avx2() {
 // For the tests: the rounding the row loops use.
 
 template <class T>
-void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* codes,
+void compress_cpu(const T* x, const Extent& e, const TileShape& c, const QuantParams<T>& p, uint16_t* codes,
                   Sparse<T>& sp) {
   if (!((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1))) return compress_cpu_reference(x, e, c, p, codes, sp);
-  const ChunkGrid g = chunk_grid(e, c);
-  const int64_t nchunks = static_cast<int64_t>(g.count());
-  const int nthreads = thread_count(static_cast<uint64_t>(nchunks));
+  const TileGrid g = tile_grid(e, c);
+  const int64_t ntiles = static_cast<int64_t>(g.count());
+  const int nthreads = thread_count(static_cast<uint64_t>(ntiles));
   std::vector<ThreadOut<T>> outs(nthreads);
   const bool avx2 = use_avx2();
   (void)avx2;
@@ -308,29 +308,29 @@ void compress_cpu(const T* x, const Extent& e, const ChunkShape& c, const QuantP
     // d with a zero front plane, row and column.
     std::vector<int32_t> dp(static_cast<size_t>(c.cz + 1) * (c.cy + 1) * (c.cx + 1), 0);
     std::vector<T> st(c.cx);
-    // Thread t takes a contiguous run of chunks, in thread order, so concatenating the
-    // per-thread lists in thread order keeps outliers in chunk-major order.
-    const Share sh = thread_share(static_cast<uint64_t>(nchunks));
+    // Thread t takes a contiguous run of tiles, in thread order, so concatenating the
+    // per-thread lists in thread order keeps outliers in tile-major order.
+    const Share sh = thread_share(static_cast<uint64_t>(ntiles));
     const int64_t lo = static_cast<int64_t>(sh.lo), hi = static_cast<int64_t>(sh.hi);
     const RowCtx<T> k{x, e, c, g, p, codes, outs[thread_id()], dp.data(), st.data()};
 #if defined(__x86_64__) && defined(__GNUC__)
     if (avx2)
-      run_chunks_avx2(lo, hi, k);
+      run_tiles_avx2(lo, hi, k);
     else
 #endif
-      run_chunks_base(lo, hi, k);
+      run_tiles_base(lo, hi, k);
   }
   merge_outs(outs, sp);
 }
 
-// Per chunk: codes -> residuals, outliers added, N-D partial sums one axis at a time (x, then
+// Per tile: codes -> residuals, outliers added, N-D partial sums one axis at a time (x, then
 // y, then z; cuSZ+ IV-B), reconstruct. Row loops (the y and z passes and the conversions
 // vectorize); wrap_add is a uint32 add, so any order of lanes gives the same integers.
 template <class T>
-void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e, const ChunkShape& c,
+void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e, const TileShape& c,
                     const QuantParams<T>& p, T* out) {
-  const ChunkGrid g = chunk_grid(e, c);
-  const int64_t nchunks = static_cast<int64_t>(g.count());
+  const TileGrid g = tile_grid(e, c);
+  const int64_t ntiles = static_cast<int64_t>(g.count());
   const uint32_t V = c.volume();
   const int32_t radius = p.radius;
   const T ebx2 = p.ebx2;
@@ -339,8 +339,8 @@ void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e,
     std::vector<int32_t> qv(V);
     int32_t* q = qv.data();
 #pragma omp for schedule(static)
-    for (int64_t id = 0; id < nchunks; ++id) {
-      const ChunkBox b = chunk_box(static_cast<uint64_t>(id), e, c, g);
+    for (int64_t id = 0; id < ntiles; ++id) {
+      const TileBox b = tile_box(static_cast<uint64_t>(id), e, c, g);
       std::fill(qv.begin(), qv.end(), 0);
       for (uint32_t z = 0; z < b.vz; ++z)
         for (uint32_t y = 0; y < b.vy; ++y) {
@@ -383,11 +383,11 @@ void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e,
 
 #define SCIZ_INSTANTIATE(T)                                                                                   \
   template QuantParams<T> make_params<T>(double, int32_t);                                                    \
-  template void compress_cpu<T>(const T*, const Extent&, const ChunkShape&, const QuantParams<T>&, uint16_t*, \
+  template void compress_cpu<T>(const T*, const Extent&, const TileShape&, const QuantParams<T>&, uint16_t*, \
                                 Sparse<T>&);                                                                  \
-  template void compress_cpu_reference<T>(const T*, const Extent&, const ChunkShape&, const QuantParams<T>&,   \
+  template void compress_cpu_reference<T>(const T*, const Extent&, const TileShape&, const QuantParams<T>&,   \
                                           uint16_t*, Sparse<T>&);                                             \
-  template void decompress_cpu<T>(const uint16_t*, const Sparse<T>&, const Extent&, const ChunkShape&,       \
+  template void decompress_cpu<T>(const uint16_t*, const Sparse<T>&, const Extent&, const TileShape&,       \
                                   const QuantParams<T>&, T*);
 SCIZ_INSTANTIATE(float)
 SCIZ_INSTANTIATE(double)

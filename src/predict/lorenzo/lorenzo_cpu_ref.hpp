@@ -5,7 +5,7 @@
 namespace sciz::lorenzo {
 
 template <class T>
-void compress_cpu_reference(const T* x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p,
+void compress_cpu_reference(const T* x, const Extent& e, const TileShape& c, const QuantParams<T>& p,
                             uint16_t* codes, Sparse<T>& sp);
 
 }  // namespace sciz::lorenzo

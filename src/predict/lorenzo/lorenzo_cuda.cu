@@ -39,7 +39,7 @@ void sort_to_host(dev::Buffer<uint64_t>& keys, dev::Buffer<V>& vals, uint64_t co
 }  // namespace
 
 template <class T>
-void compress_cuda(const T* d_x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* d_codes,
+void compress_cuda(const T* d_x, const Extent& e, const TileShape& c, const QuantParams<T>& p, uint16_t* d_codes,
                    Sparse<T>& sp, cudaStream_t stream) {
   sp = Sparse<T>{};
   const uint64_t n = e.count();
@@ -66,14 +66,14 @@ void compress_cuda(const T* d_x, const Extent& e, const ChunkShape& c, const Qua
     ocap = std::max<uint64_t>(ocap, found[0]);
     ecap = std::max<uint64_t>(ecap, found[1]);
   }
-  const uint64_t slots = chunk_grid(e, c).count() * c.volume();
+  const uint64_t slots = tile_grid(e, c).count() * c.volume();
   sort_to_host(oidx, oval, found[0], slots, sp.outlier_idx, sp.outlier_val, stream);
   sort_to_host(eidx, evals, found[1], n, sp.exact_idx, sp.exact_val, stream);
   dev::sync(stream);
 }
 
 template <class T>
-void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent& e, const ChunkShape& c,
+void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent& e, const TileShape& c,
                      const QuantParams<T>& p, T* d_out, cudaStream_t stream) {
   cuda::require_tile(c);  // before any upload
   SCIZ_REQUIRE(sp.outlier_idx.size() == sp.outlier_val.size() && sp.exact_idx.size() == sp.exact_val.size(),
@@ -96,9 +96,9 @@ void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent&
 }
 
 #define SCIZ_INSTANTIATE(T)                                                                                         \
-  template void compress_cuda<T>(const T*, const Extent&, const ChunkShape&, const QuantParams<T>&, uint16_t*,     \
+  template void compress_cuda<T>(const T*, const Extent&, const TileShape&, const QuantParams<T>&, uint16_t*,     \
                                  Sparse<T>&, cudaStream_t);                                                         \
-  template void decompress_cuda<T>(const uint16_t*, const Sparse<T>&, const Extent&, const ChunkShape&,            \
+  template void decompress_cuda<T>(const uint16_t*, const Sparse<T>&, const Extent&, const TileShape&,            \
                                    const QuantParams<T>&, T*, cudaStream_t);
 SCIZ_INSTANTIATE(float)
 SCIZ_INSTANTIATE(double)

@@ -16,7 +16,7 @@ namespace sciz::lorenzo::cuda {
 template <class T>
 struct SparseSink {
   unsigned long long* counts;
-  uint64_t* outlier_idx;  // chunk-major index
+  uint64_t* outlier_idx;  // tile-major index
   int32_t* outlier_val;
   uint64_t outlier_cap;
   uint64_t* exact_idx;    // linear index
@@ -25,16 +25,16 @@ struct SparseSink {
 };
 
 // Codes for every point of the field (d_codes has e.count() entries). Throws
-// Error(unsupported) unless c == default_chunk(e.ndim).
+// Error(unsupported) unless c == default_tile(e.ndim).
 template <class T>
-void launch_quantize(const T* d_x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* d_codes,
+void launch_quantize(const T* d_x, const Extent& e, const TileShape& c, const QuantParams<T>& p, uint16_t* d_codes,
                      const SparseSink<T>& sink, cudaStream_t s);
 
-// Values from codes plus outliers (sorted chunk-major, strictly ascending), exact values not
+// Values from codes plus outliers (sorted tile-major, strictly ascending), exact values not
 // yet applied. Throws Error(unsupported) unless the kernels are built for c (lorenzo_tile.cuh).
 template <class T>
 void launch_reconstruct(const uint16_t* d_codes, const uint64_t* d_outlier_idx, const int32_t* d_outlier_val,
-                        uint64_t n_outliers, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, T* d_out,
+                        uint64_t n_outliers, const Extent& e, const TileShape& c, const QuantParams<T>& p, T* d_out,
                         cudaStream_t s);
 
 // out[idx[i]] = val[i] for idx[i] < n.

@@ -71,15 +71,15 @@ SCIZ_HD Prequant prequantize(T x, const QuantParams<T>& p, int32_t& d) {
   return fabs(static_cast<double>(x) - static_cast<double>(rec)) <= p.eb_check ? Prequant::kQuantized : Prequant::kExactKeep;
 }
 
-// Fill rule for Prequant::kExactFill points (NaN land masks, huge values): inside each chunk row (the
-// x-extent of a chunk at fixed z,y), such a point takes the d of the nearest quantized-or-kept
+// Fill rule for Prequant::kExactFill points (NaN land masks, huge values): inside each tile row (the
+// x-extent of a tile at fixed z,y), such a point takes the d of the nearest quantized-or-kept
 // point before it in the row, or, when there is none, of the first such point after it, or 0
 // when the whole row is filled. The decoder never needs the fill (the exact value overrides
 // the reconstruction), but the residuals around a mask edge stay small instead of jumping to
 // and from 0. Both twins implement exactly this rule.
 
-// First-order Lorenzo residual inside a chunk; at(z,y,x) returns 0 for any negative index,
-// so the chunk's first row/plane is predicted from zeros exactly as the decoder assumes.
+// First-order Lorenzo residual inside a tile; at(z,y,x) returns 0 for any negative index,
+// so the tile's first row/plane is predicted from zeros exactly as the decoder assumes.
 template <class Get>
 SCIZ_HD int32_t delta(const Get& at, int z, int y, int x, int ndim) {
   if (ndim == 1) return at(0, 0, x) - at(0, 0, x - 1);
@@ -109,19 +109,19 @@ SCIZ_HD int32_t wrap_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
 
-// Chunk shapes per effective dimensionality. Recorded in the stream's params, so a decoder
+// Tile shapes per effective dimensionality. Recorded in the stream's params, so a decoder
 // reads the shape and never assumes it.
-SCIZ_HD ChunkShape default_chunk(int ndim) {
+SCIZ_HD TileShape default_tile(int ndim) {
   if (ndim == 1) return {1, 1, 2048};
   if (ndim == 2) return {1, 32, 32};
   return {8, 8, 32};
 }
 
-// Outliers are addressed chunk-major: chunk id * chunk volume + offset inside the chunk, so
-// each chunk's outliers are one contiguous run of the sorted list (a GPU block finds its run
+// Outliers are addressed tile-major: tile id * tile volume + offset inside the tile, so
+// each tile's outliers are one contiguous run of the sorted list (a GPU block finds its run
 // by binary search).
-SCIZ_HD uint64_t chunk_major_index(uint64_t chunk_id, const ChunkShape& c, uint32_t z, uint32_t y, uint32_t x) {
-  return chunk_id * c.volume() + (static_cast<uint64_t>(z) * c.cy + y) * c.cx + x;
+SCIZ_HD uint64_t tile_major_index(uint64_t tile_id, const TileShape& c, uint32_t z, uint32_t y, uint32_t x) {
+  return tile_id * c.volume() + (static_cast<uint64_t>(z) * c.cy + y) * c.cx + x;
 }
 
 }  // namespace sciz::lorenzo

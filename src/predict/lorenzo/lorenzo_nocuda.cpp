@@ -6,15 +6,15 @@
 
 namespace sciz::lorenzo {
 template <class T>
-void compress_cuda(const T*, const Extent&, const ChunkShape&, const QuantParams<T>&, uint16_t*, Sparse<T>&, cudaStream_t) {
+void compress_cuda(const T*, const Extent&, const TileShape&, const QuantParams<T>&, uint16_t*, Sparse<T>&, cudaStream_t) {
   fail(Status::no_device, "lorenzo: this sciz was built without CUDA");
 }
 template <class T>
-void decompress_cuda(const uint16_t*, const Sparse<T>&, const Extent&, const ChunkShape&, const QuantParams<T>&, T*, cudaStream_t) {
+void decompress_cuda(const uint16_t*, const Sparse<T>&, const Extent&, const TileShape&, const QuantParams<T>&, T*, cudaStream_t) {
   fail(Status::no_device, "lorenzo: this sciz was built without CUDA");
 }
-template void compress_cuda<float>(const float*, const Extent&, const ChunkShape&, const QuantParams<float>&, uint16_t*, Sparse<float>&, cudaStream_t);
-template void compress_cuda<double>(const double*, const Extent&, const ChunkShape&, const QuantParams<double>&, uint16_t*, Sparse<double>&, cudaStream_t);
-template void decompress_cuda<float>(const uint16_t*, const Sparse<float>&, const Extent&, const ChunkShape&, const QuantParams<float>&, float*, cudaStream_t);
-template void decompress_cuda<double>(const uint16_t*, const Sparse<double>&, const Extent&, const ChunkShape&, const QuantParams<double>&, double*, cudaStream_t);
+template void compress_cuda<float>(const float*, const Extent&, const TileShape&, const QuantParams<float>&, uint16_t*, Sparse<float>&, cudaStream_t);
+template void compress_cuda<double>(const double*, const Extent&, const TileShape&, const QuantParams<double>&, uint16_t*, Sparse<double>&, cudaStream_t);
+template void decompress_cuda<float>(const uint16_t*, const Sparse<float>&, const Extent&, const TileShape&, const QuantParams<float>&, float*, cudaStream_t);
+template void decompress_cuda<double>(const uint16_t*, const Sparse<double>&, const Extent&, const TileShape&, const QuantParams<double>&, double*, cudaStream_t);
 }  // namespace sciz::lorenzo

@@ -1,4 +1,4 @@
-// Predict + quantize: one CTA per chunk. Each thread loads its points (all loads issued before
+// Predict + quantize: one CTA per tile. Each thread loads its points (all loads issued before
 // any is used), prequantizes them, applies the row fill rule, and stores d in shared memory with
 // a zero halo at index -1 of every predicted axis, so lorenzo::delta's at(-1) is a plain load.
 #include <cub/block/block_scan.cuh>
@@ -114,7 +114,7 @@ __device__ void fill_row_block(int32_t* s_d, const unsigned* keep, uint32_t fill
 // lorenzo::delta spells out (integer arithmetic, every partial bounded by 2^30), but with one
 // shuffle for Dx, one shared-memory read for Dy and registers for Dz (thread t holds the points
 // t + 256 k, so for the 3-D tile its k is z) instead of eight shared-memory reads per point.
-// Neighbours outside the chunk are 0 as in delta(). The GPU-vs-CPU stream tests pin equality.
+// Neighbours outside the tile are 0 as in delta(). The GPU-vs-CPU stream tests pin equality.
 template <class Tl, int ND>
 __device__ void residual_rows(int32_t (&r)[Tl::per_thread], int32_t* s_a) {
   constexpr int K = Tl::per_thread;
@@ -145,7 +145,7 @@ __device__ void residual_rows(int32_t (&r)[Tl::per_thread], int32_t* s_a) {
 // second, block-uniform pass (re-reading x, recomputing delta) only when some bit is set.
 // That keeps registers low enough for four CTAs per SM.
 template <class T, class Tl, int ND>
-__global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_kernel(const T* __restrict__ x, Extent e, ChunkGrid g,
+__global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_kernel(const T* __restrict__ x, Extent e, TileGrid g,
                                                             QuantParams<T> p, uint16_t* __restrict__ codes,
                                                             SparseSink<T> sink) {
   using H = Halo<Tl, ND>;
@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
   __shared__ int32_t s_d[kRows ? Tl::volume : H::volume];
   __shared__ unsigned s_keep[Tl::volume / 32];
   const uint64_t id = blockIdx.x;
-  const Box b = chunk_box<Tl>(id, e, g);
+  const Box b = tile_box<Tl>(id, e, g);
   if constexpr (!kRows) H::zero(s_d);
   auto point = [&](int k, int& z, int& y, int& xx) {
     const int i = threadIdx.x + kThreads * k;
@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
                     [&](int k, uint64_t& key, int32_t& val) {
                       int z, y, xx;
                       point(k, z, y, xx);
-                      key = chunk_major_index(id, Tl::shape(), z, y, xx);
+                      key = tile_major_index(id, Tl::shape(), z, y, xx);
                       val = s_d[threadIdx.x + kThreads * k];
                     });
     }
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
                   [&](int k, uint64_t& key, int32_t& val) {
                     int z, y, xx;
                     point(k, z, y, xx);
-                    key = chunk_major_index(id, Tl::shape(), z, y, xx);
+                    key = tile_major_index(id, Tl::shape(), z, y, xx);
                     val = delta(at, z, y, xx, ND);
                   });
   }
@@ -254,8 +254,8 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
 template <class T, class Tl, int ND>
 void launch(const T* d_x, const Extent& e, const QuantParams<T>& p, uint16_t* d_codes, const SparseSink<T>& sink,
             cudaStream_t s) {
-  const ChunkGrid g = chunk_grid(e, Tl::shape());
-  const unsigned blocks = chunk_blocks(g);
+  const TileGrid g = tile_grid(e, Tl::shape());
+  const unsigned blocks = tile_blocks(g);
   if (blocks == 0) return;
   quantize_kernel<T, Tl, ND><<<blocks, kThreads, 0, s>>>(d_x, e, g, p, d_codes, sink);
   SCIZ_CUDA_CHECK_LAUNCH("lorenzo quantize_kernel");
@@ -264,11 +264,11 @@ void launch(const T* d_x, const Extent& e, const QuantParams<T>& p, uint16_t* d_
 }  // namespace
 
 template <class T>
-void launch_quantize(const T* d_x, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, uint16_t* d_codes,
+void launch_quantize(const T* d_x, const Extent& e, const TileShape& c, const QuantParams<T>& p, uint16_t* d_codes,
                      const SparseSink<T>& sink, cudaStream_t s) {
-  SCIZ_REQUIRE(same_shape(c, default_chunk(e.ndim)), Status::unsupported,
-          "lorenzo (CUDA): compresses a " + std::to_string(e.ndim) + "-D field only with chunk " +
-              shape_str(default_chunk(e.ndim)) + ", not " + shape_str(c));
+  SCIZ_REQUIRE(same_shape(c, default_tile(e.ndim)), Status::unsupported,
+          "lorenzo (CUDA): compresses a " + std::to_string(e.ndim) + "-D field only with tile " +
+              shape_str(default_tile(e.ndim)) + ", not " + shape_str(c));
   if (e.ndim == 1)
     launch<T, Tile1, 1>(d_x, e, p, d_codes, sink, s);
   else if (e.ndim == 2)
@@ -277,9 +277,9 @@ void launch_quantize(const T* d_x, const Extent& e, const ChunkShape& c, const Q
     launch<T, Tile3, 3>(d_x, e, p, d_codes, sink, s);
 }
 
-template void launch_quantize<float>(const float*, const Extent&, const ChunkShape&, const QuantParams<float>&,
+template void launch_quantize<float>(const float*, const Extent&, const TileShape&, const QuantParams<float>&,
                                      uint16_t*, const SparseSink<float>&, cudaStream_t);
-template void launch_quantize<double>(const double*, const Extent&, const ChunkShape&, const QuantParams<double>&,
+template void launch_quantize<double>(const double*, const Extent&, const TileShape&, const QuantParams<double>&,
                                       uint16_t*, const SparseSink<double>&, cudaStream_t);
 
 }  // namespace sciz::lorenzo::cuda

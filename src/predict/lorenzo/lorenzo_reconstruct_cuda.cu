@@ -1,7 +1,7 @@
-// Reconstruction as an N-D partial sum (cuSZ+ IV-B), one CTA per chunk: residuals from codes,
-// plus this chunk's outliers, then inclusive sums along x, y and z. Integer sums are exact and
+// Reconstruction as an N-D partial sum (cuSZ+ IV-B), one CTA per tile: residuals from codes,
+// plus this tile's outliers, then inclusive sums along x, y and z. Integer sums are exact and
 // order-free, so any parallel order equals the CPU's loops; wrap_add keeps hostile streams
-// defined. Points outside an edge chunk's valid box only feed sums at larger indices, which
+// defined. Points outside an edge tile's valid box only feed sums at larger indices, which
 // are never written out, so they need no masking.
 #include <cub/block/block_scan.cuh>
 
@@ -14,7 +14,7 @@
 namespace sciz::lorenzo::cuda {
 namespace {
 
-// Shared layout of the residuals, indexed by the chunk-local offset (z cy + y) cx + x.
+// Shared layout of the residuals, indexed by the tile-local offset (z cy + y) cx + x.
 // 1-D: a pad word per 32 so the blocked reads of the block scan (8 consecutive per thread)
 // hit distinct banks. 2-D: rows of 33 so a warp reading a column hits distinct banks.
 template <class Tl>
@@ -61,7 +61,7 @@ __device__ uint64_t warp_lower_bound(const uint64_t* __restrict__ a, uint64_t n,
   return lo;
 }
 
-// Adds the chunk's run of outliers into q (which lives in registers, thread-striped).
+// Adds the tile's run of outliers into q (which lives in registers, thread-striped).
 template <class Tl, int K>
 __device__ void add_outliers(int32_t (&q)[K], int32_t* s_q, const uint64_t* __restrict__ oidx,
                              const int32_t* __restrict__ oval, uint64_t nout, uint64_t id) {
@@ -149,9 +149,9 @@ __device__ void partial_sums_rows(int32_t (&q)[K], int32_t* s_q) {
 }
 
 template <class Tl>
-__device__ void load_codes(const uint16_t* __restrict__ codes, const Extent& e, const ChunkGrid& g, uint64_t id,
+__device__ void load_codes(const uint16_t* __restrict__ codes, const Extent& e, const TileGrid& g, uint64_t id,
                            uint16_t (&c)[Tl::per_thread]) {
-  const Box b = chunk_box<Tl>(id, e, g);
+  const Box b = tile_box<Tl>(id, e, g);
   const PointWalk<Tl> walk(b);
 #pragma unroll
   for (int k = 0; k < Tl::per_thread; ++k) {
@@ -160,25 +160,25 @@ __device__ void load_codes(const uint16_t* __restrict__ codes, const Extent& e, 
   }
 }
 
-// Persistent CTAs with a grid stride, loading chunk i + grid's codes while summing chunk i
+// Persistent CTAs with a grid stride, loading tile i + grid's codes while summing tile i
 // (see quantize_kernel for why).
 template <class T, class Tl>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const uint16_t* __restrict__ codes, const uint64_t* __restrict__ oidx,
-                       const int32_t* __restrict__ oval, uint64_t nout, Extent e, ChunkGrid g, QuantParams<T> p,
+                       const int32_t* __restrict__ oval, uint64_t nout, Extent e, TileGrid g, QuantParams<T> p,
                        T* __restrict__ out) {
   using L = Layout<Tl>;
   constexpr int K = Tl::per_thread;
   __shared__ int32_t s_q[L::size];
-  const uint64_t nchunks = g.count();
+  const uint64_t ntiles = g.count();
   uint64_t id = blockIdx.x;
   uint16_t c[K];
-  if (id < nchunks) load_codes<Tl>(codes, e, g, id, c);
-  for (; id < nchunks; id += gridDim.x) {
+  if (id < ntiles) load_codes<Tl>(codes, e, g, id, c);
+  for (; id < ntiles; id += gridDim.x) {
     const uint64_t next = id + gridDim.x;
     uint16_t cn[K];
-    if (next < nchunks) load_codes<Tl>(codes, e, g, next, cn);
-    const Box b = chunk_box<Tl>(id, e, g);
+    if (next < ntiles) load_codes<Tl>(codes, e, g, next, cn);
+    const Box b = tile_box<Tl>(id, e, g);
     int32_t q[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) q[k] = from_code(c[k], p.radius);  // points outside the box: see the note above
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kThreads)
     }
 #pragma unroll
     for (int k = 0; k < K; ++k) c[k] = cn[k];
-    __syncthreads();  // the next chunk rewrites s_q
+    __syncthreads();  // the next tile rewrites s_q
   }
 }
 
@@ -211,12 +211,12 @@ __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __rest
 
 template <class T>
 void launch_reconstruct(const uint16_t* d_codes, const uint64_t* d_outlier_idx, const int32_t* d_outlier_val,
-                        uint64_t n_outliers, const Extent& e, const ChunkShape& c, const QuantParams<T>& p, T* d_out,
+                        uint64_t n_outliers, const Extent& e, const TileShape& c, const QuantParams<T>& p, T* d_out,
                         cudaStream_t s) {
   with_tile(c, [&](auto tile) {
     using Tl = decltype(tile);
-    const ChunkGrid g = chunk_grid(e, Tl::shape());
-    const unsigned blocks = persistent_blocks(chunk_blocks(g), reconstruct_kernel<T, Tl>);
+    const TileGrid g = tile_grid(e, Tl::shape());
+    const unsigned blocks = persistent_blocks(tile_blocks(g), reconstruct_kernel<T, Tl>);
     if (blocks == 0) return;
     reconstruct_kernel<T, Tl><<<blocks, kThreads, 0, s>>>(d_codes, d_outlier_idx, d_outlier_val, n_outliers, e, g, p,
                                                           d_out);
@@ -234,7 +234,7 @@ void launch_scatter_exact(const uint64_t* d_idx, const T* d_val, uint64_t m, T* 
 
 #define SCIZ_INSTANTIATE(T)                                                                                          \
   template void launch_reconstruct<T>(const uint16_t*, const uint64_t*, const int32_t*, uint64_t, const Extent&,     \
-                                      const ChunkShape&, const QuantParams<T>&, T*, cudaStream_t);                    \
+                                      const TileShape&, const QuantParams<T>&, T*, cudaStream_t);                    \
   template void launch_scatter_exact<T>(const uint64_t*, const T*, uint64_t, T*, uint64_t, cudaStream_t);
 SCIZ_INSTANTIATE(float)
 SCIZ_INSTANTIATE(double)

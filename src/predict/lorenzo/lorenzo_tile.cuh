@@ -1,5 +1,5 @@
-// What the Lorenzo kernels share: the compile-time chunk shapes, where a chunk sits in the
-// field, and the thread <-> point mapping. One CTA of 256 threads owns one chunk; its thread t
+// What the Lorenzo kernels share: the compile-time tile shapes, where a tile sits in the
+// field, and the thread <-> point mapping. One CTA of 256 threads owns one tile; its thread t
 // holds points e = t + 256 k, so every warp covers 32 consecutive x of one row (coalesced).
 #pragma once
 #include <sciz/error.hpp>
@@ -22,7 +22,7 @@ struct Tile {
   static constexpr int volume = CZ * CY * CX;
   static constexpr int per_thread = volume / kThreads;
   static_assert(volume % kThreads == 0 && CX % 32 == 0, "a warp must cover whole 32-wide row pieces");
-  __host__ __device__ static ChunkShape shape() { return {CZ, CY, CX}; }
+  __host__ __device__ static TileShape shape() { return {CZ, CY, CX}; }
   __host__ __device__ static constexpr int z_of(int e) { return e / (CY * CX); }
   __host__ __device__ static constexpr int y_of(int e) { return (e / CX) % CY; }
   __host__ __device__ static constexpr int x_of(int e) { return e % CX; }
@@ -39,22 +39,22 @@ struct Tile {
   }
 };
 
-using Tile1 = Tile<1, 1, 2048>;  // default_chunk(1)
-using Tile2 = Tile<1, 32, 32>;   // default_chunk(2)
-using Tile3 = Tile<8, 8, 32>;    // default_chunk(3)
+using Tile1 = Tile<1, 1, 2048>;  // default_tile(1)
+using Tile2 = Tile<1, 32, 32>;   // default_tile(2)
+using Tile3 = Tile<8, 8, 32>;    // default_tile(3)
 
-inline bool same_shape(const ChunkShape& a, const ChunkShape& b) {
+inline bool same_shape(const TileShape& a, const TileShape& b) {
   return a.cz == b.cz && a.cy == b.cy && a.cx == b.cx;
 }
 
-inline std::string shape_str(const ChunkShape& c) {
+inline std::string shape_str(const TileShape& c) {
   return std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" + std::to_string(c.cx);
 }
 
 // The one list of tiles the kernels are built for: calls f(Tile{}) for the tile matching c and
 // returns true, or returns false for any other shape.
 template <class F>
-bool visit_tile(const ChunkShape& c, F&& f) {
+bool visit_tile(const TileShape& c, F&& f) {
   if (same_shape(c, Tile1::shape())) return f(Tile1{}), true;
   if (same_shape(c, Tile2::shape())) return f(Tile2{}), true;
   if (same_shape(c, Tile3::shape())) return f(Tile3{}), true;
@@ -62,56 +62,56 @@ bool visit_tile(const ChunkShape& c, F&& f) {
 }
 
 // Throws unsupported, before any device work, unless the kernels are built for c.
-inline void require_tile(const ChunkShape& c) {
+inline void require_tile(const TileShape& c) {
   if (!visit_tile(c, [](auto) {}))
-    fail(Status::unsupported, "lorenzo (CUDA): chunk shape " + shape_str(c) +
+    fail(Status::unsupported, "lorenzo (CUDA): tile shape " + shape_str(c) +
                                   " is not one the CUDA kernels are built for (1x1x2048, 1x32x32, 8x8x32); decode on the CPU");
 }
 
 // Calls f(Tile{}) for the tile matching c; throws unsupported for any other shape.
 template <class F>
-void with_tile(const ChunkShape& c, F&& f) {
+void with_tile(const TileShape& c, F&& f) {
   if (!visit_tile(c, f)) require_tile(c);
 }
 
-// One CTA per chunk: the grid's x dimension bounds the chunk count.
-inline unsigned chunk_blocks(const ChunkGrid& g) {
+// One CTA per tile: the grid's x dimension bounds the tile count.
+inline unsigned tile_blocks(const TileGrid& g) {
   SCIZ_REQUIRE(g.count() <= 0x7fffffffull, Status::unsupported,
-          "lorenzo (CUDA): " + std::to_string(g.count()) + " chunks exceed one kernel launch");
+          "lorenzo (CUDA): " + std::to_string(g.count()) + " tiles exceed one kernel launch");
   return static_cast<unsigned>(g.count());
 }
 
 // Grid for persistent CTAs: as many as can be resident at once (occupancy x SMs, queried once
-// per kernel and device), never more than there are chunks.
+// per kernel and device), never more than there are tiles.
 template <class Kernel>
-unsigned persistent_blocks(unsigned chunks, Kernel kernel) {
+unsigned persistent_blocks(unsigned tiles, Kernel kernel) {
   static int resident[64] = {};  // per device ordinal; a benign race: every writer stores the same value
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return chunks;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return tiles;
   if (resident[dev] == 0) {
     int per_sm = 0, sms = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || per_sm * sms <= 0) {
       (void)cudaGetLastError();
-      return chunks;
+      return tiles;
     }
     resident[dev] = per_sm * sms;
   }
-  return std::min<unsigned>(chunks, static_cast<unsigned>(resident[dev]));
+  return std::min<unsigned>(tiles, static_cast<unsigned>(resident[dev]));
 }
 
-// A chunk's first point (linear index) and its valid extent; edge chunks are partial.
+// A tile's first point (linear index) and its valid extent; edge tiles are partial.
 struct Box {
   uint64_t base;
   uint64_t row, plane;  // strides of y and z in the field, hoisted out of every point's index
   int vz, vy, vx;
 };
 
-// Chunk ids and grid extents fit in 32 bits (chunk_blocks refuses more than 2^31 - 1 chunks),
+// Tile ids and grid extents fit in 32 bits (tile_blocks refuses more than 2^31 - 1 tiles),
 // so the coordinates come from 32-bit division: 64-bit division is a long software routine,
-// and every thread of every chunk runs this.
+// and every thread of every tile runs this.
 template <class Tl>
-__device__ Box chunk_box(uint64_t id, const Extent& e, const ChunkGrid& g) {
+__device__ Box tile_box(uint64_t id, const Extent& e, const TileGrid& g) {
   const uint32_t id32 = static_cast<uint32_t>(id), gx = static_cast<uint32_t>(g.gx), gy = static_cast<uint32_t>(g.gy);
   const uint32_t row = id32 / gx, ix = id32 - row * gx, iz = row / gy, iy = row - iz * gy;
   const uint64_t z0 = uint64_t{iz} * Tl::cz, y0 = uint64_t{iy} * Tl::cy, x0 = uint64_t{ix} * Tl::cx;  // origins can pass 2^32
