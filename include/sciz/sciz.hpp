@@ -30,7 +30,17 @@ struct CompressOptions {
   Lossless lossless = Lossless::auto_select;  // lorenzo: stage for the quant codes
   DeltaChain delta_chain = DeltaChain::auto_select;  // delta: chain order (types.hpp)
   uint32_t szx_block = 128;  // szx: values per block, a multiple of 32 in 32..4096
-  Stream stream = nullptr;
+  // MiB of input per chunk, cut along the slowest axis (dims[0]); <= 0: the whole field in
+  // one chunk. Fields up to 1.5 chunks are one chunk. The stream depends on it (and on
+  // nothing about the machine: device kind or count, threads, memory cap).
+  double chunk_mb = 64;
+  Stream stream = nullptr;  // CUDA stream the call's work is ordered on
+};
+
+struct ChunkInfo {
+  uint64_t row0, rows;      // rows [row0, row0 + rows) of the slowest axis
+  uint64_t offset, length;  // the chunk's bytes in the stream
+  std::string pipeline;     // the pipeline that encoded it ("raw" where that would have expanded it)
 };
 
 struct SectionInfo {
@@ -46,9 +56,11 @@ struct StreamInfo {
   double eb_value, eb_abs, value_min, value_max;
   uint64_t nonfinite;
   std::string pipeline;
-  std::vector<std::pair<std::string, std::string>> params;  // decoded, for display
-  std::vector<SectionInfo> sections;
+  std::vector<std::pair<std::string, std::string>> params;  // first chunk's, decoded, for display
+  std::vector<SectionInfo> sections;                        // first chunk's; offsets in the stream
   uint64_t stream_bytes;
+  uint64_t rows_per_chunk;
+  std::vector<ChunkInfo> chunks;  // one for streams of format versions 1 to 3
   uint64_t original_bytes() const { return shape.count() * dtype_size(dtype); }
 };
 
@@ -56,8 +68,10 @@ bool cuda_available();
 Device resolve_device(Device requested);  // auto -> cuda when a GPU is usable, else cpu
 std::vector<std::string> pipelines();
 
-// Upper bound on compress()'s output for any input of this type and shape.
-uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string& pipeline = "lorenzo");
+// Upper bound on compress()'s output for any input of this type and shape (every chunk that
+// a pipeline would expand is stored verbatim instead).
+uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string& pipeline = "lorenzo",
+                             double chunk_mb = CompressOptions{}.chunk_mb);
 
 std::vector<uint8_t> compress(const FieldView& field, const CompressOptions& opt);
 
@@ -66,6 +80,12 @@ std::vector<uint8_t> compress(const FieldView& field, const CompressOptions& opt
 // only if the failure is found before decoding starts (always, for damaged streams).
 void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, Device device = Device::auto_select,
                 bool out_on_device = false, Stream cuda_stream = nullptr);
+
+// Decodes rows [row_begin, row_end) of the slowest axis into `out` (out_bytes must equal their
+// size exactly), reading and checking only the chunks that hold them.
+void decompress_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64_t row_end, void* out,
+                     uint64_t out_bytes, Device device = Device::auto_select, bool out_on_device = false,
+                     Stream cuda_stream = nullptr);
 
 StreamInfo inspect(std::span<const uint8_t> stream);
 

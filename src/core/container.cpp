@@ -13,23 +13,15 @@
 namespace sciz {
 
 namespace {
-constexpr size_t kEntryBytes = 4 + 4 + 8 + 8 + 8;
-}
+constexpr size_t kSectionEntryBytes = 4 + 4 + 8 + 8 + 8;
+constexpr size_t kChunkEntryBytes = 8 + 8 + 4 + 4;
+// magic, version, flags, header size: what head_needed() reads.
+constexpr size_t kPrefixBytes = 12;
 
-uint64_t section_checksum(uint16_t version, std::span<const uint8_t> bytes) {
-  return version >= 3 ? chunked_xxh64(bytes.data(), bytes.size()) : xxh64(bytes.data(), bytes.size());
-}
+std::string num(uint64_t v) { return std::to_string(v); }
 
-std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sections) {
-  h.shape.validate();
-  SCIZ_REQUIRE(h.pipeline.size() < 256, Status::internal, "pipeline name too long");
-  SCIZ_REQUIRE(sections.size() <= kMaxSections, Status::internal, "too many sections");
-  ByteWriter w;
-  w.bytes(kMagic, 4);
-  w.put<uint16_t>(kFormatVersion);
-  w.put<uint16_t>(0);  // flags
-  const size_t header_size_at = w.size();
-  w.put<uint32_t>(0);  // header size, patched below
+// The field description shared by every version: dtype through the non-finite count.
+void put_field(ByteWriter& w, const Header& h) {
   w.put<uint8_t>(static_cast<uint8_t>(h.dtype));
   w.put<uint8_t>(static_cast<uint8_t>(h.shape.dims.size()));
   w.put<uint8_t>(static_cast<uint8_t>(h.eb_mode));
@@ -40,95 +32,19 @@ std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sectio
   w.put<double>(h.value_min);
   w.put<double>(h.value_max);
   w.put<uint64_t>(h.nonfinite);
-  w.put<uint8_t>(static_cast<uint8_t>(h.pipeline.size()));
-  w.bytes(h.pipeline.data(), h.pipeline.size());
-  w.put<uint32_t>(static_cast<uint32_t>(h.params.size()));
-  w.bytes(h.params.data(), h.params.size());
-  w.put<uint32_t>(static_cast<uint32_t>(sections.size()));
-  uint64_t offset = w.size() + sections.size() * kEntryBytes + 8;
-  for (const auto& s : sections) {
-    w.put<uint32_t>(s.id);
-    w.put<uint32_t>(0);
-    w.put<uint64_t>(offset);
-    w.put<uint64_t>(s.bytes.size());
-    w.put<uint64_t>(section_checksum(kFormatVersion, s.bytes));
-    offset += s.bytes.size();
-  }
-  const uint32_t header_size = static_cast<uint32_t>(w.size() + 8);
-  std::memcpy(w.buffer().data() + header_size_at, &header_size, 4);
-  w.put<uint64_t>(xxh64(w.buffer().data(), w.size()));
-  // In place: a large section with room for the whole stream becomes the stream. Its bytes move
-  // up to their offset inside memory they already occupy, and only the header and the other
-  // sections are copied, instead of faulting in and filling a fresh buffer of the stream's size.
-  size_t big = sections.size();
-  for (size_t i = 0; i < sections.size(); ++i)
-    if (sections[i].bytes.size() >= (size_t{1} << 20) && sections[i].bytes.capacity() >= offset &&
-        (big == sections.size() || sections[i].bytes.size() > sections[big].bytes.size()))
-      big = i;
-  if (big < sections.size()) {
-    std::vector<uint8_t> out = std::move(sections[big].bytes);
-    size_t at = w.size();
-    for (size_t i = 0; i < big; ++i) at += sections[i].bytes.size();
-    const size_t n = out.size();
-    out.resize(offset);
-    std::memmove(out.data() + at, out.data(), n);
-    std::memcpy(out.data(), w.buffer().data(), w.size());
-    size_t pos = w.size();
-    for (size_t i = 0; i < sections.size(); ++i) {
-      if (i != big && !sections[i].bytes.empty()) std::memcpy(out.data() + pos, sections[i].bytes.data(), sections[i].bytes.size());
-      pos += i == big ? n : sections[i].bytes.size();
-    }
-    return out;
-  }
-  reserve_large(w.buffer(), offset);  // one allocation for the whole stream, not one per growth step
-  for (const auto& s : sections) w.bytes(s.bytes.data(), s.bytes.size());
-  return std::move(w.buffer());
 }
 
-const SectionView* ParsedStream::find(uint32_t id) const {
-  for (const auto& s : sections)
-    if (s.id == id) return &s;
-  return nullptr;
-}
-
-const SectionView& ParsedStream::section(uint32_t id, const char* name) const {
-  const SectionView* s = find(id);
-  if (!s) fail(Status::corrupt_stream, std::string("stream lacks its '") + name + "' section (id " + std::to_string(id) + ")");
-  return *s;
-}
-
-ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) {
-  ByteReader r(stream.data(), stream.size(), "sciz stream");
-  const uint8_t* magic = r.take(4, "magic");
-  if (std::memcmp(magic, kMagic, 4) != 0) fail(Status::corrupt_stream, "not a sciz stream (bad magic bytes)");
-  ParsedStream ps;
-  Header& h = ps.header;
-  h.version = r.get<uint16_t>("format version");
-  if (h.version < kOldestReadableVersion || h.version > kFormatVersion)
-    fail(Status::unsupported, "stream format version " + std::to_string(h.version) +
-                                  " is not supported by this build (reads versions " +
-                                  std::to_string(kOldestReadableVersion) + " to " + std::to_string(kFormatVersion) + ")");
-  const auto flags = r.get<uint16_t>("flags");
-  SCIZ_REQUIRE(flags == 0, Status::unsupported, "unknown stream flags " + std::to_string(flags));
-  const uint32_t header_size = r.get<uint32_t>("header size");
-  SCIZ_REQUIRE(header_size <= stream.size(), Status::corrupt_stream,
-          "header size " + std::to_string(header_size) + " exceeds stream size " + std::to_string(stream.size()));
-  SCIZ_REQUIRE(header_size >= 12 + 8, Status::corrupt_stream, "header size " + std::to_string(header_size) + " too small");
-  // Verify the header checksum before trusting any field after the size.
-  uint64_t stored;
-  std::memcpy(&stored, stream.data() + header_size - 8, 8);
-  SCIZ_REQUIRE(xxh64(stream.data(), header_size - 8) == stored, Status::corrupt_stream, "header checksum mismatch: stream is corrupted");
-  ByteReader hr(stream.data(), header_size - 8, "sciz header");
-  hr.take(12, "prefix");
+void get_field(ByteReader& hr, Header& h) {
   const auto dt = hr.get<uint8_t>("dtype");
-  SCIZ_REQUIRE(dt == 1 || dt == 2, Status::corrupt_stream, "unknown dtype code " + std::to_string(dt));
+  SCIZ_REQUIRE(dt == 1 || dt == 2, Status::corrupt_stream, "unknown dtype code " + num(dt));
   h.dtype = static_cast<DType>(dt);
   const auto nd = hr.get<uint8_t>("ndims");
-  SCIZ_REQUIRE(nd >= 1 && nd <= 4, Status::corrupt_stream, "ndims " + std::to_string(nd) + " out of range 1..4");
+  SCIZ_REQUIRE(nd >= 1 && nd <= 4, Status::corrupt_stream, "ndims " + num(nd) + " out of range 1..4");
   const auto mode = hr.get<uint8_t>("eb mode");
-  SCIZ_REQUIRE(mode <= 1, Status::corrupt_stream, "unknown error-bound mode " + std::to_string(mode));
+  SCIZ_REQUIRE(mode <= 1, Status::corrupt_stream, "unknown error-bound mode " + num(mode));
   h.eb_mode = static_cast<EbMode>(mode);
   hr.get<uint8_t>("reserved");
+  h.shape.dims.clear();
   for (int i = 0; i < nd; ++i) h.shape.dims.push_back(hr.get<uint64_t>("dims"));
   try {
     h.shape.validate();
@@ -137,39 +53,351 @@ ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) 
   }
   h.eb_value = hr.get<double>("eb value");
   h.eb_abs = hr.get<double>("resolved eb");
-  SCIZ_REQUIRE(std::isfinite(h.eb_abs) && h.eb_abs > 0, Status::corrupt_stream, "resolved error bound " + std::to_string(h.eb_abs) + " is not positive");
+  SCIZ_REQUIRE(std::isfinite(h.eb_abs) && h.eb_abs > 0, Status::corrupt_stream,
+               "resolved error bound " + std::to_string(h.eb_abs) + " is not positive");
   h.value_min = hr.get<double>("value min");
   h.value_max = hr.get<double>("value max");
   h.nonfinite = hr.get<uint64_t>("non-finite count");
-  const auto name_len = hr.get<uint8_t>("pipeline name length");
-  const uint8_t* name = hr.take(name_len, "pipeline name");
-  h.pipeline.assign(reinterpret_cast<const char*>(name), name_len);
+}
+
+std::string get_name(ByteReader& r) {
+  const auto len = r.get<uint8_t>("pipeline name length");
+  const uint8_t* p = r.take(len, "pipeline name");
+  return std::string(reinterpret_cast<const char*>(p), len);
+}
+
+// A section table of `count` entries whose offsets count from `base` (0 for a chunk, the
+// stream's start for versions 1 to 3), sections lying in [first, end) back to back in table
+// order up to `end` exactly. bytes: what offsets index (the chunk or the stream).
+std::vector<SectionView> get_sections(ByteReader& r, uint32_t count, std::span<const uint8_t> bytes, uint64_t first,
+                                      uint16_t version, bool verify, const std::string& where) {
+  SCIZ_REQUIRE(count <= kMaxSections, Status::corrupt_stream,
+               where + "section count " + num(count) + " exceeds " + num(kMaxSections));
+  std::vector<SectionView> out;
+  uint64_t prev_end = first;
+  for (uint32_t i = 0; i < count; ++i) {
+    const auto id = r.get<uint32_t>("section id");
+    r.get<uint32_t>("section reserved");
+    const auto off = r.get<uint64_t>("section offset");
+    const auto len = r.get<uint64_t>("section length");
+    const auto sum = r.get<uint64_t>("section checksum");
+    SCIZ_REQUIRE(off >= prev_end && off <= bytes.size() && len <= bytes.size() - off, Status::corrupt_stream,
+                 where + "section " + num(id) + " [offset " + num(off) + ", length " + num(len) + "] lies outside the " +
+                     num(bytes.size()) + " bytes or overlaps another");
+    for (const auto& s : out)
+      SCIZ_REQUIRE(s.id != id, Status::corrupt_stream, where + "section id " + num(id) + " appears twice");
+    if (verify)
+      SCIZ_REQUIRE(section_checksum(version, bytes.subspan(off, len)) == sum, Status::corrupt_stream,
+                   where + "section " + num(id) + " checksum mismatch: stream is corrupted");
+    out.push_back({id, bytes.subspan(off, len), sum});
+    prev_end = off + len;
+  }
+  SCIZ_REQUIRE(prev_end == bytes.size(), Status::corrupt_stream,
+               where + "has " + num(bytes.size() - prev_end) +
+                   " trailing bytes after its last section (truncated or concatenated?)");
+  return out;
+}
+
+// Versions 1 to 3: one header with the pipeline, params and section table; sections fill the
+// rest of the stream. Read as a stream of one chunk.
+ParsedStream read_v1_to_v3(std::span<const uint8_t> stream, uint32_t header_size, uint16_t version, bool verify) {
+  ParsedStream ps;
+  Header& h = ps.header;
+  h.version = version;
+  ByteReader hr(stream.data(), header_size - 8, "sciz header");
+  hr.take(kPrefixBytes, "prefix");
+  get_field(hr, h);
+  h.pipeline = get_name(hr);
   const auto params_len = hr.get<uint32_t>("params length");
   const uint8_t* params = hr.take(params_len, "pipeline params");
   h.params.assign(params, params + params_len);
   const auto nsec = hr.get<uint32_t>("section count");
-  SCIZ_REQUIRE(nsec <= kMaxSections, Status::corrupt_stream, "section count " + std::to_string(nsec) + " exceeds " + std::to_string(kMaxSections));
-  uint64_t prev_end = header_size;
-  for (uint32_t i = 0; i < nsec; ++i) {
-    const auto id = hr.get<uint32_t>("section id");
-    hr.get<uint32_t>("section reserved");
-    const auto off = hr.get<uint64_t>("section offset");
-    const auto len = hr.get<uint64_t>("section length");
-    const auto sum = hr.get<uint64_t>("section checksum");
-    SCIZ_REQUIRE(off >= prev_end && off <= stream.size() && len <= stream.size() - off, Status::corrupt_stream,
-            "section " + std::to_string(id) + " [offset " + std::to_string(off) + ", length " + std::to_string(len) +
-                "] lies outside the stream of " + std::to_string(stream.size()) + " bytes or overlaps another");
-    SCIZ_REQUIRE(ps.find(id) == nullptr, Status::corrupt_stream, "section id " + std::to_string(id) + " appears twice");
-    if (verify_sections)
-      SCIZ_REQUIRE(section_checksum(h.version, stream.subspan(off, len)) == sum, Status::corrupt_stream,
-              "section " + std::to_string(id) + " checksum mismatch: stream is corrupted");
-    ps.sections.push_back({id, stream.subspan(off, len), sum});
-    prev_end = off + len;
+  ParsedChunk c;
+  c.sections = get_sections(hr, nsec, stream, header_size, version, verify, "");
+  SCIZ_REQUIRE(hr.remaining() == 0, Status::corrupt_stream, "header has " + num(hr.remaining()) + " unexplained bytes");
+  c.header = h;
+  c.rows = h.shape.dims[0];
+  c.offset = header_size;
+  c.length = stream.size() - header_size;
+  c.verified = verify;
+  ps.plan = stated_plan(h.shape, h.shape.dims[0], 1);
+  ps.header_bytes = header_size;
+  ps.chunks.push_back(std::move(c));
+  return ps;
+}
+
+uint32_t checked_header_size(std::span<const uint8_t> head, uint64_t stream_bytes, uint16_t* version) {
+  ByteReader r(head.data(), head.size(), "sciz stream");
+  const uint8_t* magic = r.take(4, "magic");
+  if (std::memcmp(magic, kMagic, 4) != 0) fail(Status::corrupt_stream, "not a sciz stream (bad magic bytes)");
+  const uint16_t v = r.get<uint16_t>("format version");
+  if (v < kOldestReadableVersion || v > kFormatVersion)
+    fail(Status::unsupported, "stream format version " + num(v) + " is not supported by this build (reads versions " +
+                                  num(kOldestReadableVersion) + " to " + num(kFormatVersion) + ")");
+  const auto flags = r.get<uint16_t>("flags");
+  SCIZ_REQUIRE(flags == 0, Status::unsupported, "unknown stream flags " + num(flags));
+  const uint32_t header_size = r.get<uint32_t>("header size");
+  SCIZ_REQUIRE(header_size <= stream_bytes, Status::corrupt_stream,
+               "header size " + num(header_size) + " exceeds stream size " + num(stream_bytes));
+  SCIZ_REQUIRE(header_size >= kPrefixBytes + 8, Status::corrupt_stream, "header size " + num(header_size) + " too small");
+  *version = v;
+  return header_size;
+}
+
+}  // namespace
+
+size_t digest_block(uint16_t version) { return version >= 4 ? kDigestBlockV4 : kChecksumChunk; }
+
+uint64_t section_checksum(uint16_t version, std::span<const uint8_t> bytes) {
+  return version >= 3 ? chunked_xxh64(bytes.data(), bytes.size(), digest_block(version))
+                      : xxh64(bytes.data(), bytes.size());
+}
+
+// ---- writing ----
+
+uint64_t chunk_header_bytes(const std::string& pipeline, size_t params_bytes, size_t sections) {
+  return 1 + pipeline.size() + 4 + params_bytes + 4 + sections * kSectionEntryBytes + 8;
+}
+
+std::vector<uint8_t> write_chunk_header(const std::string& pipeline, const std::vector<uint8_t>& params,
+                                        const std::vector<uint32_t>& ids, const std::vector<uint64_t>& lengths,
+                                        const std::vector<uint64_t>& checksums) {
+  SCIZ_REQUIRE(pipeline.size() < 256, Status::internal, "pipeline name too long");
+  SCIZ_REQUIRE(ids.size() <= kMaxSections, Status::internal, "too many sections");
+  ByteWriter w;
+  w.put<uint8_t>(static_cast<uint8_t>(pipeline.size()));
+  w.bytes(pipeline.data(), pipeline.size());
+  w.put<uint32_t>(static_cast<uint32_t>(params.size()));
+  w.bytes(params.data(), params.size());
+  w.put<uint32_t>(static_cast<uint32_t>(ids.size()));
+  uint64_t offset = chunk_header_bytes(pipeline, params.size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    w.put<uint32_t>(ids[i]);
+    w.put<uint32_t>(0);
+    w.put<uint64_t>(offset);
+    w.put<uint64_t>(lengths[i]);
+    w.put<uint64_t>(checksums[i]);
+    offset += lengths[i];
   }
-  SCIZ_REQUIRE(hr.remaining() == 0, Status::corrupt_stream, "header has " + std::to_string(hr.remaining()) + " unexplained bytes");
-  SCIZ_REQUIRE(prev_end == stream.size(), Status::corrupt_stream,
-          "stream has " + std::to_string(stream.size() - prev_end) + " trailing bytes after its last section (truncated or concatenated?)");
-  (void)r;
+  w.put<uint64_t>(xxh64(w.buffer().data(), w.size()));
+  return std::move(w.buffer());
+}
+
+uint64_t chunk_bytes(const ChunkOut& c) {
+  uint64_t n = chunk_header_bytes(c.pipeline, c.params.size(), c.sections.size());
+  for (const auto& s : c.sections) n += s.bytes.size();
+  return n;
+}
+
+void write_chunk(const ChunkOut& c, uint8_t* dst) {
+  std::vector<uint32_t> ids;
+  std::vector<uint64_t> lengths, sums;
+  for (const auto& s : c.sections) {
+    ids.push_back(s.id);
+    lengths.push_back(s.bytes.size());
+    sums.push_back(section_checksum(kFormatVersion, s.bytes));
+  }
+  const auto head = write_chunk_header(c.pipeline, c.params, ids, lengths, sums);
+  std::memcpy(dst, head.data(), head.size());
+  uint64_t at = head.size();
+  for (const auto& s : c.sections) {
+    if (!s.bytes.empty()) std::memcpy(dst + at, s.bytes.data(), s.bytes.size());
+    at += s.bytes.size();
+  }
+}
+
+uint64_t stream_header_bytes(size_t ndims, size_t name_bytes, uint64_t chunks) {
+  return kPrefixBytes + 4 + 8 * ndims + 5 * 8 + 1 + name_bytes + 16 + chunks * kChunkEntryBytes + 8;
+}
+
+std::vector<uint8_t> write_stream_header(const Header& h, const ChunkPlan& plan, const std::vector<ChunkEntry>& entries) {
+  h.shape.validate();
+  SCIZ_REQUIRE(h.pipeline.size() < 256, Status::internal, "pipeline name too long");
+  SCIZ_REQUIRE(entries.size() == plan.count, Status::internal, "chunk index does not match the plan");
+  const uint64_t size = stream_header_bytes(h.shape.dims.size(), h.pipeline.size(), plan.count);
+  SCIZ_REQUIRE(size < (uint64_t(1) << 32), Status::invalid_argument,
+               "too many chunks (" + num(plan.count) + ") for one stream header: raise the chunk size");
+  ByteWriter w;
+  w.bytes(kMagic, 4);
+  w.put<uint16_t>(kFormatVersion);
+  w.put<uint16_t>(0);  // flags
+  w.put<uint32_t>(static_cast<uint32_t>(size));
+  put_field(w, h);
+  w.put<uint8_t>(static_cast<uint8_t>(h.pipeline.size()));
+  w.bytes(h.pipeline.data(), h.pipeline.size());
+  w.put<uint64_t>(plan.rows_per_chunk);
+  w.put<uint64_t>(plan.count);
+  for (const auto& e : entries) {
+    w.put<uint64_t>(e.offset);
+    w.put<uint64_t>(e.length);
+    w.put<uint32_t>(e.header_bytes);
+    w.put<uint32_t>(0);
+  }
+  w.put<uint64_t>(xxh64(w.buffer().data(), w.size()));
+  SCIZ_REQUIRE(w.size() == size, Status::internal, "stream header size mismatch");
+  return std::move(w.buffer());
+}
+
+std::vector<uint8_t> write_stream(const Header& h, const ChunkPlan& plan, const std::vector<ChunkOut>& chunks) {
+  std::vector<ChunkEntry> entries(chunks.size());
+  uint64_t at = stream_header_bytes(h.shape.dims.size(), h.pipeline.size(), plan.count);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    entries[i].offset = at;
+    entries[i].length = chunk_bytes(chunks[i]);
+    entries[i].header_bytes =
+        static_cast<uint32_t>(chunk_header_bytes(chunks[i].pipeline, chunks[i].params.size(), chunks[i].sections.size()));
+    at += entries[i].length;
+  }
+  const auto head = write_stream_header(h, plan, entries);
+  std::vector<uint8_t> out;
+  reserve_large(out, at);  // one allocation, huge pages before the first touch
+  out.resize(at);
+  std::memcpy(out.data(), head.data(), head.size());
+  const int64_t n = static_cast<int64_t>(chunks.size());
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+  for (int64_t i = 0; i < n; ++i) write_chunk(chunks[i], out.data() + entries[i].offset);
+  return out;
+}
+
+// ---- reading ----
+
+const SectionView* ParsedChunk::find(uint32_t id) const {
+  for (const auto& s : sections)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+const SectionView& ParsedChunk::section(uint32_t id, const char* name) const {
+  const SectionView* s = find(id);
+  if (!s) fail(Status::corrupt_stream, std::string("stream lacks its '") + name + "' section (id " + num(id) + ")");
+  return *s;
+}
+
+uint64_t head_needed(std::span<const uint8_t> first12, uint64_t stream_bytes) {
+  uint16_t version = 0;
+  const uint32_t size = checked_header_size(first12, stream_bytes, &version);
+  return version >= 4 ? size : stream_bytes;
+}
+
+ParsedStream read_stream_head(std::span<const uint8_t> head, uint64_t stream_bytes) {
+  uint16_t version = 0;
+  const uint32_t header_size = checked_header_size(head, stream_bytes, &version);
+  SCIZ_REQUIRE(head.size() >= (version >= 4 ? header_size : stream_bytes), Status::internal,
+               "read_stream_head: the head holds too few bytes");
+  // Verify the header checksum before trusting any field after the size.
+  uint64_t stored;
+  std::memcpy(&stored, head.data() + header_size - 8, 8);
+  SCIZ_REQUIRE(xxh64(head.data(), header_size - 8) == stored, Status::corrupt_stream,
+               "header checksum mismatch: stream is corrupted");
+  if (version < 4) return read_v1_to_v3(head.first(stream_bytes), header_size, version, false);
+
+  ParsedStream ps;
+  Header& h = ps.header;
+  h.version = version;
+  ps.header_bytes = header_size;
+  ByteReader hr(head.data(), header_size - 8, "sciz header");
+  hr.take(kPrefixBytes, "prefix");
+  get_field(hr, h);
+  h.pipeline = get_name(hr);
+  const uint64_t rows_per_chunk = hr.get<uint64_t>("rows per chunk");
+  const uint64_t count = hr.get<uint64_t>("chunk count");
+  ps.plan = stated_plan(h.shape, rows_per_chunk, count);
+  SCIZ_REQUIRE(hr.remaining() == count * kChunkEntryBytes, Status::corrupt_stream,
+               "header: chunk index of " + num(count) + " entries does not fill the " + num(hr.remaining()) +
+                   " bytes left for it");
+  ps.chunks.resize(count);
+  uint64_t at = header_size;
+  for (uint64_t i = 0; i < count; ++i) {
+    ParsedChunk& c = ps.chunks[i];
+    c.offset = hr.get<uint64_t>("chunk offset");
+    c.length = hr.get<uint64_t>("chunk length");
+    const uint32_t hb = hr.get<uint32_t>("chunk header size");
+    hr.get<uint32_t>("chunk reserved");
+    SCIZ_REQUIRE(c.offset == at && c.length <= stream_bytes - at && hb <= c.length && hb >= 1 + 4 + 4 + 8,
+                 Status::corrupt_stream,
+                 "chunk index: chunk " + num(i) + " [offset " + num(c.offset) + ", length " + num(c.length) +
+                     ", header " + num(hb) + "] does not follow chunk " + num(i) + " - 1 inside the stream of " +
+                     num(stream_bytes) + " bytes");
+    c.row0 = ps.plan.row0(i);
+    c.rows = ps.plan.rows(i);
+    c.head_bytes = hb;
+    at += c.length;
+  }
+  SCIZ_REQUIRE(at == stream_bytes, Status::corrupt_stream,
+               "chunk index covers " + num(at) + " bytes, the stream has " + num(stream_bytes) +
+                   " (truncated or concatenated?)");
+  return ps;
+}
+
+void read_chunk(ParsedStream& ps, uint64_t i, std::span<const uint8_t> bytes, bool verify_sections) {
+  ps.chunks.at(i) = parse_chunk(ps, i, bytes, verify_sections);
+}
+
+ParsedChunk parse_chunk(const ParsedStream& ps, uint64_t i, std::span<const uint8_t> bytes, bool verify_sections) {
+  SCIZ_REQUIRE(i < ps.chunks.size(), Status::internal, "read_chunk: no chunk " + num(i));
+  ParsedChunk c = ps.chunks[i];
+  const Header& h = ps.header;
+  if (h.version < 4) {  // the head was the whole stream and named the sections already
+    if (verify_sections && !c.verified) {
+      for (const auto& s : c.sections)
+        SCIZ_REQUIRE(section_checksum(h.version, s.bytes) == s.checksum, Status::corrupt_stream,
+                     "section " + num(s.id) + " checksum mismatch: stream is corrupted");
+      c.verified = true;
+    }
+    return c;
+  }
+  SCIZ_REQUIRE(bytes.size() == c.length, Status::internal, "read_chunk: chunk bytes do not match the index");
+  const std::string where = "chunk " + num(i) + ": ";
+  const uint64_t hb = c.head_bytes;  // checked against the chunk's length by read_stream_head
+  uint64_t stored;
+  std::memcpy(&stored, bytes.data() + hb - 8, 8);
+  SCIZ_REQUIRE(xxh64(bytes.data(), hb - 8) == stored, Status::corrupt_stream,
+               where + "header checksum mismatch: stream is corrupted");
+  ByteReader r(bytes.data(), hb - 8, "sciz chunk " + num(i) + " header");
+  const std::string pipeline = get_name(r);
+  const auto params_len = r.get<uint32_t>("params length");
+  const uint8_t* params = r.take(params_len, "pipeline params");
+  const auto nsec = r.get<uint32_t>("section count");
+  std::vector<SectionView> sections = get_sections(r, nsec, bytes, hb, h.version, verify_sections, where);
+  SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, where + "header has " + num(r.remaining()) + " unexplained bytes");
+  c.header = h;
+  c.header.shape = ps.plan.chunk_shape(h.shape, i);
+  c.header.pipeline = pipeline;
+  c.header.params.assign(params, params + params_len);
+  c.sections = std::move(sections);
+  c.verified = verify_sections;
+  return c;
+}
+
+namespace {
+ParsedStream read_rows(std::span<const uint8_t> stream, uint64_t first_chunk, uint64_t end_chunk, bool verify) {
+  ParsedStream ps = read_stream_head(stream, stream.size());
+  if (ps.header.version < 4) {
+    read_chunk(ps, 0, stream, verify);
+    return ps;
+  }
+  end_chunk = std::min<uint64_t>(end_chunk, ps.chunks.size());
+  for (uint64_t i = first_chunk; i < end_chunk; ++i)
+    read_chunk(ps, i, stream.subspan(ps.chunks[i].offset, ps.chunks[i].length), verify);
+  return ps;
+}
+}  // namespace
+
+ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) {
+  return read_rows(stream, 0, UINT64_MAX, verify_sections);
+}
+
+ParsedStream read_stream_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64_t row_end) {
+  ParsedStream ps = read_stream_head(stream, stream.size());
+  if (ps.header.version < 4) {
+    read_chunk(ps, 0, stream, true);
+    return ps;
+  }
+  SCIZ_REQUIRE(row_begin < row_end && row_end <= ps.plan.rows_total, Status::invalid_argument,
+               "rows " + num(row_begin) + ":" + num(row_end) + " are not a non-empty range inside the " +
+                   num(ps.plan.rows_total) + " rows of the slowest axis");
+  const uint64_t a = ps.plan.chunk_of_row(row_begin), b = ps.plan.chunk_of_row(row_end - 1) + 1;
+  for (uint64_t i = a; i < b; ++i) read_chunk(ps, i, stream.subspan(ps.chunks[i].offset, ps.chunks[i].length), true);
   return ps;
 }
 

@@ -1,5 +1,6 @@
-// The sciz stream: magic, format version, header, section table, checksummed sections.
-// docs/FORMAT.md is the normative description; this is its one implementation.
+// The sciz stream: magic, format version, field header, chunk index, and chunks of
+// checksummed sections. docs/FORMAT.md is the normative description; this is its one
+// implementation.
 #pragma once
 #include <sciz/types.hpp>
 
@@ -8,16 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "core/chunking.hpp"
+
 namespace sciz {
 
 inline constexpr uint8_t kMagic[4] = {'S', 'C', 'I', 'Z'};
 // Version 2 added lorenzo's huffman, rle and rle+huffman stages (the container unchanged);
-// version 3 made section checksums chunked digests (section_checksum). Versions 1 and 2 still
-// decode.
-inline constexpr uint16_t kFormatVersion = 3;
+// version 3 made section checksums chunked digests (section_checksum); version 4 cuts the
+// field into chunks along its slowest axis, each an independently decodable set of sections
+// with its own pipeline and params, and digests 16 KiB blocks. Versions 1 to 3 still decode.
+inline constexpr uint16_t kFormatVersion = 4;
 inline constexpr uint16_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kMaxSections = 64;
 
+// What a pipeline decodes from: the field's description, with (from version 4) the shape,
+// pipeline and params of the one chunk being decoded.
 struct Header {
   uint16_t version = kFormatVersion;
   DType dtype = DType::f32;
@@ -25,9 +31,9 @@ struct Header {
   EbMode eb_mode = EbMode::abs;
   double eb_value = 0;    // as the user gave it
   double eb_abs = 0;      // resolved absolute bound every point honours
-  double value_min = 0;   // over finite values; NaN when there are none
+  double value_min = 0;   // over finite values of the whole field; NaN when there are none
   double value_max = 0;
-  uint64_t nonfinite = 0; // NaN/Inf count, carried exactly
+  uint64_t nonfinite = 0; // NaN/Inf count of the whole field, carried exactly
   std::string pipeline;   // registry name, e.g. "lorenzo"
   std::vector<uint8_t> params;  // pipeline-specific, little-endian, see docs/FORMAT.md
 };
@@ -44,27 +50,82 @@ struct SectionView {  // what the reader hands a pipeline: validated and checksu
 };
 
 // A section's checksum as the given format version defines it: xxh64 up to version 2, the
-// chunked digest (checksum.hpp) from version 3.
+// chunked digest (checksum.hpp) of 1 MiB blocks in version 3 and of 16 KiB blocks from 4.
 uint64_t section_checksum(uint16_t version, std::span<const uint8_t> bytes);
+size_t digest_block(uint16_t version);
 
-// Consumes the sections: when a large one has spare capacity for the header and the other
-// sections (see stream_slack), the stream is built inside that vector (its bytes moved up to
-// their place, the rest copied around them) instead of copied into fresh memory, whose page
-// faults cost more than the copy itself on big streams.
-std::vector<uint8_t> write_stream(const Header& h, std::vector<SectionIn> sections);
+// ---- writing (format 4) ----
 
-// Capacity a stage leaves after a large blob, so the container can build the stream in place.
-inline size_t stream_slack(size_t blob_bytes) { return blob_bytes / 8 + (size_t{1} << 20); }
+// One encoded chunk: the pipeline that encoded it (the requested one, or "raw" where that
+// would have expanded the chunk), its params and sections.
+struct ChunkOut {
+  std::string pipeline;
+  std::vector<uint8_t> params;
+  std::vector<SectionIn> sections;
+};
 
-struct ParsedStream {
-  Header header;
+// Bytes of the chunk header (name, params, section table, its checksum) for `sections`
+// sections; the chunk is this plus the section bytes.
+uint64_t chunk_header_bytes(const std::string& pipeline, size_t params_bytes, size_t sections);
+// The chunk header for sections of the given ids, lengths and checksums.
+std::vector<uint8_t> write_chunk_header(const std::string& pipeline, const std::vector<uint8_t>& params,
+                                        const std::vector<uint32_t>& ids, const std::vector<uint64_t>& lengths,
+                                        const std::vector<uint64_t>& checksums);
+uint64_t chunk_bytes(const ChunkOut& c);
+// Writes the chunk (header, then the sections back to back) to dst[0, chunk_bytes(c)).
+void write_chunk(const ChunkOut& c, uint8_t* dst);
+
+struct ChunkEntry {
+  uint64_t offset = 0, length = 0;  // from the stream's first byte
+  uint32_t header_bytes = 0;         // the chunk header's share of length
+};
+
+// Bytes of the stream header (field header and chunk index) of a field of `ndims` dims, a
+// pipeline name of `name_bytes` and `chunks` chunks: chunk 0 starts there.
+uint64_t stream_header_bytes(size_t ndims, size_t name_bytes, uint64_t chunks);
+// h: the field (h.params unused: every chunk names its own); entries: one per chunk of plan.
+std::vector<uint8_t> write_stream_header(const Header& h, const ChunkPlan& plan, const std::vector<ChunkEntry>& entries);
+
+// Header + chunks, in one allocation (advised huge pages before its first touch).
+std::vector<uint8_t> write_stream(const Header& h, const ChunkPlan& plan, const std::vector<ChunkOut>& chunks);
+
+// ---- reading (formats 1 to 4) ----
+
+struct ParsedChunk {
+  Header header;  // the field's, with this chunk's shape, pipeline and params
   std::vector<SectionView> sections;
+  uint64_t row0 = 0, rows = 0;      // rows [row0, row0 + rows) of the slowest axis
+  uint64_t offset = 0, length = 0;  // the chunk's bytes in the stream
+  uint32_t head_bytes = 0;          // its header's share of them (from the chunk index)
+  bool verified = false;            // its header and section checksums were checked
   const SectionView& section(uint32_t id, const char* name) const;  // throws if absent
   const SectionView* find(uint32_t id) const;
 };
 
-// Checks magic, version, every length and offset, the header checksum and (unless
-// verify_sections is false, for `info` on a damaged file) every section checksum.
+struct ParsedStream {
+  Header header;  // the field; for versions 1 to 3 also the only chunk's pipeline and params
+  ChunkPlan plan;
+  std::vector<ParsedChunk> chunks;  // one for versions 1 to 3
+  uint64_t header_bytes = 0;
+};
+
+// Reads what lies before the chunks: checks magic, version, the header's length and checksum,
+// every field of the header and that the chunk index tiles the stream exactly. `stream_bytes`
+// is the whole stream's size; `head` must hold at least the header (head_needed() tells how
+// much, from its first 12 bytes). For versions 1 to 3 the head must be the whole stream.
+ParsedStream read_stream_head(std::span<const uint8_t> head, uint64_t stream_bytes);
+uint64_t head_needed(std::span<const uint8_t> first12, uint64_t stream_bytes);
+
+// Parses chunk i of ps from its bytes (`bytes` = the stream's [offset, offset + length) of
+// that chunk), checking its header checksum, every section's bounds and (verify_sections)
+// checksum. Fills ps.chunks[i].
+void read_chunk(ParsedStream& ps, uint64_t i, std::span<const uint8_t> bytes, bool verify_sections = true);
+// The same without touching ps (safe from several threads): the parsed chunk.
+ParsedChunk parse_chunk(const ParsedStream& ps, uint64_t i, std::span<const uint8_t> bytes, bool verify_sections = true);
+
+// The whole stream: head and every chunk (or, with rows, only the chunks that hold rows
+// [rows.first, rows.second) of the slowest axis; the others stay unverified).
 ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections = true);
+ParsedStream read_stream_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64_t row_end);
 
 }  // namespace sciz

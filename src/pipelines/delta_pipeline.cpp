@@ -50,7 +50,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
 
 template <class T>
 void decompress_typed(const DecompressJob& job) {
-  const ParsedStream& ps = *job.stream;
+  const ParsedChunk& ps = *job.chunk;
   const uint64_t n = ps.header.shape.count();
   const double eb = ps.header.eb_abs;
   delta::Sections sec;
@@ -86,7 +86,7 @@ class DeltaPipeline final : public Pipeline {
   }
 
   void decompress(const DecompressJob& job) const override {
-    if (job.stream->header.dtype == DType::f32)
+    if (job.chunk->header.dtype == DType::f32)
       decompress_typed<float>(job);
     else
       decompress_typed<double>(job);

@@ -120,7 +120,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
 
 template <class T>
 void decompress_typed(const DecompressJob& job) {
-  const ParsedStream& ps = *job.stream;
+  const ParsedChunk& ps = *job.chunk;
   const Extent& e = job.extent;
   const uint64_t n = e.count();
   const LorenzoParams lp = decode_params(ps.header.params, e, ps.header.version);
@@ -173,7 +173,7 @@ class LorenzoPipeline final : public Pipeline {
   }
 
   void decompress(const DecompressJob& job) const override {
-    if (job.stream->header.dtype == DType::f32)
+    if (job.chunk->header.dtype == DType::f32)
       decompress_typed<float>(job);
     else
       decompress_typed<double>(job);

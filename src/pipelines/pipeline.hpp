@@ -13,7 +13,7 @@
 
 namespace sciz {
 
-struct CompressJob {
+struct CompressJob {  // one chunk of a field
   const void* data;  // host or device, see on_device
   bool on_device;
   DType dtype;
@@ -25,7 +25,7 @@ struct CompressJob {
 };
 
 struct DecompressJob {
-  const ParsedStream* stream;
+  const ParsedChunk* chunk;  // its header holds the chunk's shape, pipeline and params
   Extent extent;
   void* out;
   bool out_on_device;

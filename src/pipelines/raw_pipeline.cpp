@@ -35,9 +35,9 @@ class RawPipeline final : public Pipeline {
   }
 
   void decompress(const DecompressJob& job) const override {
-    const Header& h = job.stream->header;
+    const Header& h = job.chunk->header;
     SCIZ_REQUIRE(h.params.empty(), Status::corrupt_stream, "raw: unexpected params");
-    const auto& sec = job.stream->section(kValues, "values");
+    const auto& sec = job.chunk->section(kValues, "values");
     const uint64_t bytes = h.shape.count() * dtype_size(h.dtype);
     SCIZ_REQUIRE(sec.bytes.size() == bytes, Status::corrupt_stream,
             "raw: values section holds " + std::to_string(sec.bytes.size()) + " bytes, field needs " + std::to_string(bytes));

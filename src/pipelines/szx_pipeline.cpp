@@ -40,7 +40,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
 
 template <class T>
 void decompress_typed(const DecompressJob& job) {
-  const ParsedStream& ps = *job.stream;
+  const ParsedChunk& ps = *job.chunk;
   const uint64_t n = ps.header.shape.count();
   szx::Sections sec;
   sec.block = szx::read_params(ps.header.params);
@@ -74,7 +74,7 @@ class SzxPipeline final : public Pipeline {
   }
 
   void decompress(const DecompressJob& job) const override {
-    if (job.stream->header.dtype == DType::f32)
+    if (job.chunk->header.dtype == DType::f32)
       decompress_typed<float>(job);
     else
       decompress_typed<double>(job);

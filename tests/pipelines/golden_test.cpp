@@ -26,6 +26,7 @@ struct Golden {
   bool current = true;  // written by this format version: the encoder must reproduce it
   const char* pipeline = "lorenzo";
   uint32_t szx_block = 128;
+  double chunk_mb = 64;  // format 4: small values cut the fixture into several chunks
 };
 const Golden kGoldens[] = {
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v1_isabel_f32_rel1e-3",
@@ -66,22 +67,42 @@ const Golden kGoldens[] = {
      Lossless::auto_select, false, "szx"},
     {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "szx_v2_s3d_f32_rel1e-2_block1024",
      Lossless::auto_select, false, "szx", 1024},
-    // Version 3 (chunked section checksums): the encoder must reproduce these.
-    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v3_isabel_f32_rel1e-3_auto"},
+    // Version 3 (chunked section checksums of 1 MiB blocks): they must still decode.
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v3_isabel_f32_rel1e-3_auto",
+     Lossless::auto_select, false},
     {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2,
-     "lorenzo_v3_ocean_nan_f32_rel1e-2_rle+huffman", Lossless::rle_huffman},
+     "lorenzo_v3_ocean_nan_f32_rel1e-2_rle+huffman", Lossless::rle_huffman, false},
     {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::abs, 0.5, "lorenzo_v3_mpas_f64_abs0.5_huffman",
-     Lossless::huffman},
+     Lossless::huffman, false},
     {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "lorenzo_v3_s3d_f32_rel1e-2_zrle+huffman",
-     Lossless::zrle_huffman},
+     Lossless::zrle_huffman, false},
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "delta_v3_serpentine_isabel_f32_rel1e-3",
-     Lossless::auto_select, true, "delta"},
+     Lossless::auto_select, false, "delta"},
     {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "delta_v3_mpas_f64_rel1e-4",
-     Lossless::auto_select, true, "delta"},
+     Lossless::auto_select, false, "delta"},
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "szx_v3_isabel_f32_rel1e-3",
-     Lossless::auto_select, true, "szx"},
+     Lossless::auto_select, false, "szx"},
     {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2, "szx_v3_ocean_nan_f32_rel1e-2",
+     Lossless::auto_select, false, "szx"},
+    // Version 4 (chunks along the slowest axis, 16 KiB digest blocks): the encoder must
+    // reproduce these. The "chunks" ones hold several chunks each.
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v4_isabel_f32_rel1e-3_auto"},
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v4_isabel_f32_rel1e-3_chunks",
+     Lossless::auto_select, true, "lorenzo", 128, 0.05},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2,
+     "lorenzo_v4_ocean_nan_f32_rel1e-2_rle+huffman", Lossless::rle_huffman},
+    {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::abs, 0.5, "lorenzo_v4_mpas_f64_abs0.5_huffman_chunks",
+     Lossless::huffman, true, "lorenzo", 128, 0.03},
+    {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "lorenzo_v4_s3d_f32_rel1e-2_zrle+huffman",
+     Lossless::zrle_huffman},
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "delta_v4_serpentine_isabel_f32_rel1e-3_chunks",
+     Lossless::auto_select, true, "delta", 128, 0.05},
+    {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "delta_v4_mpas_f64_rel1e-4",
+     Lossless::auto_select, true, "delta"},
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "szx_v4_isabel_f32_rel1e-3",
      Lossless::auto_select, true, "szx"},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "4x45x90", EbMode::rel, 1e-2, "szx_v4_ocean_nan_f32_rel1e-2_chunks",
+     Lossless::auto_select, true, "szx", 128, 0.01},
 };
 const fs::path kDir = fs::path(SCIZ_FIXTURES_DIR).parent_path() / "golden";
 }  // namespace
@@ -99,6 +120,7 @@ TEST(Golden, DecodesToRecordedBitsAndEncoderIsStable) {
     o.lossless = g.lossless;
     o.pipeline = g.pipeline;
     o.szx_block = g.szx_block;
+    o.chunk_mb = g.chunk_mb;
     const auto fresh = compress({raw.data(), g.dtype, s}, o);
     const fs::path sp = kDir / (std::string(g.name) + ".sciz"), dp = kDir / (std::string(g.name) + ".xxh64");
     if (write && g.current && !fs::exists(sp)) {
@@ -117,7 +139,9 @@ TEST(Golden, DecodesToRecordedBitsAndEncoderIsStable) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(xxh64(dec.data(), dec.size())));
     EXPECT_EQ(digest, buf) << "golden stream no longer decodes to the recorded bits";
-    const double eb = inspect(golden).eb_abs;
+    const StreamInfo info = inspect(golden);
+    const double eb = info.eb_abs;
+    if (g.chunk_mb < 1) EXPECT_GT(info.chunks.size(), 1u) << "a chunked golden must hold several chunks";
     if (g.dtype == DType::f32) {
       std::vector<float> a(s.count()), b(s.count());
       std::memcpy(a.data(), raw.data(), raw.size());

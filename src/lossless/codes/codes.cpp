@@ -162,7 +162,7 @@ std::vector<uint8_t> join_rle_huffman(uint64_t n, uint64_t runs, const std::vect
                                       const std::vector<uint8_t>& len) {
   ByteWriter w;
   const size_t bytes = kRleHuffmanHeader + val.size() + len.size();
-  reserve_large(w.buffer(), bytes + stream_slack(bytes));  // room to build the stream in place
+  reserve_large(w.buffer(), bytes);
   w.put<uint64_t>(n);
   w.put<uint64_t>(runs);
   w.put<uint64_t>(val.size());
@@ -182,7 +182,7 @@ std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint6
   const std::vector<uint8_t> val = b.huffman(t.value(), v.cb), run = b.huffman(t.zrun(), z.cb);
   ByteWriter w;
   const size_t bytes = kZrleHuffmanHeader + val.size() + run.size();
-  reserve_large(w.buffer(), bytes + stream_slack(bytes));  // room to build the stream in place
+  reserve_large(w.buffer(), bytes);
   w.put<uint64_t>(n);
   w.put<uint64_t>(t.count());
   w.put<uint32_t>(t.tail());

@@ -121,7 +121,7 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& c
   }
   std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, total);
   const Layout l = layout(out.size() - 32, chunks, words.size());
-  reserve_large(out, l.bytes + stream_slack(l.bytes));  // room for the container to build the stream in place
+  reserve_large(out, l.bytes);
   out.resize(l.bytes, 0);
   std::memcpy(out.data() + l.chunk_bits_at, cbits.data(), chunks * 2);
   std::memcpy(out.data() + l.words_at, words.data(), words.size() * 4);

@@ -286,7 +286,7 @@ std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, const Codebo
   const uint64_t nwords = (r.total_bits + 31) / 32;
   std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, r.total_bits);
   const Layout l = layout(out.size() - 32, r.chunks, nwords);
-  reserve_large(out, l.bytes + stream_slack(l.bytes));  // room for the container to build the stream in place
+  reserve_large(out, l.bytes);
   out.resize(l.bytes, 0);
   dev::copy_to_host(out.data() + l.chunk_bits_at, r.cbits.get(), r.chunks * 2, s);
   dev::copy_to_host(out.data() + l.words_at, r.words.get(), nwords * 4, s);

@@ -146,7 +146,7 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym) {
   const Runs r = runs_cpu(sym);
   const uint64_t n = sym.size(), runs = r.value.size();
   std::vector<uint8_t> out;
-  reserve_large(out, kHeaderBytes + 4 * runs + stream_slack(4 * runs));  // room to build the stream in place
+  reserve_large(out, kHeaderBytes + 4 * runs);
   out.resize(kHeaderBytes + 4 * runs);
   std::memcpy(out.data(), &n, 8);
   std::memcpy(out.data() + 8, &runs, 8);

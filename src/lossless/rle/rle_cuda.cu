@@ -483,7 +483,7 @@ void expand_cuda(const uint16_t* d_value, const uint16_t* d_len_m1, uint64_t run
 std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, cudaStream_t s) {
   const DeviceRuns r = runs_cuda(d_sym, n, s);
   std::vector<uint8_t> out;
-  reserve_large(out, kHeaderBytes + 4 * r.runs + stream_slack(4 * r.runs));  // room to build the stream in place
+  reserve_large(out, kHeaderBytes + 4 * r.runs);
   out.resize(kHeaderBytes + 4 * r.runs);
   std::memcpy(out.data(), &n, 8);
   std::memcpy(out.data() + 8, &r.runs, 8);
