@@ -35,6 +35,20 @@ struct CompressOptions {
   // nothing about the machine: device kind or count, threads, memory cap).
   double chunk_mb = 64;
   Stream stream = nullptr;  // CUDA stream the call's work is ordered on
+  // GPU work from host memory: device memory sciz may hold at once, per device (0: what the
+  // device has free). Below the field's size, chunks stream through the GPU.
+  uint64_t gpu_memory = 0;
+  // CUDA devices to spread chunks over (empty: the current device). The stream is the same.
+  std::vector<int> devices;
+};
+
+// Options of decompress() beyond the output: where to decode, and the GPU resources it may use.
+struct DecompressOptions {
+  Device device = Device::auto_select;
+  bool out_on_device = false;  // out is a CUDA device pointer
+  Stream stream = nullptr;
+  uint64_t gpu_memory = 0;     // as CompressOptions::gpu_memory
+  std::vector<int> devices;    // as CompressOptions::devices
 };
 
 struct ChunkInfo {
@@ -81,11 +95,16 @@ std::vector<uint8_t> compress(const FieldView& field, const CompressOptions& opt
 void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, Device device = Device::auto_select,
                 bool out_on_device = false, Stream cuda_stream = nullptr);
 
+void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, const DecompressOptions& opt);
+
 // Decodes rows [row_begin, row_end) of the slowest axis into `out` (out_bytes must equal their
 // size exactly), reading and checking only the chunks that hold them.
 void decompress_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64_t row_end, void* out,
                      uint64_t out_bytes, Device device = Device::auto_select, bool out_on_device = false,
                      Stream cuda_stream = nullptr);
+
+void decompress_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64_t row_end, void* out,
+                     uint64_t out_bytes, const DecompressOptions& opt);
 
 StreamInfo inspect(std::span<const uint8_t> stream);
 

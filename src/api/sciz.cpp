@@ -165,6 +165,15 @@ void decompress_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64
   });
 }
 
+void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, const DecompressOptions& opt) {
+  decompress(stream, out, out_bytes, opt.device, opt.out_on_device, opt.stream);
+}
+
+void decompress_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64_t row_end, void* out,
+                     uint64_t out_bytes, const DecompressOptions& opt) {
+  decompress_rows(stream, row_begin, row_end, out, out_bytes, opt.device, opt.out_on_device, opt.stream);
+}
+
 StreamInfo inspect(std::span<const uint8_t> stream) {
   const ParsedStream ps = read_stream(stream);
   const Header& h = ps.header;
