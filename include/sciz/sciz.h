@@ -37,6 +37,31 @@ sciz_status sciz_compress(const void* data, sciz_dtype dtype, const uint64_t* di
 sciz_status sciz_decompress(const void* stream, uint64_t stream_size, void* out, uint64_t out_bytes,
                             sciz_device device);
 
+/* ---- Device-resident calls (CUDA builds; others return SCIZ_NO_DEVICE) ----
+ * cuda_stream: a cudaStream_t (NULL: the default stream); all work is ordered on it.
+ * Device memory for temporaries comes from the allocator when one is given (NULL: sciz's pool). */
+typedef struct {
+  void* (*allocate)(void* ctx, uint64_t bytes, void* cuda_stream);
+  void (*deallocate)(void* ctx, void* p, uint64_t bytes, void* cuda_stream);
+  void* ctx;
+} sciz_allocator;
+
+/* Compresses a field in device memory into device memory (out, capacity out_capacity; bytes from
+ * sciz_max_compressed_size() always suffice). SCIZ_BUFFER_TOO_SMALL sets *out_size to the size
+ * needed. chunk_mb: MiB per chunk along the slowest axis (0: one chunk; negative: the default). */
+sciz_status sciz_compress_device(const void* d_data, sciz_dtype dtype, const uint64_t* dims, int ndims,
+                                 sciz_eb_mode mode, double eb, const char* pipeline, double chunk_mb, void* d_out,
+                                 uint64_t out_capacity, uint64_t* out_size, void* cuda_stream,
+                                 const sciz_allocator* allocator);
+
+/* Decodes a stream in device memory into device memory (out_bytes: exactly the field's bytes). */
+sciz_status sciz_decompress_device(const void* d_stream, uint64_t stream_size, void* d_out, uint64_t out_bytes,
+                                   void* cuda_stream, const sciz_allocator* allocator);
+
+/* Decodes rows [row_begin, row_end) of the slowest axis of a host stream into host memory. */
+sciz_status sciz_decompress_rows(const void* stream, uint64_t stream_size, uint64_t row_begin, uint64_t row_end,
+                                 void* out, uint64_t out_bytes, sciz_device device);
+
 /* The message of the last failing call on this thread ("" after success). */
 const char* sciz_last_error(void);
 

@@ -15,6 +15,16 @@ namespace sciz {
 
 using Stream = CUstream_st*;  // a cudaStream_t; nullptr is the default stream
 
+// Device memory for sciz's temporaries and for the outputs it allocates, for callers that
+// manage device memory themselves (CuPy, PyTorch, RMM pools). Calls are ordered on `s`, the
+// call's CUDA stream; deallocate gets the size allocate was asked for. Without one, sciz uses
+// the device's stream-ordered pool (cudaMallocAsync), kept warm across calls.
+struct DeviceAllocator {
+  void* (*allocate)(void* ctx, uint64_t bytes, CUstream_st* s) = nullptr;
+  void (*deallocate)(void* ctx, void* p, uint64_t bytes, CUstream_st* s) = nullptr;
+  void* ctx = nullptr;
+};
+
 struct FieldView {
   const void* data = nullptr;
   DType dtype = DType::f32;
@@ -40,6 +50,7 @@ struct CompressOptions {
   uint64_t gpu_memory = 0;
   // CUDA devices to spread chunks over (empty: the current device). The stream is the same.
   std::vector<int> devices;
+  const DeviceAllocator* allocator = nullptr;
 };
 
 // Options of decompress() beyond the output: where to decode, and the GPU resources it may use.
@@ -49,6 +60,45 @@ struct DecompressOptions {
   Stream stream = nullptr;
   uint64_t gpu_memory = 0;     // as CompressOptions::gpu_memory
   std::vector<int> devices;    // as CompressOptions::devices
+  const DeviceAllocator* allocator = nullptr;
+};
+
+// A stream's bytes in host memory or (on_device) in device memory.
+struct StreamView {
+  const void* data = nullptr;
+  uint64_t size = 0;
+  bool on_device = false;
+  StreamView() = default;
+  StreamView(const void* d, uint64_t n, bool dev = false) : data(d), size(n), on_device(dev) {}
+  StreamView(std::span<const uint8_t> s) : data(s.data()), size(s.size()) {}
+  StreamView(const std::vector<uint8_t>& v) : data(v.data()), size(v.size()) {}
+};
+
+// Device memory sciz allocated (from the call's allocator, else its pool): released on the
+// stream it was allocated on when destroyed.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(void* p, uint64_t capacity, uint64_t size, int device, Stream s, const DeviceAllocator* a)
+      : p_(p), capacity_(capacity), size_(size), device_(device), s_(s), alloc_(a ? *a : DeviceAllocator{}) {}
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* data() const { return p_; }
+  uint64_t size() const { return size_; }          // bytes of the stream
+  uint64_t capacity() const { return capacity_; }  // bytes allocated
+  int device() const { return device_; }
+  StreamView view() const { return {p_, size_, true}; }
+  void* release();  // the caller owns the memory from now on (free it with the same allocator)
+
+ private:
+  void* p_ = nullptr;
+  uint64_t capacity_ = 0, size_ = 0;
+  int device_ = 0;
+  Stream s_ = nullptr;
+  DeviceAllocator alloc_;
 };
 
 struct ChunkInfo {
@@ -89,13 +139,27 @@ uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string&
 
 std::vector<uint8_t> compress(const FieldView& field, const CompressOptions& opt);
 
+// Compresses into out[0, capacity): host memory, or device memory when out_on_device. With the
+// field on the device too, no field-sized data crosses PCIe and all work is ordered on
+// opt.stream (docs/API.md lists the host synchronizations that remain). Returns the stream's
+// size; a smaller capacity throws Error(buffer_too_small) naming the size needed
+// (max_compressed_size() always suffices). Throws invalid_argument when a pointer said to be
+// device memory is not.
+uint64_t compress_into(const FieldView& field, void* out, uint64_t capacity, bool out_on_device,
+                       const CompressOptions& opt);
+// The same into device memory sciz allocates (opt.allocator, else its pool).
+DeviceBuffer compress_to_device(const FieldView& field, const CompressOptions& opt);
+
 // Decodes into `out` (out_bytes must equal the field's size exactly). Validates every length,
 // offset and checksum before use; throws Error on any problem and leaves `out` untouched then
 // only if the failure is found before decoding starts (always, for damaged streams).
 void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, Device device = Device::auto_select,
                 bool out_on_device = false, Stream cuda_stream = nullptr);
 
-void decompress(std::span<const uint8_t> stream, void* out, uint64_t out_bytes, const DecompressOptions& opt);
+// Any stream (host or device memory) into any output (opt.out_on_device). Device stream into a
+// device output: no field-sized data crosses PCIe; checksums and section contents are checked
+// on the device before anything is written to out.
+void decompress(const StreamView& stream, void* out, uint64_t out_bytes, const DecompressOptions& opt);
 
 // Decodes rows [row_begin, row_end) of the slowest axis into `out` (out_bytes must equal their
 // size exactly), reading and checking only the chunks that hold them.
@@ -103,9 +167,12 @@ void decompress_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64
                      uint64_t out_bytes, Device device = Device::auto_select, bool out_on_device = false,
                      Stream cuda_stream = nullptr);
 
-void decompress_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64_t row_end, void* out,
+void decompress_rows(const StreamView& stream, uint64_t row_begin, uint64_t row_end, void* out,
                      uint64_t out_bytes, const DecompressOptions& opt);
 
-StreamInfo inspect(std::span<const uint8_t> stream);
+// Checks and describes a stream. In host memory, every checksum is verified; in device memory,
+// the header, chunk index and chunk headers are read back and checked, and the sections'
+// checksums are checked when the stream is decoded.
+StreamInfo inspect(const StreamView& stream);
 
 }  // namespace sciz

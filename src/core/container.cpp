@@ -66,35 +66,45 @@ std::string get_name(ByteReader& r) {
   return std::string(reinterpret_cast<const char*>(p), len);
 }
 
-// A section table of `count` entries whose offsets count from `base` (0 for a chunk, the
-// stream's start for versions 1 to 3), sections lying in [first, end) back to back in table
-// order up to `end` exactly. bytes: what offsets index (the chunk or the stream).
-std::vector<SectionView> get_sections(ByteReader& r, uint32_t count, std::span<const uint8_t> bytes, uint64_t first,
-                                      uint16_t version, bool verify, const std::string& where) {
+// A section table of `count` entries whose offsets count from the start of `total` bytes (the
+// chunk, or the stream for versions 1 to 3), sections lying in [first, total) back to back in
+// table order up to `total` exactly.
+std::vector<SectionEntry> get_entries(ByteReader& r, uint32_t count, uint64_t total, uint64_t first,
+                                      const std::string& where) {
   SCIZ_REQUIRE(count <= kMaxSections, Status::corrupt_stream,
                where + "section count " + num(count) + " exceeds " + num(kMaxSections));
-  std::vector<SectionView> out;
+  std::vector<SectionEntry> out;
   uint64_t prev_end = first;
   for (uint32_t i = 0; i < count; ++i) {
-    const auto id = r.get<uint32_t>("section id");
+    SectionEntry e;
+    e.id = r.get<uint32_t>("section id");
     r.get<uint32_t>("section reserved");
-    const auto off = r.get<uint64_t>("section offset");
-    const auto len = r.get<uint64_t>("section length");
-    const auto sum = r.get<uint64_t>("section checksum");
-    SCIZ_REQUIRE(off >= prev_end && off <= bytes.size() && len <= bytes.size() - off, Status::corrupt_stream,
-                 where + "section " + num(id) + " [offset " + num(off) + ", length " + num(len) + "] lies outside the " +
-                     num(bytes.size()) + " bytes or overlaps another");
+    e.offset = r.get<uint64_t>("section offset");
+    e.length = r.get<uint64_t>("section length");
+    e.checksum = r.get<uint64_t>("section checksum");
+    SCIZ_REQUIRE(e.offset >= prev_end && e.offset <= total && e.length <= total - e.offset, Status::corrupt_stream,
+                 where + "section " + num(e.id) + " [offset " + num(e.offset) + ", length " + num(e.length) +
+                     "] lies outside the " + num(total) + " bytes or overlaps another");
     for (const auto& s : out)
-      SCIZ_REQUIRE(s.id != id, Status::corrupt_stream, where + "section id " + num(id) + " appears twice");
-    if (verify)
-      SCIZ_REQUIRE(section_checksum(version, bytes.subspan(off, len)) == sum, Status::corrupt_stream,
-                   where + "section " + num(id) + " checksum mismatch: stream is corrupted");
-    out.push_back({id, bytes.subspan(off, len), sum});
-    prev_end = off + len;
+      SCIZ_REQUIRE(s.id != e.id, Status::corrupt_stream, where + "section id " + num(e.id) + " appears twice");
+    out.push_back(e);
+    prev_end = e.offset + e.length;
   }
-  SCIZ_REQUIRE(prev_end == bytes.size(), Status::corrupt_stream,
-               where + "has " + num(bytes.size() - prev_end) +
-                   " trailing bytes after its last section (truncated or concatenated?)");
+  SCIZ_REQUIRE(prev_end == total, Status::corrupt_stream,
+               where + "has " + num(total - prev_end) + " trailing bytes after its last section (truncated or concatenated?)");
+  return out;
+}
+
+std::vector<SectionView> views_of(const std::vector<SectionEntry>& entries, std::span<const uint8_t> bytes,
+                                  uint16_t version, bool verify, const std::string& where) {
+  std::vector<SectionView> out;
+  for (const auto& e : entries) {
+    const auto b = bytes.subspan(e.offset, e.length);
+    if (verify)
+      SCIZ_REQUIRE(section_checksum(version, b) == e.checksum, Status::corrupt_stream,
+                   where + "section " + num(e.id) + " checksum mismatch: stream is corrupted");
+    out.push_back({e.id, b, e.checksum});
+  }
   return out;
 }
 
@@ -113,7 +123,7 @@ ParsedStream read_v1_to_v3(std::span<const uint8_t> stream, uint32_t header_size
   h.params.assign(params, params + params_len);
   const auto nsec = hr.get<uint32_t>("section count");
   ParsedChunk c;
-  c.sections = get_sections(hr, nsec, stream, header_size, version, verify, "");
+  c.sections = views_of(get_entries(hr, nsec, stream.size(), header_size, ""), stream, version, verify, "");
   SCIZ_REQUIRE(hr.remaining() == 0, Status::corrupt_stream, "header has " + num(hr.remaining()) + " unexplained bytes");
   c.header = h;
   c.rows = h.shape.dims[0];
@@ -347,26 +357,41 @@ ParsedChunk parse_chunk(const ParsedStream& ps, uint64_t i, std::span<const uint
     return c;
   }
   SCIZ_REQUIRE(bytes.size() == c.length, Status::internal, "read_chunk: chunk bytes do not match the index");
-  const std::string where = "chunk " + num(i) + ": ";
-  const uint64_t hb = c.head_bytes;  // checked against the chunk's length by read_stream_head
-  uint64_t stored;
-  std::memcpy(&stored, bytes.data() + hb - 8, 8);
-  SCIZ_REQUIRE(xxh64(bytes.data(), hb - 8) == stored, Status::corrupt_stream,
-               where + "header checksum mismatch: stream is corrupted");
-  ByteReader r(bytes.data(), hb - 8, "sciz chunk " + num(i) + " header");
-  const std::string pipeline = get_name(r);
-  const auto params_len = r.get<uint32_t>("params length");
-  const uint8_t* params = r.take(params_len, "pipeline params");
-  const auto nsec = r.get<uint32_t>("section count");
-  std::vector<SectionView> sections = get_sections(r, nsec, bytes, hb, h.version, verify_sections, where);
-  SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, where + "header has " + num(r.remaining()) + " unexplained bytes");
-  c.header = h;
-  c.header.shape = ps.plan.chunk_shape(h.shape, i);
-  c.header.pipeline = pipeline;
-  c.header.params.assign(params, params + params_len);
-  c.sections = std::move(sections);
+  const ChunkHead head = parse_chunk_head(ps, i, bytes.first(c.head_bytes));
+  c.sections = views_of(head.sections, bytes, h.version, verify_sections, "chunk " + num(i) + ": ");
+  c.header = chunk_header(ps, i, head);
   c.verified = verify_sections;
   return c;
+}
+
+ChunkHead parse_chunk_head(const ParsedStream& ps, uint64_t i, std::span<const uint8_t> head_bytes) {
+  SCIZ_REQUIRE(i < ps.chunks.size() && ps.header.version >= 4, Status::internal, "parse_chunk_head: no chunk " + num(i));
+  const ParsedChunk& c = ps.chunks[i];
+  const uint64_t hb = c.head_bytes;  // checked against the chunk's length by read_stream_head
+  SCIZ_REQUIRE(head_bytes.size() >= hb, Status::internal, "parse_chunk_head: too few bytes");
+  const std::string where = "chunk " + num(i) + ": ";
+  uint64_t stored;
+  std::memcpy(&stored, head_bytes.data() + hb - 8, 8);
+  SCIZ_REQUIRE(xxh64(head_bytes.data(), hb - 8) == stored, Status::corrupt_stream,
+               where + "header checksum mismatch: stream is corrupted");
+  ByteReader r(head_bytes.data(), hb - 8, "sciz chunk " + num(i) + " header");
+  ChunkHead head;
+  head.pipeline = get_name(r);
+  const auto params_len = r.get<uint32_t>("params length");
+  const uint8_t* params = r.take(params_len, "pipeline params");
+  head.params.assign(params, params + params_len);
+  const auto nsec = r.get<uint32_t>("section count");
+  head.sections = get_entries(r, nsec, c.length, hb, where);
+  SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, where + "header has " + num(r.remaining()) + " unexplained bytes");
+  return head;
+}
+
+Header chunk_header(const ParsedStream& ps, uint64_t i, const ChunkHead& head) {
+  Header h = ps.header;
+  h.shape = ps.plan.chunk_shape(ps.header.shape, i);
+  h.pipeline = head.pipeline;
+  h.params = head.params;
+  return h;
 }
 
 namespace {

@@ -116,6 +116,22 @@ struct ParsedStream {
 ParsedStream read_stream_head(std::span<const uint8_t> head, uint64_t stream_bytes);
 uint64_t head_needed(std::span<const uint8_t> first12, uint64_t stream_bytes);
 
+// A chunk's header parsed from its bytes alone (the first head_bytes of the chunk): what the
+// GPU path reads back to the host while the sections stay in device memory. Every section
+// entry is checked against the chunk's length; offsets are from the chunk's first byte.
+struct SectionEntry {
+  uint32_t id;
+  uint64_t offset, length, checksum;
+};
+struct ChunkHead {
+  std::string pipeline;
+  std::vector<uint8_t> params;
+  std::vector<SectionEntry> sections;
+};
+ChunkHead parse_chunk_head(const ParsedStream& ps, uint64_t i, std::span<const uint8_t> head_bytes);
+// The chunk's decode header (field header with the chunk's shape, pipeline and params).
+Header chunk_header(const ParsedStream& ps, uint64_t i, const ChunkHead& head);
+
 // Parses chunk i of ps from its bytes (`bytes` = the stream's [offset, offset + length) of
 // that chunk), checking its header checksum, every section's bounds and (verify_sections)
 // checksum. Fills ps.chunks[i].

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <sciz/sciz.hpp>
+
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 
@@ -59,8 +61,23 @@ void require_available() {
   if (!probe().ok) fail(Status::no_device, probe().why);
 }
 
+namespace {
+thread_local const DeviceAllocator* t_allocator = nullptr;
+}
+
+const DeviceAllocator* current_allocator() { return t_allocator; }
+AllocatorScope::AllocatorScope(const DeviceAllocator* a) : prev_(t_allocator) { t_allocator = a; }
+AllocatorScope::~AllocatorScope() { t_allocator = prev_; }
+
 void* alloc(size_t bytes, cudaStream_t s) {
   require_available();
+  if (const DeviceAllocator* a = t_allocator) {
+    SCIZ_REQUIRE(a->allocate && a->deallocate, Status::invalid_argument, "device allocator lacks allocate or deallocate");
+    void* p = a->allocate(a->ctx, bytes ? bytes : 1, s);
+    if (!p) fail(Status::cuda_error, "out of GPU memory: the caller's allocator returned no memory for " +
+                                         std::to_string(bytes) + " bytes");
+    return p;
+  }
   int device = 0;
   SCIZ_CUDA_CHECK(cudaGetDevice(&device));
   keep_pool_memory(device);
@@ -77,8 +94,52 @@ void* alloc(size_t bytes, cudaStream_t s) {
   return p;
 }
 
-void release(void* p, cudaStream_t s) noexcept {
-  if (p && cudaFreeAsync(p, s) != cudaSuccess) (void)cudaGetLastError();
+void release(void* p, size_t bytes, cudaStream_t s, const DeviceAllocator* a) noexcept {
+  if (!p) return;
+  if (a) {
+    a->deallocate(a->ctx, p, bytes, s);
+    return;
+  }
+  if (cudaFreeAsync(p, s) != cudaSuccess) (void)cudaGetLastError();
+}
+
+int device_count() {
+  if (!available()) return 0;
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+int current_device() {
+  int d = 0;
+  SCIZ_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+void set_device(int d) {
+  const int n = device_count();
+  SCIZ_REQUIRE(d >= 0 && d < n, Status::invalid_argument,
+               "CUDA device " + std::to_string(d) + " does not exist (" + std::to_string(n) + " visible)");
+  SCIZ_CUDA_CHECK(cudaSetDevice(d));
+}
+
+uint64_t free_memory() {
+  size_t f = 0, t = 0;
+  SCIZ_CUDA_CHECK(cudaMemGetInfo(&f, &t));
+  return f;
+}
+
+bool is_pinned_host_pointer(const void* p) {
+  if (!p || !available()) return false;
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
 }
 
 void copy_to_device(void* d, const void* h, size_t bytes, cudaStream_t s) {

@@ -8,12 +8,38 @@
 
 #include "core/cuda_fwd.hpp"
 
+namespace sciz {
+struct DeviceAllocator;
+}
+
 namespace sciz::dev {
 
 bool available();                      // a CUDA device is present and usable
 void require_available();              // throws Error(no_device) naming why not
-void* alloc(size_t bytes, cudaStream_t s);  // throws Error(cuda_error, "out of GPU memory ...")
-void release(void* p, cudaStream_t s) noexcept;
+// From the calling thread's allocator (AllocatorScope) when it has one, else the pool. Throws
+// Error(cuda_error, "out of GPU memory ...") naming the size.
+void* alloc(size_t bytes, cudaStream_t s);
+void release(void* p, size_t bytes, cudaStream_t s, const DeviceAllocator* a) noexcept;
+const DeviceAllocator* current_allocator();
+
+// Makes `a` the calling thread's allocator for the scope (nullptr: the pool). API calls open one
+// for the caller's allocator; worker threads open their own.
+class AllocatorScope {
+ public:
+  explicit AllocatorScope(const DeviceAllocator* a);
+  ~AllocatorScope();
+  AllocatorScope(const AllocatorScope&) = delete;
+  AllocatorScope& operator=(const AllocatorScope&) = delete;
+
+ private:
+  const DeviceAllocator* prev_;
+};
+
+int device_count();         // 0 without a usable device
+int current_device();
+void set_device(int d);     // throws Error(invalid_argument) naming a device that does not exist
+uint64_t free_memory();     // bytes free on the current device
+bool is_pinned_host_pointer(const void* p);  // page-locked host memory (cudaHostAlloc / registered)
 void copy_to_device(void* d, const void* h, size_t bytes, cudaStream_t s);
 void copy_to_host(void* h, const void* d, size_t bytes, cudaStream_t s);
 void copy_on_device(void* dst, const void* src, size_t bytes, cudaStream_t s);
@@ -24,7 +50,9 @@ template <class T>
 class Buffer {  // RAII, stream-ordered
  public:
   Buffer() = default;
-  Buffer(size_t n, cudaStream_t s) : n_(n), s_(s) { p_ = static_cast<T*>(alloc(n * sizeof(T) + (n == 0), s)); }
+  Buffer(size_t n, cudaStream_t s) : n_(n), s_(s), a_(current_allocator()) {
+    p_ = static_cast<T*>(alloc(n * sizeof(T) + (n == 0), s));
+  }
   ~Buffer() { reset(); }
   Buffer(Buffer&& o) noexcept { *this = std::move(o); }
   Buffer& operator=(Buffer&& o) noexcept {
@@ -33,6 +61,7 @@ class Buffer {  // RAII, stream-ordered
       std::swap(p_, o.p_);
       std::swap(n_, o.n_);
       std::swap(s_, o.s_);
+      std::swap(a_, o.a_);
     }
     return *this;
   }
@@ -41,7 +70,7 @@ class Buffer {  // RAII, stream-ordered
   T* get() const { return p_; }
   size_t size() const { return n_; }
   void reset() {
-    if (p_) release(p_, s_);
+    if (p_) release(p_, n_ * sizeof(T) + (n_ == 0), s_, a_);
     p_ = nullptr;
     n_ = 0;
   }
@@ -50,6 +79,7 @@ class Buffer {  // RAII, stream-ordered
   T* p_ = nullptr;
   size_t n_ = 0;
   cudaStream_t s_ = nullptr;
+  const DeviceAllocator* a_ = nullptr;  // the allocator it came from (nullptr: the pool)
 };
 
 }  // namespace sciz::dev

@@ -10,7 +10,15 @@ namespace {
 bool available() { return false; }
 void require_available() { no_cuda(); }
 void* alloc(size_t, cudaStream_t) { no_cuda(); }
-void release(void*, cudaStream_t) noexcept {}
+void release(void*, size_t, cudaStream_t, const DeviceAllocator*) noexcept {}
+const DeviceAllocator* current_allocator() { return nullptr; }
+AllocatorScope::AllocatorScope(const DeviceAllocator* a) : prev_(a) {}
+AllocatorScope::~AllocatorScope() = default;
+int device_count() { return 0; }
+int current_device() { no_cuda(); }
+void set_device(int) { no_cuda(); }
+uint64_t free_memory() { no_cuda(); }
+bool is_pinned_host_pointer(const void*) { return false; }
 void copy_to_device(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
 void copy_to_host(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
 void copy_on_device(void*, const void*, size_t, cudaStream_t) { no_cuda(); }

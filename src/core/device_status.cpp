@@ -8,7 +8,7 @@ std::string device_status_message(const DeviceStatus& st) {
   const std::string a = std::to_string(st.a), b = std::to_string(st.b), w = std::to_string(st.where);
   switch (st.code) {
     case kStatusOk: return "";
-    case kStatusChecksum: return "section " + w + " checksum mismatch: stream is corrupted";
+    case kStatusChecksum: return "chunk " + w + ": section " + a + " checksum mismatch: stream is corrupted";
     case kStatusRunsHeader: return "exact values: " + a + " entries in " + b + " runs do not fit the field";
     case kStatusRunsOverrun: return "exact values: run " + a + " leaves the field or the entry count";
     case kStatusRunsPalette: return "exact values: run " + a + " names palette index " + b;

@@ -21,7 +21,7 @@ struct DeviceStatus {
 enum StatusCode : uint32_t {
   kStatusOk = 0,
   // 1..99 container and checksums
-  kStatusChecksum = 1,          // where: section id; a: stored, b: computed digest
+  kStatusChecksum = 1,          // where: chunk; a: section id, b: computed digest
   // 100..199 exact runs (core/exact_runs_cuda.hpp)
   kStatusRunsHeader = 100,      // a: entries, b: runs
   kStatusRunsOverrun = 101,     // a: run index

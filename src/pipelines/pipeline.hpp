@@ -9,6 +9,10 @@
 #include <vector>
 
 #include "core/container.hpp"
+#include "core/container_cuda.hpp"
+#include "core/device.hpp"
+#include "core/device_span.hpp"
+#include "core/device_status.hpp"
 #include "core/geometry.hpp"
 
 namespace sciz {
@@ -33,6 +37,31 @@ struct DecompressJob {
   Stream cuda_stream;
 };
 
+// One chunk's sections left on the device by a GPU encoder.
+struct DeviceChunkOut {
+  std::vector<uint8_t> params;
+  std::vector<devstream::Section> sections;   // views into `owned` (or into the job's input)
+  std::vector<dev::Buffer<uint8_t>> owned;    // what holds them until the chunk is written
+  void add(uint32_t id, dev::Buffer<uint8_t> buf, uint64_t size) {
+    sections.push_back({id, buf.get(), size});
+    owned.push_back(std::move(buf));
+  }
+};
+
+// A chunk whose sections lie on the device, decoded into device memory. The sections' bounds
+// were checked on the host against the chunk header; their contents are checked by the
+// pipeline's kernels, which report into st and write nothing once it holds a failure (the
+// checksum kernels ran first, on the same stream).
+struct DeviceDecodeJob {
+  const Header* header;  // the chunk's: shape, pipeline, params
+  std::vector<std::pair<uint32_t, DeviceSpan>> sections;
+  Extent extent;
+  void* d_out;
+  DeviceStatus* st;
+  cudaStream_t s;
+  DeviceSpan section(uint32_t id, const char* name) const;  // throws corrupt_stream if absent
+};
+
 class Pipeline {
  public:
   virtual ~Pipeline() = default;
@@ -41,6 +70,13 @@ class Pipeline {
   virtual void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const = 0;
   virtual void decompress(const DecompressJob& job) const = 0;
   virtual std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const = 0;
+  // GPU path, device in: the chunk's sections left on the device (job.on_device, device cuda).
+  // The default runs compress() and uploads its host sections: right for every pipeline, fast
+  // only for those that override it.
+  virtual void compress_device(const CompressJob& job, DeviceChunkOut& out) const;
+  // GPU path, device stream: decodes into job.d_out. The default waits for the checksum
+  // checks, copies the sections to the host and runs decompress() with a device output.
+  virtual void decompress_device(const DeviceDecodeJob& job) const;
 };
 
 const Pipeline& find_pipeline(const std::string& name);  // throws invalid_argument naming it

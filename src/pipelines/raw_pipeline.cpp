@@ -49,6 +49,16 @@ class RawPipeline final : public Pipeline {
     }
   }
 
+  void decompress_device(const DeviceDecodeJob& job) const override {
+    const Header& h = *job.header;
+    SCIZ_REQUIRE(h.params.empty(), Status::corrupt_stream, "raw: unexpected params");
+    const DeviceSpan sec = job.section(kValues, "values");
+    const uint64_t bytes = h.shape.count() * dtype_size(h.dtype);
+    SCIZ_REQUIRE(sec.size == bytes, Status::corrupt_stream,
+                 "raw: values section holds " + std::to_string(sec.size) + " bytes, field needs " + std::to_string(bytes));
+    devstream::copy_if_ok(job.d_out, sec.data, bytes, job.st, job.s);
+  }
+
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>&) const override {
     return {{"values", "stored verbatim (compression would have expanded the data)"}};
   }

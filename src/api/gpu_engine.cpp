@@ -1,0 +1,328 @@
+#include "api/gpu_engine.hpp"
+
+#include <sciz/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/container_cuda.hpp"
+#include "core/device.hpp"
+#include "core/error_bound.hpp"
+#include "core/host_transfer.hpp"
+#include "core/trace.hpp"
+#include "core/value_range.hpp"
+#include "pipelines/pipeline.hpp"
+
+namespace sciz::gpu {
+namespace {
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+ValueRange device_range(const FieldView& f, Stream s) {
+  const uint64_t n = f.shape.count();
+  return f.dtype == DType::f32 ? value_range_cuda(static_cast<const float*>(f.data), n, s)
+                               : value_range_cuda(static_cast<const double*>(f.data), n, s);
+}
+
+Header field_header(const FieldView& f, const CompressOptions& opt, const Pipeline& pipe, const ValueRange& vr) {
+  Header h;
+  h.dtype = f.dtype;
+  h.shape = f.shape;
+  h.eb_mode = opt.eb.mode;
+  h.eb_value = opt.eb.value;
+  h.eb_abs = resolve_bound(opt.eb, vr);
+  h.value_min = vr.finite ? vr.min + 0.0 : NAN;
+  h.value_max = vr.finite ? vr.max + 0.0 : NAN;
+  h.nonfinite = vr.nonfinite;
+  h.pipeline = pipe.name();
+  return h;
+}
+
+// Chunk rows on the device through the pipeline, or, where that would expand them, the rows
+// themselves as the one section of a raw chunk (a view: nothing is copied until it is written).
+struct EncodedChunk {
+  std::string pipeline;
+  DeviceChunkOut out;
+  uint64_t bytes = 0, head_bytes = 0;
+};
+
+EncodedChunk encode_rows(const Pipeline& pipe, const uint8_t* d_rows, DType dtype, const Shape& shape, double eb,
+                         const CompressOptions& opt) {
+  EncodedChunk c;
+  c.pipeline = pipe.name();
+  const CompressJob job{d_rows, true, dtype, shape, effective_extent(shape), eb, Device::cuda, opt};
+  pipe.compress_device(job, c.out);
+  c.bytes = devstream::chunk_bytes(c.pipeline, c.out.params.size(), c.out.sections);
+  const uint64_t raw = shape.count() * dtype_size(dtype);
+  if (c.bytes > raw + chunk_header_bytes("raw", 0, 1)) {
+    c = EncodedChunk{};
+    c.pipeline = "raw";
+    c.out.sections.push_back({1, d_rows, raw});
+    c.bytes = devstream::chunk_bytes(c.pipeline, 0, c.out.sections);
+  }
+  c.head_bytes = chunk_header_bytes(c.pipeline, c.out.params.size(), c.out.sections.size());
+  return c;
+}
+
+void require_device_pointer(const void* p, const char* what) {
+  SCIZ_REQUIRE(dev::is_device_pointer(p), Status::invalid_argument,
+               std::string(what) + " is not device memory (a host pointer passed as a device pointer?)");
+}
+
+// Working memory a chunk's encoder may take besides its input and output, measured upper
+// bound of the three pipelines (lorenzo's codes and stage buffers, szx's and delta's worst-case
+// sections) plus the pool's granularity.
+uint64_t chunk_working_bytes(uint64_t chunk_input) { return 4 * chunk_input + (uint64_t(16) << 20); }
+
+}  // namespace
+
+uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t* d_out, uint64_t capacity) {
+  require_device_pointer(f.data, "field data");
+  if (capacity) require_device_pointer(d_out, "output buffer");
+  const Pipeline& pipe = find_pipeline(opt.pipeline);
+  const Stream s = opt.stream;
+  const ChunkPlan plan = plan_chunks(f.shape, f.dtype, opt.chunk_mb);
+  ValueRange vr;
+  {
+    TracePhase t("value range", true, s);
+    vr = device_range(f, s);
+  }
+  const Header h = field_header(f, opt, pipe, vr);
+  const size_t w = dtype_size(f.dtype);
+  std::vector<ChunkEntry> entries(plan.count);
+  uint64_t at = stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count);
+  for (uint64_t i = 0; i < plan.count; ++i) {
+    const uint8_t* rows = static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w;
+    EncodedChunk c;
+    {
+      TracePhase t("encode chunk (cuda)", true, s);
+      c = encode_rows(pipe, rows, f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, opt);
+    }
+    if (at + c.bytes <= capacity) {
+      TracePhase t("write chunk (cuda)", true, s);
+      devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_out + at, s);
+    }
+    entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
+    at += c.bytes;
+  }
+  if (at > capacity) fail_too_small(capacity, at);
+  const std::vector<uint8_t> head = write_stream_header(h, plan, entries);
+  dev::copy_to_device(d_out, head.data(), head.size(), s);
+  return at;
+}
+
+uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* out, uint64_t capacity,
+                       std::vector<uint8_t>* grown) {
+  const Stream s = opt.stream;
+  const uint64_t bytes = f.shape.count() * dtype_size(f.dtype);
+  const uint64_t max_stream = max_compressed_size(f.dtype, f.shape, opt.pipeline, opt.chunk_mb);
+  const ChunkPlan plan = plan_chunks(f.shape, f.dtype, opt.chunk_mb);
+  const uint64_t chunk_in = plan.rows_per_chunk * plan.row_values * dtype_size(f.dtype);
+  const uint64_t budget = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
+  SCIZ_REQUIRE(budget >= 2 * chunk_in + chunk_working_bytes(chunk_in), Status::invalid_argument,
+               "GPU memory cap of " + num(budget) + " bytes holds less than one chunk's work (" +
+                   num(2 * chunk_in + chunk_working_bytes(chunk_in)) + " bytes): lower --chunk-mb or raise the cap");
+  if (bytes + max_stream + chunk_working_bytes(chunk_in) <= budget) {
+    // The whole field fits: up once, compressed device to device, the stream down once.
+    dev::Buffer<uint8_t> d_field(bytes, s), d_stream(max_stream, s);
+    {
+      TracePhase t("upload field", true, s);
+      dev::upload(d_field.get(), f.data, bytes, s);
+    }
+    const uint64_t size = compress_device({d_field.get(), f.dtype, f.shape, true}, opt, d_stream.get(), max_stream);
+    if (!out) {
+      grown->resize(size);  // huge pages advised by download
+      out = grown->data();
+    } else {
+      if (size > capacity) fail_too_small(capacity, size);
+    }
+    TracePhase t("download stream", true, s);
+    dev::download(out, d_stream.get(), size, s);
+    return size;
+  }
+  // Larger than the GPU's share: chunk by chunk, the range found on the host first.
+  const Pipeline& pipe = find_pipeline(opt.pipeline);
+  ValueRange vr = f.dtype == DType::f32 ? value_range_cpu(static_cast<const float*>(f.data), f.shape.count())
+                                        : value_range_cpu(static_cast<const double*>(f.data), f.shape.count());
+  const Header h = field_header(f, opt, pipe, vr);
+  const size_t w = dtype_size(f.dtype);
+  std::vector<ChunkEntry> entries(plan.count);
+  const uint64_t head_bytes = stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count);
+  uint64_t at = head_bytes;
+  if (grown) {
+    grown->clear();
+    grown->reserve(max_stream);
+    grown->resize(head_bytes);
+  }
+  dev::Buffer<uint8_t> d_rows(chunk_in, s), d_chunk(chunk_in + chunk_header_bytes("raw", 0, 1), s);
+  for (uint64_t i = 0; i < plan.count; ++i) {
+    const uint64_t in = plan.values(i) * w;
+    dev::upload(d_rows.get(), static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w, in, s);
+    EncodedChunk c = encode_rows(pipe, d_rows.get(), f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, opt);
+    devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_chunk.get(), s);
+    if (grown) {
+      grown->resize(at + c.bytes);
+      dev::download(grown->data() + at, d_chunk.get(), c.bytes, s);
+    } else if (at + c.bytes <= capacity) {
+      dev::download(out + at, d_chunk.get(), c.bytes, s);
+    }
+    entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
+    at += c.bytes;
+  }
+  if (!grown && at > capacity) fail_too_small(capacity, at);
+  const std::vector<uint8_t> head = write_stream_header(h, plan, entries);
+  std::memcpy(grown ? grown->data() : out, head.data(), head.size());
+  return at;
+}
+
+DeviceHead read_device_head(const uint8_t* d_stream, uint64_t size, Stream s) {
+  require_device_pointer(d_stream, "stream");
+  DeviceHead d;
+  // One copy usually holds the whole header (64 KiB: over 2,000 chunks' index entries).
+  std::vector<uint8_t> head(std::min<uint64_t>(size, 65536));
+  dev::copy_to_host(head.data(), d_stream, head.size(), s);
+  dev::sync(s);
+  const uint64_t need = head_needed(head, size);
+  if (need > head.size()) {
+    head.resize(need);
+    dev::copy_to_host(head.data(), d_stream, need, s);
+    dev::sync(s);
+  }
+  if (head.size() > need) head.resize(need);
+  d.ps = read_stream_head(head, size);
+  if (d.ps.header.version < 4) {
+    d.old = std::move(head);  // the whole stream; read_stream_head's views point into it
+    d.ps = read_stream_head(d.old, size);
+    return d;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const auto& c : d.ps.chunks) ranges.push_back({c.offset, c.head_bytes});
+  std::vector<uint8_t> heads;
+  devstream::gather_to_host(d_stream, ranges, heads, s);
+  uint64_t at = 0;
+  for (uint64_t i = 0; i < d.ps.chunks.size(); ++i) {
+    d.heads.push_back(parse_chunk_head(d.ps, i, std::span<const uint8_t>(heads).subspan(at, ranges[i].second)));
+    at += ranges[i].second;
+  }
+  return d;
+}
+
+void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t row_begin, uint64_t row_end,
+                       uint8_t* d_out, const DecompressOptions& opt) {
+  const Stream s = opt.stream;
+  require_device_pointer(d_out, "output buffer");
+  const ParsedStream& ps = dh.ps;
+  const size_t w = dtype_size(ps.header.dtype);
+  const uint64_t row_bytes = ps.plan.row_values * w;
+  if (ps.header.version < 4) {  // no chunks: the old stream decodes through the host parser
+    const ParsedStream full = read_stream(dh.old);
+    const ParsedChunk& c = full.chunks[0];
+    Device d = Device::cuda;
+    if (row_begin == 0 && row_end == c.rows) {
+      DecompressJob job{&c, effective_extent(c.header.shape), d_out, true, d, s};
+      find_pipeline(c.header.pipeline).decompress(job);
+      return;
+    }
+    dev::Buffer<uint8_t> tmp(c.rows * row_bytes, s);
+    DecompressJob job{&c, effective_extent(c.header.shape), tmp.get(), true, d, s};
+    find_pipeline(c.header.pipeline).decompress(job);
+    dev::copy_on_device(d_out, tmp.get() + row_begin * row_bytes, (row_end - row_begin) * row_bytes, s);
+    dev::sync(s);
+    return;
+  }
+  const uint64_t first = ps.plan.chunk_of_row(row_begin), last = ps.plan.chunk_of_row(row_end - 1) + 1;
+  dev::Buffer<DeviceStatus> st(1, s);
+  const DeviceStatus zero{};
+  dev::copy_to_device(st.get(), &zero, sizeof zero, s);
+  std::vector<std::vector<devstream::Section>> secs(last - first);
+  {
+    TracePhase t("verify checksums (cuda)", true, s);
+    for (uint64_t i = first; i < last; ++i) {
+      std::vector<uint64_t> sums;
+      for (const auto& e : dh.heads[i].sections) {
+        secs[i - first].push_back({e.id, d_stream + ps.chunks[i].offset + e.offset, e.length});
+        sums.push_back(e.checksum);
+      }
+      devstream::verify_sections(secs[i - first], sums, static_cast<uint32_t>(i), st.get(), s);
+    }
+  }
+  std::vector<dev::Buffer<uint8_t>> scratch;
+  for (uint64_t i = first; i < last; ++i) {
+    const ParsedChunk& c = ps.chunks[i];
+    const Header hd = chunk_header(ps, i, dh.heads[i]);
+    const Pipeline* pipe = nullptr;
+    try {
+      pipe = &find_pipeline(hd.pipeline);
+    } catch (const Error&) {
+      fail(Status::unsupported, "stream uses pipeline '" + hd.pipeline + "', which this build does not know");
+    }
+    const uint64_t a = std::max(row_begin, c.row0), b = std::min(row_end, c.row0 + c.rows);
+    const bool whole = a == c.row0 && b == c.row0 + c.rows;
+    uint8_t* dst = d_out + (a - row_begin) * row_bytes;
+    if (!whole) {
+      scratch.emplace_back(c.rows * row_bytes, s);
+      dst = scratch.back().get();
+    }
+    DeviceDecodeJob job{&hd, {}, effective_extent(hd.shape), dst, st.get(), s};
+    for (const auto& x : secs[i - first]) job.sections.push_back({x.id, DeviceSpan{x.data, x.size}});
+    {
+      TracePhase t("decode chunk (cuda)", true, s);
+      pipe->decompress_device(job);
+    }
+    if (!whole)
+      devstream::copy_if_ok(d_out + (a - row_begin) * row_bytes, dst + (a - c.row0) * row_bytes, (b - a) * row_bytes,
+                            st.get(), s);
+  }
+  DeviceStatus verdict;
+  dev::copy_to_host(&verdict, st.get(), sizeof verdict, s);
+  dev::sync(s);
+  throw_if_failed(verdict, "stream");
+}
+
+void decompress_to_host(const uint8_t* d_stream, const DeviceHead& dh, uint64_t row_begin, uint64_t row_end,
+                        uint8_t* out, const DecompressOptions& opt) {
+  const Stream s = opt.stream;
+  const ParsedStream& ps = dh.ps;
+  const uint64_t row_bytes = ps.plan.row_values * dtype_size(ps.header.dtype);
+  const uint64_t bytes = (row_end - row_begin) * row_bytes, chunk_out = ps.plan.rows_per_chunk * row_bytes;
+  const uint64_t budget = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
+  if (ps.header.version < 4 || bytes + chunk_working_bytes(chunk_out) <= budget) {
+    dev::Buffer<uint8_t> d(bytes, s);
+    decompress_device(d_stream, dh, row_begin, row_end, d.get(), opt);
+    TracePhase t("download field", true, s);
+    dev::download(out, d.get(), bytes, s);
+    return;
+  }
+  // Chunk by chunk. Every checksum of the rows' chunks is checked first, so a damaged stream
+  // writes nothing; each chunk's contents are then checked before its rows are written.
+  {
+    dev::Buffer<DeviceStatus> st(1, s);
+    const DeviceStatus zero{};
+    dev::copy_to_device(st.get(), &zero, sizeof zero, s);
+    for (uint64_t i = ps.plan.chunk_of_row(row_begin); i <= ps.plan.chunk_of_row(row_end - 1); ++i) {
+      std::vector<devstream::Section> secs;
+      std::vector<uint64_t> sums;
+      for (const auto& e : dh.heads[i].sections) {
+        secs.push_back({e.id, d_stream + ps.chunks[i].offset + e.offset, e.length});
+        sums.push_back(e.checksum);
+      }
+      devstream::verify_sections(secs, sums, static_cast<uint32_t>(i), st.get(), s);
+    }
+    DeviceStatus verdict;
+    dev::copy_to_host(&verdict, st.get(), sizeof verdict, s);
+    dev::sync(s);
+    throw_if_failed(verdict, "stream");
+  }
+  SCIZ_REQUIRE(budget >= chunk_out + chunk_working_bytes(chunk_out), Status::invalid_argument,
+               "GPU memory cap of " + num(budget) + " bytes holds less than one chunk's work (" +
+                   num(chunk_out + chunk_working_bytes(chunk_out)) + " bytes)");
+  dev::Buffer<uint8_t> d(chunk_out, s);
+  for (uint64_t i = ps.plan.chunk_of_row(row_begin); i <= ps.plan.chunk_of_row(row_end - 1); ++i) {
+    const uint64_t a = std::max(row_begin, ps.plan.row0(i)), b = std::min(row_end, ps.plan.row0(i) + ps.plan.rows(i));
+    decompress_device(d_stream, dh, a, b, d.get(), opt);
+    dev::download(out + (a - row_begin) * row_bytes, d.get(), (b - a) * row_bytes, s);
+  }
+}
+
+}  // namespace sciz::gpu

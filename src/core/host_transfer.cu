@@ -1,0 +1,103 @@
+#include "core/host_transfer.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/cuda_check.cuh"
+#include "core/device.hpp"
+#include "core/host_memory.hpp"
+
+namespace sciz::dev {
+namespace {
+
+// Two staging buffers per device, so the host fills (or drains) one while the DMA engine
+// works on the other. Sized once; calls take turns through the mutex.
+constexpr size_t kPiece = size_t{32} << 20;
+
+struct Staging {
+  std::mutex mu;
+  void* buf[2] = {nullptr, nullptr};
+  cudaEvent_t done[2] = {nullptr, nullptr};
+  bool ready = false;
+};
+
+Staging& staging_for(int device) {
+  static std::mutex mu;
+  static std::vector<std::unique_ptr<Staging>> all;
+  std::lock_guard<std::mutex> lock(mu);
+  if (static_cast<size_t>(device) >= all.size()) all.resize(device + 1);
+  if (!all[device]) all[device] = std::make_unique<Staging>();
+  return *all[device];
+}
+
+void prepare(Staging& st) {
+  if (st.ready) return;
+  for (int k = 0; k < 2; ++k) {
+    SCIZ_CUDA_CHECK(cudaHostAlloc(&st.buf[k], kPiece, cudaHostAllocPortable));
+    SCIZ_CUDA_CHECK(cudaEventCreateWithFlags(&st.done[k], cudaEventDisableTiming));
+  }
+  st.ready = true;
+}
+
+// memcpy over the host's threads: one thread copies at a fraction of memory bandwidth.
+void parallel_copy(void* dst, const void* src, size_t bytes) {
+  constexpr size_t kSlice = size_t{1} << 20;
+  const int64_t n = static_cast<int64_t>((bytes + kSlice - 1) / kSlice);
+#pragma omp parallel for schedule(static) if (n > 1)
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t at = static_cast<size_t>(i) * kSlice;
+    std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(kSlice, bytes - at));
+  }
+}
+
+}  // namespace
+
+void upload(void* d_dst, const void* h_src, size_t bytes, cudaStream_t s) {
+  if (bytes == 0) return;
+  if (is_pinned_host_pointer(h_src) || bytes <= (size_t{1} << 20)) {
+    SCIZ_CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src, bytes, cudaMemcpyHostToDevice, s));
+    return;
+  }
+  Staging& st = staging_for(current_device());
+  std::lock_guard<std::mutex> lock(st.mu);
+  prepare(st);
+  for (size_t at = 0, k = 0; at < bytes; at += kPiece, k ^= 1) {
+    const size_t n = std::min(kPiece, bytes - at);
+    SCIZ_CUDA_CHECK(cudaEventSynchronize(st.done[k]));  // its previous DMA has read it
+    parallel_copy(st.buf[k], static_cast<const char*>(h_src) + at, n);
+    SCIZ_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(d_dst) + at, st.buf[k], n, cudaMemcpyHostToDevice, s));
+    SCIZ_CUDA_CHECK(cudaEventRecord(st.done[k], s));
+  }
+  // The staging buffers are reused by the next call: it waits on their events.
+}
+
+void download(void* h_dst, const void* d_src, size_t bytes, cudaStream_t s) {
+  if (bytes == 0) return;
+  if (is_pinned_host_pointer(h_dst) || bytes <= (size_t{1} << 20)) {
+    SCIZ_CUDA_CHECK(cudaMemcpyAsync(h_dst, d_src, bytes, cudaMemcpyDeviceToHost, s));
+    SCIZ_CUDA_CHECK(cudaStreamSynchronize(s));
+    return;
+  }
+  Staging& st = staging_for(current_device());
+  std::lock_guard<std::mutex> lock(st.mu);
+  prepare(st);
+  advise_huge_pages(h_dst, bytes);
+  const size_t pieces = (bytes + kPiece - 1) / kPiece;
+  auto queue = [&](size_t p) {
+    const size_t at = p * kPiece, n = std::min(kPiece, bytes - at);
+    SCIZ_CUDA_CHECK(cudaMemcpyAsync(st.buf[p & 1], static_cast<const char*>(d_src) + at, n, cudaMemcpyDeviceToHost, s));
+    SCIZ_CUDA_CHECK(cudaEventRecord(st.done[p & 1], s));
+  };
+  queue(0);
+  for (size_t p = 0; p < pieces; ++p) {
+    if (p + 1 < pieces) queue(p + 1);  // the DMA of the next piece runs while this one drains
+    SCIZ_CUDA_CHECK(cudaEventSynchronize(st.done[p & 1]));
+    const size_t at = p * kPiece;
+    parallel_copy(static_cast<char*>(h_dst) + at, st.buf[p & 1], std::min(kPiece, bytes - at));
+  }
+}
+
+}  // namespace sciz::dev
