@@ -4,10 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 
 #include "core/container_cuda.hpp"
+#include "api/worker_pool.hpp"
 #include "core/device.hpp"
+#include "core/device_streams.hpp"
 #include "core/error_bound.hpp"
 #include "core/host_transfer.hpp"
 #include "core/trace.hpp"
@@ -77,6 +82,48 @@ uint64_t chunk_working_bytes(uint64_t chunk_input) { return 4 * chunk_input + (u
 
 }  // namespace
 
+namespace {
+
+// What a worker waiting for its turn gets when an earlier chunk failed: it stops quietly, and
+// the failure that mattered is the one rethrown.
+struct Aborted {};
+
+// Hands out chunk offsets in chunk order: a chunk's place is known once every earlier chunk's
+// size is, which its worker learns right after encoding. A worker whose predecessor failed
+// stops waiting.
+class Committer {
+ public:
+  explicit Committer(uint64_t first) : at_(first) {}
+  uint64_t place(uint64_t i, uint64_t bytes) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return next_ == i || failed_; });
+    if (failed_) throw Aborted{};
+    const uint64_t off = at_;
+    at_ += bytes;
+    ++next_;
+    cv_.notify_all();
+    return off;
+  }
+  void abort() {
+    std::lock_guard<std::mutex> l(mu_);
+    failed_ = true;
+    cv_.notify_all();
+  }
+  uint64_t end() const { return at_; }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t next_ = 0, at_;
+  bool failed_ = false;
+};
+
+// Workers per device: enough that one chunk's synchronization and launches hide behind
+// another's kernels.
+constexpr int kWorkersPerDevice = 3;
+
+}  // namespace
+
 uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t* d_out, uint64_t capacity) {
   require_device_pointer(f.data, "field data");
   if (capacity) require_device_pointer(d_out, "output buffer");
@@ -86,26 +133,58 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
   ValueRange vr;
   {
     TracePhase t("value range", true, s);
-    vr = device_range(f, s);
+    vr = device_range(f, s);  // synchronizes s: the input is ready for the workers' streams too
   }
   const Header h = field_header(f, opt, pipe, vr);
   const size_t w = dtype_size(f.dtype);
   std::vector<ChunkEntry> entries(plan.count);
-  uint64_t at = stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count);
-  for (uint64_t i = 0; i < plan.count; ++i) {
-    const uint8_t* rows = static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w;
-    EncodedChunk c;
-    {
-      TracePhase t("encode chunk (cuda)", true, s);
-      c = encode_rows(pipe, rows, f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, opt);
+  const uint64_t head_bytes = stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count);
+  Committer commit(head_bytes);
+  std::atomic<uint64_t> next{0};
+  const int device = dev::current_device();
+  const DeviceAllocator* alloc = dev::current_allocator();
+  const int k = static_cast<int>(std::min<uint64_t>(plan.count, kWorkersPerDevice));
+  std::vector<dev::Event> done(k);
+  for (auto& e : done) e = dev::make_event();
+  struct Events {
+    std::vector<dev::Event>& v;
+    ~Events() {
+      for (auto e : v) dev::destroy_event(e);
     }
-    if (at + c.bytes <= capacity) {
-      TracePhase t("write chunk (cuda)", true, s);
-      devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_out + at, s);
+  } events{done};
+  auto settle = [&] {  // the caller's stream, and so its buffers' frees, after every worker's work
+    for (auto e : done) dev::wait(s, e);
+  };
+  try {
+  workers::run(k, [&](int wk) {
+    dev::set_device(device);
+    dev::AllocatorScope scope(alloc);
+    const Stream ws = workers::stream_for(device);
+    CompressOptions wopt = opt;
+    wopt.stream = ws;
+    try {
+      for (uint64_t i; (i = next++) < plan.count;) {
+        const uint8_t* rows = static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w;
+        EncodedChunk c = encode_rows(pipe, rows, f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, wopt);
+        const uint64_t at = commit.place(i, c.bytes);
+        if (at + c.bytes <= capacity) devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_out + at, ws);
+        entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
+      }
+    } catch (const Aborted&) {
+    } catch (...) {
+      commit.abort();
+      dev::record(done[wk], ws);
+      throw;
     }
-    entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
-    at += c.bytes;
+    dev::record(done[wk], ws);
+  });
+  } catch (...) {
+    settle();
+    dev::sync(s);
+    throw;
   }
+  settle();  // the caller's stream sees every chunk written
+  const uint64_t at = commit.end();
   if (at > capacity) fail_too_small(capacity, at);
   const std::vector<uint8_t> head = write_stream_header(h, plan, entries);
   dev::copy_to_device(d_out, head.data(), head.size(), s);
@@ -235,6 +314,8 @@ void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t r
   dev::Buffer<DeviceStatus> st(1, s);
   const DeviceStatus zero{};
   dev::copy_to_device(st.get(), &zero, sizeof zero, s);
+  // Every checksum first, on the caller's stream: the decoders (on the workers' streams) start
+  // after it, so a damaged chunk anywhere keeps every chunk from writing.
   std::vector<std::vector<devstream::Section>> secs(last - first);
   {
     TracePhase t("verify checksums (cuda)", true, s);
@@ -247,33 +328,69 @@ void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t r
       devstream::verify_sections(secs[i - first], sums, static_cast<uint32_t>(i), st.get(), s);
     }
   }
-  std::vector<dev::Buffer<uint8_t>> scratch;
-  for (uint64_t i = first; i < last; ++i) {
-    const ParsedChunk& c = ps.chunks[i];
-    const Header hd = chunk_header(ps, i, dh.heads[i]);
-    const Pipeline* pipe = nullptr;
-    try {
-      pipe = &find_pipeline(hd.pipeline);
-    } catch (const Error&) {
-      fail(Status::unsupported, "stream uses pipeline '" + hd.pipeline + "', which this build does not know");
+  dev::Event verified = dev::make_event();
+  dev::record(verified, s);
+  const int device = dev::current_device();
+  const DeviceAllocator* alloc = dev::current_allocator();
+  const int k = static_cast<int>(std::min<uint64_t>(last - first, kWorkersPerDevice));
+  std::vector<dev::Event> done(k);
+  for (auto& e : done) e = dev::make_event();
+  struct Events {
+    std::vector<dev::Event>& v;
+    dev::Event one;
+    ~Events() {
+      for (auto e : v) dev::destroy_event(e);
+      dev::destroy_event(one);
     }
-    const uint64_t a = std::max(row_begin, c.row0), b = std::min(row_end, c.row0 + c.rows);
-    const bool whole = a == c.row0 && b == c.row0 + c.rows;
-    uint8_t* dst = d_out + (a - row_begin) * row_bytes;
-    if (!whole) {
-      scratch.emplace_back(c.rows * row_bytes, s);
-      dst = scratch.back().get();
-    }
-    DeviceDecodeJob job{&hd, {}, effective_extent(hd.shape), dst, st.get(), s};
-    for (const auto& x : secs[i - first]) job.sections.push_back({x.id, DeviceSpan{x.data, x.size}});
-    {
-      TracePhase t("decode chunk (cuda)", true, s);
+  } events{done, verified};
+  std::atomic<uint64_t> next{first};
+  try {
+  workers::run(k, [&](int wk) {
+    dev::set_device(device);
+    dev::AllocatorScope scope(alloc);
+    const Stream ws = workers::stream_for(device);
+    dev::wait(ws, verified);
+    struct Done {  // the caller's stream must wait for this worker's work even when it throws
+      dev::Event e;
+      Stream s;
+      ~Done() {
+        try {
+          dev::record(e, s);
+        } catch (...) {
+        }
+      }
+    } mark{done[wk], ws};
+    for (uint64_t i; (i = next++) < last;) {
+      const ParsedChunk& c = ps.chunks[i];
+      const Header hd = chunk_header(ps, i, dh.heads[i]);
+      const Pipeline* pipe = nullptr;
+      try {
+        pipe = &find_pipeline(hd.pipeline);
+      } catch (const Error&) {
+        fail(Status::unsupported, "stream uses pipeline '" + hd.pipeline + "', which this build does not know");
+      }
+      const uint64_t a = std::max(row_begin, c.row0), b = std::min(row_end, c.row0 + c.rows);
+      const bool whole = a == c.row0 && b == c.row0 + c.rows;
+      dev::Buffer<uint8_t> scratch;
+      uint8_t* dst = d_out + (a - row_begin) * row_bytes;
+      if (!whole) {
+        scratch = dev::Buffer<uint8_t>(c.rows * row_bytes, ws);
+        dst = scratch.get();
+      }
+      DeviceDecodeJob job{&hd, {}, effective_extent(hd.shape), dst, st.get(), ws};
+      for (const auto& x : secs[i - first]) job.sections.push_back({x.id, DeviceSpan{x.data, x.size}});
       pipe->decompress_device(job);
+      if (!whole)
+        devstream::copy_if_ok(d_out + (a - row_begin) * row_bytes, dst + (a - c.row0) * row_bytes, (b - a) * row_bytes,
+                              st.get(), ws);
     }
-    if (!whole)
-      devstream::copy_if_ok(d_out + (a - row_begin) * row_bytes, dst + (a - c.row0) * row_bytes, (b - a) * row_bytes,
-                            st.get(), s);
+  });
+  } catch (...) {
+    for (auto e : done) dev::wait(s, e);
+    dev::sync(s);
+    throw;
   }
+  for (auto e : done) dev::wait(s, e);
   DeviceStatus verdict;
   dev::copy_to_host(&verdict, st.get(), sizeof verdict, s);
   dev::sync(s);

@@ -167,3 +167,34 @@ bool is_device_pointer(const void* p) {
 }
 
 }  // namespace sciz::dev
+
+// ---- streams and events (core/device_streams.hpp) ----
+#include "core/device_streams.hpp"
+
+namespace sciz::dev {
+
+cudaStream_t make_stream(int device) {
+  int prev = 0;
+  SCIZ_CUDA_CHECK(cudaGetDevice(&prev));
+  SCIZ_CUDA_CHECK(cudaSetDevice(device));
+  cudaStream_t s = nullptr;
+  SCIZ_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  SCIZ_CUDA_CHECK(cudaSetDevice(prev));
+  return s;
+}
+
+Event make_event() {
+  cudaEvent_t e = nullptr;
+  SCIZ_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  return e;
+}
+
+void destroy_event(Event e) noexcept {
+  if (e && cudaEventDestroy(e) != cudaSuccess) (void)cudaGetLastError();
+}
+
+void record(Event e, cudaStream_t s) { SCIZ_CUDA_CHECK(cudaEventRecord(e, s)); }
+
+void wait(cudaStream_t s, Event e) { SCIZ_CUDA_CHECK(cudaStreamWaitEvent(s, e, 0)); }
+
+}  // namespace sciz::dev

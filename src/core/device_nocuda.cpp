@@ -25,3 +25,13 @@ void copy_on_device(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
 void sync(cudaStream_t) { no_cuda(); }
 bool is_device_pointer(const void*) { return false; }
 }  // namespace sciz::dev
+
+#include "core/device_streams.hpp"
+
+namespace sciz::dev {
+cudaStream_t make_stream(int) { fail(Status::no_device, "this sciz was built without CUDA; use --device cpu"); }
+Event make_event() { fail(Status::no_device, "this sciz was built without CUDA; use --device cpu"); }
+void destroy_event(Event) noexcept {}
+void record(Event, cudaStream_t) {}
+void wait(cudaStream_t, Event) {}
+}  // namespace sciz::dev

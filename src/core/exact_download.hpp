@@ -2,6 +2,7 @@
 // runs section both twins write (core/exact_runs.hpp).
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/device.hpp"
@@ -19,6 +20,18 @@ std::vector<uint8_t> download_exact_runs(const uint64_t* d_idx, const T* d_val, 
     dev::sync(s);
   }
   return write_runs<T>(idx, val);
+}
+
+// The same section left on the device for a device-resident stream. Usually there are no
+// exact values (no copy at all: the 24-byte empty section goes up) or a few; the lists come
+// down to build the runs only when there are some.
+template <class T>
+std::pair<dev::Buffer<uint8_t>, uint64_t> exact_runs_on_device(const uint64_t* d_idx, const T* d_val, uint64_t count,
+                                                               cudaStream_t s) {
+  const std::vector<uint8_t> h = download_exact_runs<T>(d_idx, d_val, count, s);
+  dev::Buffer<uint8_t> d(h.size(), s);
+  dev::copy_to_device(d.get(), h.data(), h.size(), s);  // pageable: staged before return
+  return {std::move(d), h.size()};
 }
 
 }  // namespace sciz

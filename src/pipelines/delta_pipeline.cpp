@@ -4,6 +4,7 @@
 #include <sciz/error.hpp>
 
 #include "core/device.hpp"
+#include "core/exact_download.hpp"
 #include "core/trace.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/staging.hpp"
@@ -48,6 +49,25 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   sections.push_back({kExact, std::move(enc.exact)});
 }
 
+// Device in, device sections out: nothing but sizes (and any exact values) crosses to the host.
+template <class T>
+void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
+  const uint64_t n = job.shape.count();
+  const uint64_t row = chain_row(job.opt.delta_chain, job.shape);
+  cudaStream_t s = job.opt.stream;
+  delta::DeviceEncoded<T> d;
+  {
+    TracePhase t("delta encode (cuda, device sections)", true, s);
+    d = delta::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, s, row);
+  }
+  out.params = delta::write_params(d.mode, d.row);
+  auto [exact, exact_bytes] = exact_runs_on_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
+  out.add(kWidths, std::move(d.widths), delta::group_count(n));
+  out.add(kInitial, std::move(d.initial), 4 * delta::layer_count(n));
+  out.add(kPayload, std::move(d.payload), d.payload_bytes);
+  out.add(kExact, std::move(exact), exact_bytes);
+}
+
 template <class T>
 void decompress_typed(const DecompressJob& job) {
   const ParsedChunk& ps = *job.chunk;
@@ -90,6 +110,13 @@ class DeltaPipeline final : public Pipeline {
       decompress_typed<float>(job);
     else
       decompress_typed<double>(job);
+  }
+
+  void compress_device(const CompressJob& job, DeviceChunkOut& out) const override {
+    if (job.dtype == DType::f32)
+      compress_device_typed<float>(job, out);
+    else
+      compress_device_typed<double>(job, out);
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {

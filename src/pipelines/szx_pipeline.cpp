@@ -3,6 +3,7 @@
 #include <sciz/error.hpp>
 
 #include "core/device.hpp"
+#include "core/exact_download.hpp"
 #include "core/trace.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/staging.hpp"
@@ -36,6 +37,26 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   sections.push_back({kCodes, std::move(enc.codes)});
   sections.push_back({kMid, std::move(enc.mid)});
   sections.push_back({kExact, std::move(enc.exact)});
+}
+
+// Device in, device sections out: nothing but sizes (and any exact values) crosses to the host.
+template <class T>
+void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
+  const uint64_t n = job.shape.count();
+  cudaStream_t s = job.opt.stream;
+  szx::DeviceEncoded<T> d;
+  {
+    TracePhase t("szx encode (cuda, device sections)", true, s);
+    d = szx::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, job.opt.szx_block, s);
+  }
+  out.params = szx::write_params(d.block);
+  auto [exact, exact_bytes] = exact_runs_on_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
+  out.add(kKinds, std::move(d.kinds), d.nblocks);
+  out.add(kMus, std::move(d.mus), d.nblocks * sizeof(T));
+  out.add(kMidCounts, std::move(d.mid_counts), 2 * d.nonconstant);
+  out.add(kCodes, std::move(d.codes), d.code_bytes);
+  out.add(kMid, std::move(d.mid), d.mid_bytes);
+  out.add(kExact, std::move(exact), exact_bytes);
 }
 
 template <class T>
@@ -78,6 +99,13 @@ class SzxPipeline final : public Pipeline {
       decompress_typed<float>(job);
     else
       decompress_typed<double>(job);
+  }
+
+  void compress_device(const CompressJob& job, DeviceChunkOut& out) const override {
+    if (job.dtype == DType::f32)
+      compress_device_typed<float>(job, out);
+    else
+      compress_device_typed<double>(job, out);
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
