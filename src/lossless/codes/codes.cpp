@@ -12,6 +12,7 @@
 #include "core/device.hpp"
 #include "core/trace.hpp"
 #include "lossless/bitpack/bitpack.hpp"
+#include "lossless/codes/select.hpp"
 #include "lossless/codes/stats_cpu.hpp"
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/rle/rle.hpp"
@@ -56,18 +57,6 @@ Lossless parse_lossless(const std::string& name) {
 
 namespace codes {
 namespace {
-
-struct Sized {
-  huffman::Codebook cb;
-  uint64_t bytes;
-  std::vector<uint64_t> hist;
-};
-
-Sized size_from_hist(std::vector<uint64_t> h, uint64_t n) {
-  Sized z{huffman::build_codebook(h), 0, std::move(h)};
-  z.bytes = huffman::encoded_bytes(z.cb, n, huffman::coded_bits(z.cb, z.hist));
-  return z;
-}
 
 // The two devices differ only in where symbols live and which twin runs; the choice and the
 // blob layout are written once, over this interface.
@@ -173,13 +162,13 @@ std::vector<uint8_t> join_rle_huffman(uint64_t n, uint64_t runs, const std::vect
 
 template <class B>
 std::vector<uint8_t> rle_huffman(const B& b, const typename B::Runs& r, uint64_t n, const Sized& v, const Sized& l) {
-  return join_rle_huffman(n, r.count(), b.huffman(r.value(), v.cb), b.huffman(r.len_m1(), l.cb));
+  return join_rle_huffman(n, r.count(), b.huffman(r.value(), v.codebook()), b.huffman(r.len_m1(), l.codebook()));
 }
 
 template <class B>
 std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint64_t n, uint16_t centre, const Sized& v,
                                   const Sized& z) {
-  const std::vector<uint8_t> val = b.huffman(t.value(), v.cb), run = b.huffman(t.zrun(), z.cb);
+  const std::vector<uint8_t> val = b.huffman(t.value(), v.codebook()), run = b.huffman(t.zrun(), z.codebook());
   ByteWriter w;
   const size_t bytes = kZrleHuffmanHeader + val.size() + run.size();
   reserve_large(w.buffer(), bytes + stream_slack(bytes));  // room to build the stream in place
@@ -194,8 +183,6 @@ std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint6
   return std::move(w.buffer());
 }
 
-uint64_t rle_bytes(uint64_t runs) { return rle::kHeaderBytes + 4 * runs; }
-
 template <class B>
 Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t centre, Lossless choice) {
   const uint64_t n = B::size(syms);
@@ -204,7 +191,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
     case Lossless::rle: return {choice, b.rle(syms)};
     case Lossless::huffman: {
       const Sized h = size_huffman(b, syms, alphabet);
-      return {choice, b.huffman(syms, h.cb)};
+      return {choice, b.huffman(syms, h.codebook())};
     }
     case Lossless::rle_huffman: {
       const auto r = b.runs(syms);
@@ -222,42 +209,33 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
     TracePhase tp("lossless select: huffman size");
     h = size_huffman(b, syms, alphabet);
   }
-  uint64_t best = h.bytes;
-  Lossless stage = Lossless::huffman;
-  // Zero runs: the non-centre codes must all be tokens, so their Huffman size plus one bit
-  // per token is a floor (forced tokens only add to it).
-  std::vector<uint64_t> nc = h.hist;
-  const uint64_t tokens_min = n - (centre < nc.size() ? nc[centre] : 0);
-  if (centre < nc.size()) nc[centre] = 0;
-  const uint64_t zfloor = tokens_min ? size_from_hist(nc, tokens_min).bytes + tokens_min / 8 : 0;
   struct TokenSel {
     std::optional<typename B::Tokens> t;  // the tokens, where sizing them built them
     Sized v, z;
   } zs;
-  if (zfloor < best) {
-    TracePhase tp("lossless select: zero-run sizes");
-    b.token_sizes(syms, centre, alphabet, h.hist, zs);
-    const uint64_t zb = kZrleHuffmanHeader + zs.v.bytes + zs.z.bytes;
-    if (zb < best) best = zb, stage = Lossless::zrle_huffman;
-  }
-  // Runs of any code: rle >= 4 bytes a run, rle+huffman >= 1 bit per value and per length.
-  const uint64_t r0 = b.count_runs(syms);  // before splitting: a floor for the split count
   struct RunSel {
     std::optional<typename B::Runs> r;  // the runs, where sizing them built them
     uint64_t count = 0;
     Sized v, l;
   } rs;
-  if (std::min(rle_bytes(r0), kRleHuffmanHeader + r0 / 4) < best) {
-    TracePhase tp("lossless select: run sizes");
-    b.run_sizes(syms, alphabet, rs);
-    const uint64_t rh = kRleHuffmanHeader + rs.v.bytes + rs.l.bytes, rb = rle_bytes(rs.count);
-    if (rb < best) best = rb, stage = Lossless::rle;
-    if (rh < best) best = rh, stage = Lossless::rle_huffman;
-  }
+  const Decision d = decide(
+      h, n, centre,
+      [&] {
+        TracePhase tp("lossless select: zero-run sizes");
+        b.token_sizes(syms, centre, alphabet, h.hist, zs);
+        return kZrleHuffmanHeader + zs.v.bytes + zs.z.bytes;
+      },
+      [&] { return b.count_runs(syms); },
+      [&] {
+        TracePhase tp("lossless select: run sizes");
+        b.run_sizes(syms, alphabet, rs);
+        return std::pair<uint64_t, uint64_t>{rle_bytes(rs.count), kRleHuffmanHeader + rs.v.bytes + rs.l.bytes};
+      });
+  const Lossless stage = d.stage;
   if (trace_enabled())
     std::fprintf(stderr, "[sciz] lossless: huffman %llu bytes, zrle floor %llu, %llu runs; chose %s (%llu bytes)\n",
-                 static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(zfloor),
-                 static_cast<unsigned long long>(r0), lossless_name(stage), static_cast<unsigned long long>(best));
+                 static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(d.zfloor),
+                 static_cast<unsigned long long>(d.r0), lossless_name(stage), static_cast<unsigned long long>(d.bytes));
   TracePhase tp("lossless encode of the chosen stage");
   switch (stage) {
     case Lossless::zrle_huffman:
@@ -267,7 +245,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
     case Lossless::rle_huffman:
       if (!rs.r) rs.r.emplace(b.runs(syms));
       return {stage, rle_huffman(b, *rs.r, n, rs.v, rs.l)};
-    default: return {Lossless::huffman, b.huffman(syms, h.cb)};
+    default: return {Lossless::huffman, b.huffman(syms, h.codebook())};
   }
 }
 
