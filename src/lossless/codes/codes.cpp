@@ -10,8 +10,10 @@
 #include "core/container.hpp"
 #include "core/host_memory.hpp"
 #include "core/device.hpp"
+#include "core/device_status.hpp"
 #include "core/trace.hpp"
 #include "lossless/bitpack/bitpack.hpp"
+#include "lossless/codes/codes_device.hpp"
 #include "lossless/codes/select.hpp"
 #include "lossless/codes/stats_cpu.hpp"
 #include "lossless/huffman/huffman.hpp"
@@ -98,48 +100,6 @@ struct Cpu {
   static std::vector<uint8_t> huffman(Syms s, const huffman::Codebook& cb) { return huffman::encode_cpu(s, cb); }
   static std::vector<uint8_t> rle(Syms s) { return rle::encode_cpu(s); }
   static std::vector<uint8_t> bitpack(Syms s, uint16_t centre) { return bitpack::encode_cpu(s, centre); }
-};
-
-struct Cuda {
-  struct Syms {
-    const uint16_t* p;
-    uint64_t n;
-  };
-  cudaStream_t s;
-  struct Runs {
-    rle::DeviceRuns r;
-    Syms value() const { return {r.value.get(), r.runs}; }
-    Syms len_m1() const { return {r.len_m1.get(), r.runs}; }
-    uint64_t count() const { return r.runs; }
-  };
-  static uint64_t size(Syms x) { return x.n; }
-  std::vector<uint64_t> hist(Syms x, uint32_t alphabet) const { return huffman::histogram_cuda(x.p, x.n, alphabet, s); }
-  uint64_t count_runs(Syms x) const { return rle::count_runs_cuda(x.p, x.n, s); }
-  Runs runs(Syms x) const { return {rle::runs_cuda(x.p, x.n, s)}; }
-  struct Tokens {
-    zrle::DeviceTokens t;
-    Syms value() const { return {t.value.get(), t.count}; }
-    Syms zrun() const { return {t.zrun.get(), t.count}; }
-    uint64_t count() const { return t.count; }
-    uint32_t tail() const { return t.tail; }
-  };
-  Tokens tokens(Syms x, uint16_t centre) const { return {zrle::tokens_cuda(x.p, x.n, centre, s)}; }
-  template <class Sel>
-  void token_sizes(Syms x, uint16_t centre, uint32_t alphabet, const std::vector<uint64_t>&, Sel& sel) const {
-    sel.t.emplace(tokens(x, centre));
-    sel.v = size_from_hist(hist(sel.t->value(), alphabet), sel.t->count());
-    sel.z = size_from_hist(hist(sel.t->zrun(), huffman::kAlphabet), sel.t->count());
-  }
-  template <class Sel>
-  void run_sizes(Syms x, uint32_t alphabet, Sel& sel) const {
-    sel.r.emplace(runs(x));
-    sel.count = sel.r->count();
-    sel.v = size_from_hist(hist(sel.r->value(), alphabet), sel.count);
-    sel.l = size_from_hist(hist(sel.r->len_m1(), huffman::kAlphabet), sel.count);
-  }
-  std::vector<uint8_t> huffman(Syms x, const huffman::Codebook& cb) const { return huffman::encode_cuda(x.p, x.n, cb, s); }
-  std::vector<uint8_t> rle(Syms x) const { return rle::encode_cuda(x.p, x.n, s); }
-  std::vector<uint8_t> bitpack(Syms x, uint16_t centre) const { return bitpack::encode_cuda(x.p, x.n, centre, s); }
 };
 
 template <class B, class S>
@@ -300,9 +260,29 @@ Encoded encode_cpu(std::span<const uint16_t> c, uint32_t alphabet, uint16_t cent
   return encode(Cpu{}, c, alphabet, centre, choice);
 }
 
+namespace {
+dev::Buffer<DeviceStatus> zeroed_status(cudaStream_t s) {
+  dev::Buffer<DeviceStatus> st(1, s);
+  const DeviceStatus ok{};
+  dev::copy_to_device(st.get(), &ok, sizeof ok, s);
+  return st;
+}
+}  // namespace
+
+// The device encoder with its blob brought to the host: one implementation for both callers.
 Encoded encode_cuda(const uint16_t* d_codes, uint64_t n, uint32_t alphabet, uint16_t centre, Lossless choice,
                     cudaStream_t s) {
-  return encode(Cuda{s}, Cuda::Syms{d_codes, n}, alphabet, centre, choice);
+  const dev::Buffer<DeviceStatus> st = zeroed_status(s);
+  const DeviceEncoded d = encode_device(d_codes, n, alphabet, centre, choice, st.get(), s);
+  Encoded e{d.stage, {}};
+  reserve_large(e.bytes, d.size + stream_slack(d.size));  // room for the container to build the stream in place
+  e.bytes.resize(d.size);
+  dev::copy_to_host(e.bytes.data(), d.bytes.get(), d.size, s);
+  DeviceStatus hs;
+  dev::copy_to_host(&hs, st.get(), sizeof hs, s);
+  dev::sync(s);
+  SCIZ_REQUIRE(hs.code == 0, Status::internal, "codes (CUDA encoder): " + device_status_message(hs));
+  return e;
 }
 
 void decode_cpu(Lossless stage, std::span<const uint8_t> bytes, std::span<uint16_t> out) {
@@ -337,28 +317,17 @@ void decode_cpu(Lossless stage, std::span<const uint8_t> bytes, std::span<uint16
   fail(Status::internal, "codes: decode needs a concrete stage");
 }
 
+// The device decoder on an uploaded copy: the same validation as a device-resident stream gets.
 void decode_cuda(Lossless stage, std::span<const uint8_t> bytes, uint16_t* d_out, uint64_t n, cudaStream_t s) {
-  switch (stage) {
-    case Lossless::bitpack: return bitpack::decode_cuda(bytes, d_out, n, s);
-    case Lossless::huffman: return huffman::decode_cuda(bytes, d_out, n, s);
-    case Lossless::rle: return rle::decode_cuda(bytes, d_out, n, s);
-    case Lossless::rle_huffman: {
-      const auto p = split_rle_huffman(bytes, n);
-      dev::Buffer<uint16_t> val(p.runs, s), len(p.runs, s);
-      huffman::decode_cuda(p.val, val.get(), p.runs, s);
-      huffman::decode_cuda(p.len, len.get(), p.runs, s);
-      return rle::expand_cuda(val.get(), len.get(), p.runs, d_out, n, s);
-    }
-    case Lossless::zrle_huffman: {
-      const auto p = split_zrle_huffman(bytes, n);
-      dev::Buffer<uint16_t> val(p.tokens, s), run(p.tokens, s);
-      huffman::decode_cuda(p.val, val.get(), p.tokens, s);
-      huffman::decode_cuda(p.run, run.get(), p.tokens, s);
-      return zrle::expand_cuda(val.get(), run.get(), p.tokens, p.tail, p.centre, d_out, n, s);
-    }
-    case Lossless::auto_select: break;
-  }
-  fail(Status::internal, "codes: decode needs a concrete stage");
+  if (stage == Lossless::auto_select) fail(Status::internal, "codes: decode needs a concrete stage");
+  dev::Buffer<uint8_t> blob(bytes.size(), s);
+  dev::copy_to_device(blob.get(), bytes.data(), bytes.size(), s);
+  const dev::Buffer<DeviceStatus> st = zeroed_status(s);
+  decode_device(stage, DeviceSpan{blob.get(), bytes.size()}, d_out, n, st.get(), s);
+  DeviceStatus hs;
+  dev::copy_to_host(&hs, st.get(), sizeof hs, s);
+  dev::sync(s);
+  throw_if_failed(hs, "quant codes");
 }
 
 }  // namespace codes
