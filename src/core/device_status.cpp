@@ -1,8 +1,40 @@
 #include "core/device_status.hpp"
 
 #include <sciz/error.hpp>
+#include <sciz/types.hpp>
 
 namespace sciz {
+namespace {
+
+std::string codes_stage(uint32_t stage) {
+  return std::string("quant codes (") + (stage >= 1 && stage <= 5 ? lossless_name(static_cast<Lossless>(stage)) : "?") + ")";
+}
+
+std::string huffman_part(uint32_t part) {
+  switch (part) {
+    case kPartCodes: return "huffman stream";
+    case kPartRunValues: return "rle+huffman run values";
+    case kPartRunLengths: return "rle+huffman run lengths";
+    case kPartTokenValues: return "zrle+huffman token values";
+    case kPartZeroRuns: return "zrle+huffman zero runs";
+  }
+  return "huffman blob " + std::to_string(part);
+}
+
+std::string codebook_fault(uint64_t f) {
+  switch (f) {
+    case kCodebookTruncated: return "is truncated";
+    case kCodebookLongVarint: return "has a varint longer than 64 bits";
+    case kCodebookSymbolRange: return "names a symbol above 65535";
+    case kCodebookPadding: return "padding nibble is not zero";
+    case kCodebookTrailing: return "has trailing bytes";
+    case kCodebookNotPrefix: return "lengths over-fill the code space (not a prefix code)";
+    case kCodebookTooLarge: return "has more than 65536 symbols";
+  }
+  return "fault " + std::to_string(f);
+}
+
+}  // namespace
 
 std::string device_status_message(const DeviceStatus& st) {
   const std::string a = std::to_string(st.a), b = std::to_string(st.b), w = std::to_string(st.where);
@@ -14,6 +46,25 @@ std::string device_status_message(const DeviceStatus& st) {
     case kStatusRunsPalette: return "exact values: run " + a + " names palette index " + b;
     case kStatusRunsTotals: return "exact values: runs hold " + a + " entries, header says " + b;
     case kStatusRunsTruncated: return "exact values: section ends inside a run at byte " + a;
+    case kStatusOutliersHeader: return "outliers: " + a + " entries of width " + b + " do not fit the section";
+    case kStatusOutliersOrder: return "outliers: index " + b + " at entry " + a + " is out of range or out of order";
+    case kStatusSectionTruncated: return "section " + w + ": " + a + " bytes, shorter than its header (" + b + ")";
+    case kStatusCodesCount: return codes_stage(st.where) + ": holds " + a + " symbols, expected " + b;
+    case kStatusCodesHeader: return codes_stage(st.where) + ": header values " + a + " and " + b + " do not fit the section";
+    case kStatusCodesCover: return codes_stage(st.where) + ": runs cover " + a + " codes, expected " + b;
+    case kStatusBitpackWidth: return "bitpack: block " + a + " has width " + b + " > 16";
+    case kStatusBitpackPayload: return "bitpack: widths call for " + a + " payload bytes, section has " + b;
+    case kStatusHuffmanCount: return huffman_part(st.where) + ": holds " + a + " symbols, expected " + b;
+    case kStatusHuffmanChunk: return huffman_part(st.where) + ": chunk size " + a + " is not a multiple of 8 in 8..4088";
+    case kStatusHuffmanBits: return huffman_part(st.where) + ": " + a + " bits cannot code " + b + " symbols";
+    case kStatusHuffmanUsed: return huffman_part(st.where) + ": codebook of " + a + " symbols does not match " + b + " symbols";
+    case kStatusHuffmanCodebook: return huffman_part(st.where) + ": codebook " + codebook_fault(st.a) + " at byte " + b;
+    case kStatusHuffmanLayout: return huffman_part(st.where) + ": " + a + " bytes, layout needs " + b;
+    case kStatusHuffmanChunkBits: return huffman_part(st.where) + ": chunk " + a + " claims " + b + " bits";
+    case kStatusHuffmanChunkSum: return huffman_part(st.where) + ": chunk bit counts sum to " + a + ", header says " + b;
+    case kStatusHuffmanDecode: return huffman_part(st.where) + ": chunk " + a + " does not decode to its stated bit count";
+    case kStatusHuffmanTruncated: return huffman_part(st.where) + ": " + a + " bytes, shorter than its header and codebook (" + b + ")";
+    case kStatusEncoderInternal: return "internal error of a device encoder (check " + w + ": " + a + ", " + b + ")";
     default: return "device check " + std::to_string(st.code) + " failed (where " + w + ", " + a + ", " + b + ")";
   }
 }

@@ -32,6 +32,46 @@ enum StatusCode : uint32_t {
   kStatusSzxFirst = 200,
   kStatusDeltaFirst = 300,
   kStatusLorenzoFirst = 400,
+  // 400..499 lorenzo (predict/lorenzo) and the quant-code stages (lossless/*). For the codes
+  // stages `where` is the Lossless stage; for a huffman blob, its HuffmanPart.
+  kStatusOutliersHeader = 400,    // a: entries, b: index width
+  kStatusOutliersOrder = 401,     // a: entry, b: its index (out of range or not ascending)
+  kStatusSectionTruncated = 402,  // where: section id; a: bytes, b: bytes its header needs
+  kStatusCodesCount = 410,        // a: symbols the stage header holds, b: symbols expected
+  kStatusCodesHeader = 411,       // a, b: run or token count / tail / blob bytes against the section
+  kStatusCodesCover = 412,        // a: codes the runs or tokens cover, b: codes expected
+  kStatusBitpackWidth = 420,      // a: block, b: its width
+  kStatusBitpackPayload = 421,    // a: payload bytes the widths call for, b: payload bytes present
+  kStatusHuffmanCount = 430,      // a: symbols in the blob header, b: symbols expected
+  kStatusHuffmanChunk = 431,      // a: chunk size
+  kStatusHuffmanBits = 432,       // a: total bits, b: symbols
+  kStatusHuffmanUsed = 433,       // a: codebook symbols, b: symbols
+  kStatusHuffmanCodebook = 434,   // a: HuffmanCodebookFault, b: byte offset in the codebook
+  kStatusHuffmanLayout = 435,     // a: blob bytes, b: bytes the layout needs
+  kStatusHuffmanChunkBits = 436,  // a: chunk, b: its bit count
+  kStatusHuffmanChunkSum = 437,   // a: sum of the chunk bit counts, b: total bits in the header
+  kStatusHuffmanDecode = 438,     // a: chunk that does not decode to its stated bit count
+  kStatusHuffmanTruncated = 439,  // a: blob bytes, b: bytes its header and codebook need
+  kStatusEncoderInternal = 499,   // a device encoder's own consistency check (a bug, not a stream)
+};
+
+// Which huffman blob a kStatusHuffman* report names (its `where`).
+enum HuffmanPart : uint32_t {
+  kPartCodes = 1,       // the huffman stage's only blob
+  kPartRunValues = 2,   // rle+huffman
+  kPartRunLengths = 3,
+  kPartTokenValues = 4, // zrle+huffman
+  kPartZeroRuns = 5,
+};
+
+enum HuffmanCodebookFault : uint32_t {
+  kCodebookTruncated = 1,
+  kCodebookLongVarint = 2,
+  kCodebookSymbolRange = 3,
+  kCodebookPadding = 4,
+  kCodebookTrailing = 5,
+  kCodebookNotPrefix = 6,
+  kCodebookTooLarge = 7,
 };
 
 #if defined(__CUDACC__)

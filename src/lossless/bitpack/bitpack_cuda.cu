@@ -4,6 +4,8 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <sciz/types.hpp>
+
 #include <algorithm>
 
 #include "core/cuda_check.cuh"
@@ -11,6 +13,7 @@
 #include "lossless/bitpack/bitpack.hpp"
 #include "lossless/bitpack/bitpack_cuda.cuh"
 #include "lossless/bitpack/bitpack_math.hpp"
+#include "lossless/codes/device_check.cuh"
 
 namespace sciz::bitpack {
 namespace {
@@ -69,9 +72,15 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// centre_of: a host value, or the header's centre read on the device; nothing is written when st
+// (nullable) holds a failure.
+template <class Centre>
 __global__ void __launch_bounds__(kThreads)
     unpack_kernel(const uint8_t* __restrict__ widths, const uint32_t* __restrict__ words,
-                  const uint64_t* __restrict__ offset, uint64_t n, uint16_t centre, uint16_t* __restrict__ out) {
+                  const uint64_t* __restrict__ offset, uint64_t n, Centre centre_of, uint16_t* __restrict__ out,
+                  const DeviceStatus* st) {
+  if (check::gate(st)) return;
+  const uint16_t centre = static_cast<uint16_t>(centre_of());
   const uint64_t nb = num_blocks(n);
   const unsigned lane = threadIdx.x % 32;
   const uint64_t warp = (static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x) / 32;
@@ -103,23 +112,52 @@ dev::Buffer<uint64_t> word_offsets(const uint8_t* d_widths, uint64_t nb, cudaStr
   return off;
 }
 
+// The header's symbol count (parse()'s first check, by the host for host sections).
+__global__ void head_kernel(const uint8_t* enc, uint64_t n, uint64_t* centre, DeviceStatus* st) {
+  if (failed(st)) return;
+  const uint64_t got = check::load_le(enc, 8);
+  if (got != n) return report(st, kStatusCodesCount, static_cast<uint32_t>(Lossless::bitpack), got, n);
+  *centre = check::load_le(enc + 8, 2);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    check_widths_kernel(const uint8_t* __restrict__ widths, uint64_t nb, DeviceStatus* st) {
+  if (check::block_failed(st)) return;
+  const uint64_t step = static_cast<uint64_t>(gridDim.x) * kThreads;
+  for (uint64_t b = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x; b < nb; b += step)
+    if (widths[b] > kMaxWidth) report(st, kStatusBitpackWidth, 0, b, widths[b]);
+}
+
+__global__ void payload_kernel(const uint64_t* offset, uint64_t nb, uint64_t payload, DeviceStatus* st) {
+  if (failed(st)) return;
+  if (offset[nb] * 4 != payload) report(st, kStatusBitpackPayload, 0, offset[nb] * 4, payload);
+}
+
 }  // namespace
 
 namespace cuda {
 
-uint64_t encode(const uint16_t* d_sym, uint64_t n, uint16_t centre, uint8_t* d_enc, cudaStream_t s) {
+void encode_async(const uint16_t* d_sym, uint64_t n, uint16_t centre, uint8_t* d_enc, cudaStream_t s) {
   const uint64_t nb = num_blocks(n), wo = words_offset(n);
   const unsigned grid = std::max(1u, grid_for(nb));  // at least one CTA writes the header
   widths_kernel<<<grid, kThreads, 0, s>>>(d_sym, n, centre, d_enc);
   SCIZ_CUDA_CHECK_LAUNCH("bitpack widths_kernel");
-  if (nb == 0) return wo;
+  if (nb == 0) return;
   dev::Buffer<uint64_t> off = word_offsets(d_enc + kHeaderBytes, nb, s);
   pack_kernel<<<grid, kThreads, 0, s>>>(d_sym, n, centre, off.get(), reinterpret_cast<uint32_t*>(d_enc + wo));
   SCIZ_CUDA_CHECK_LAUNCH("bitpack pack_kernel");
+}
+
+uint64_t encode(const uint16_t* d_sym, uint64_t n, uint16_t centre, uint8_t* d_enc, cudaStream_t s) {
+  encode_async(d_sym, n, centre, d_enc, s);
+  const uint64_t nb = num_blocks(n);
+  if (nb == 0) return words_offset(n);
+  // The widths the kernel wrote, summed again: the encoder's one synchronization learns the size.
+  const dev::Buffer<uint64_t> off = word_offsets(d_enc + kHeaderBytes, nb, s);
   uint64_t total_words = 0;
   dev::copy_to_host(&total_words, off.get() + nb, sizeof(uint64_t), s);
   dev::sync(s);
-  return wo + total_words * 4;
+  return words_offset(n) + total_words * 4;
 }
 
 void decode(const uint8_t* d_enc, uint64_t n, uint16_t centre, uint16_t* d_out, cudaStream_t s) {
@@ -128,7 +166,32 @@ void decode(const uint8_t* d_enc, uint64_t n, uint16_t centre, uint16_t* d_out, 
   dev::Buffer<uint64_t> off = word_offsets(d_enc + kHeaderBytes, nb, s);
   unpack_kernel<<<grid_for(nb), kThreads, 0, s>>>(d_enc + kHeaderBytes,
                                                    reinterpret_cast<const uint32_t*>(d_enc + words_offset(n)),
-                                                   off.get(), n, centre, d_out);
+                                                   off.get(), n, check::HostValue{centre}, d_out, nullptr);
+  SCIZ_CUDA_CHECK_LAUNCH("bitpack unpack_kernel");
+}
+
+void decode_device(const uint8_t* d_enc, uint64_t size, uint64_t n, uint16_t* d_out, DeviceStatus* st, cudaStream_t s) {
+  const uint64_t nb = num_blocks(n), wo = words_offset(n);
+  SCIZ_REQUIRE(reinterpret_cast<uintptr_t>(d_enc) % 4 == 0, Status::internal, "bitpack (device): section is not 4-byte aligned");
+  if (size < wo) {  // the header, or the widths of n symbols, do not fit: nothing more to read
+    check::report_from_host(st, kStatusSectionTruncated, 1, size, wo, s);
+    return;
+  }
+  dev::Buffer<uint64_t> centre(1, s);
+  head_kernel<<<1, 1, 0, s>>>(d_enc, n, centre.get(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("bitpack head_kernel");
+  if (nb == 0) {  // no blocks, so no words either
+    if (size != wo) check::report_from_host(st, kStatusBitpackPayload, 0, 0, size - wo, s);
+    return;
+  }
+  const unsigned grid = static_cast<unsigned>(std::min<uint64_t>((nb + kThreads - 1) / kThreads, kMaxGrid));
+  check_widths_kernel<<<grid, kThreads, 0, s>>>(d_enc + kHeaderBytes, nb, st);
+  SCIZ_CUDA_CHECK_LAUNCH("bitpack check_widths_kernel");
+  dev::Buffer<uint64_t> off = word_offsets(d_enc + kHeaderBytes, nb, s);
+  payload_kernel<<<1, 1, 0, s>>>(off.get(), nb, size - wo, st);
+  SCIZ_CUDA_CHECK_LAUNCH("bitpack payload_kernel");
+  unpack_kernel<<<grid_for(nb), kThreads, 0, s>>>(d_enc + kHeaderBytes, reinterpret_cast<const uint32_t*>(d_enc + wo),
+                                                   off.get(), n, check::DeviceValue{centre.get()}, d_out, st);
   SCIZ_CUDA_CHECK_LAUNCH("bitpack unpack_kernel");
 }
 

@@ -10,8 +10,11 @@
 #include "core/container.hpp"
 #include "core/host_memory.hpp"
 #include "core/device.hpp"
+#include "core/device_status.hpp"
 #include "core/trace.hpp"
 #include "lossless/bitpack/bitpack.hpp"
+#include "lossless/codes/codes_device.hpp"
+#include "lossless/codes/select.hpp"
 #include "lossless/codes/stats_cpu.hpp"
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/rle/rle.hpp"
@@ -57,18 +60,6 @@ Lossless parse_lossless(const std::string& name) {
 namespace codes {
 namespace {
 
-struct Sized {
-  huffman::Codebook cb;
-  uint64_t bytes;
-  std::vector<uint64_t> hist;
-};
-
-Sized size_from_hist(std::vector<uint64_t> h, uint64_t n) {
-  Sized z{huffman::build_codebook(h), 0, std::move(h)};
-  z.bytes = huffman::encoded_bytes(z.cb, n, huffman::coded_bits(z.cb, z.hist));
-  return z;
-}
-
 // The two devices differ only in where symbols live and which twin runs; the choice and the
 // blob layout are written once, over this interface.
 struct Cpu {
@@ -111,48 +102,6 @@ struct Cpu {
   static std::vector<uint8_t> bitpack(Syms s, uint16_t centre) { return bitpack::encode_cpu(s, centre); }
 };
 
-struct Cuda {
-  struct Syms {
-    const uint16_t* p;
-    uint64_t n;
-  };
-  cudaStream_t s;
-  struct Runs {
-    rle::DeviceRuns r;
-    Syms value() const { return {r.value.get(), r.runs}; }
-    Syms len_m1() const { return {r.len_m1.get(), r.runs}; }
-    uint64_t count() const { return r.runs; }
-  };
-  static uint64_t size(Syms x) { return x.n; }
-  std::vector<uint64_t> hist(Syms x, uint32_t alphabet) const { return huffman::histogram_cuda(x.p, x.n, alphabet, s); }
-  uint64_t count_runs(Syms x) const { return rle::count_runs_cuda(x.p, x.n, s); }
-  Runs runs(Syms x) const { return {rle::runs_cuda(x.p, x.n, s)}; }
-  struct Tokens {
-    zrle::DeviceTokens t;
-    Syms value() const { return {t.value.get(), t.count}; }
-    Syms zrun() const { return {t.zrun.get(), t.count}; }
-    uint64_t count() const { return t.count; }
-    uint32_t tail() const { return t.tail; }
-  };
-  Tokens tokens(Syms x, uint16_t centre) const { return {zrle::tokens_cuda(x.p, x.n, centre, s)}; }
-  template <class Sel>
-  void token_sizes(Syms x, uint16_t centre, uint32_t alphabet, const std::vector<uint64_t>&, Sel& sel) const {
-    sel.t.emplace(tokens(x, centre));
-    sel.v = size_from_hist(hist(sel.t->value(), alphabet), sel.t->count());
-    sel.z = size_from_hist(hist(sel.t->zrun(), huffman::kAlphabet), sel.t->count());
-  }
-  template <class Sel>
-  void run_sizes(Syms x, uint32_t alphabet, Sel& sel) const {
-    sel.r.emplace(runs(x));
-    sel.count = sel.r->count();
-    sel.v = size_from_hist(hist(sel.r->value(), alphabet), sel.count);
-    sel.l = size_from_hist(hist(sel.r->len_m1(), huffman::kAlphabet), sel.count);
-  }
-  std::vector<uint8_t> huffman(Syms x, const huffman::Codebook& cb) const { return huffman::encode_cuda(x.p, x.n, cb, s); }
-  std::vector<uint8_t> rle(Syms x) const { return rle::encode_cuda(x.p, x.n, s); }
-  std::vector<uint8_t> bitpack(Syms x, uint16_t centre) const { return bitpack::encode_cuda(x.p, x.n, centre, s); }
-};
-
 template <class B, class S>
 Sized size_huffman(const B& b, S syms, uint32_t alphabet) {
   return size_from_hist(b.hist(syms, alphabet), B::size(syms));
@@ -173,13 +122,13 @@ std::vector<uint8_t> join_rle_huffman(uint64_t n, uint64_t runs, const std::vect
 
 template <class B>
 std::vector<uint8_t> rle_huffman(const B& b, const typename B::Runs& r, uint64_t n, const Sized& v, const Sized& l) {
-  return join_rle_huffman(n, r.count(), b.huffman(r.value(), v.cb), b.huffman(r.len_m1(), l.cb));
+  return join_rle_huffman(n, r.count(), b.huffman(r.value(), v.codebook()), b.huffman(r.len_m1(), l.codebook()));
 }
 
 template <class B>
 std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint64_t n, uint16_t centre, const Sized& v,
                                   const Sized& z) {
-  const std::vector<uint8_t> val = b.huffman(t.value(), v.cb), run = b.huffman(t.zrun(), z.cb);
+  const std::vector<uint8_t> val = b.huffman(t.value(), v.codebook()), run = b.huffman(t.zrun(), z.codebook());
   ByteWriter w;
   const size_t bytes = kZrleHuffmanHeader + val.size() + run.size();
   reserve_large(w.buffer(), bytes);
@@ -194,8 +143,6 @@ std::vector<uint8_t> zrle_huffman(const B& b, const typename B::Tokens& t, uint6
   return std::move(w.buffer());
 }
 
-uint64_t rle_bytes(uint64_t runs) { return rle::kHeaderBytes + 4 * runs; }
-
 template <class B>
 Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t centre, Lossless choice) {
   const uint64_t n = B::size(syms);
@@ -204,7 +151,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
     case Lossless::rle: return {choice, b.rle(syms)};
     case Lossless::huffman: {
       const Sized h = size_huffman(b, syms, alphabet);
-      return {choice, b.huffman(syms, h.cb)};
+      return {choice, b.huffman(syms, h.codebook())};
     }
     case Lossless::rle_huffman: {
       const auto r = b.runs(syms);
@@ -222,42 +169,33 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
     TracePhase tp("lossless select: huffman size");
     h = size_huffman(b, syms, alphabet);
   }
-  uint64_t best = h.bytes;
-  Lossless stage = Lossless::huffman;
-  // Zero runs: the non-centre codes must all be tokens, so their Huffman size plus one bit
-  // per token is a floor (forced tokens only add to it).
-  std::vector<uint64_t> nc = h.hist;
-  const uint64_t tokens_min = n - (centre < nc.size() ? nc[centre] : 0);
-  if (centre < nc.size()) nc[centre] = 0;
-  const uint64_t zfloor = tokens_min ? size_from_hist(nc, tokens_min).bytes + tokens_min / 8 : 0;
   struct TokenSel {
     std::optional<typename B::Tokens> t;  // the tokens, where sizing them built them
     Sized v, z;
   } zs;
-  if (zfloor < best) {
-    TracePhase tp("lossless select: zero-run sizes");
-    b.token_sizes(syms, centre, alphabet, h.hist, zs);
-    const uint64_t zb = kZrleHuffmanHeader + zs.v.bytes + zs.z.bytes;
-    if (zb < best) best = zb, stage = Lossless::zrle_huffman;
-  }
-  // Runs of any code: rle >= 4 bytes a run, rle+huffman >= 1 bit per value and per length.
-  const uint64_t r0 = b.count_runs(syms);  // before splitting: a floor for the split count
   struct RunSel {
     std::optional<typename B::Runs> r;  // the runs, where sizing them built them
     uint64_t count = 0;
     Sized v, l;
   } rs;
-  if (std::min(rle_bytes(r0), kRleHuffmanHeader + r0 / 4) < best) {
-    TracePhase tp("lossless select: run sizes");
-    b.run_sizes(syms, alphabet, rs);
-    const uint64_t rh = kRleHuffmanHeader + rs.v.bytes + rs.l.bytes, rb = rle_bytes(rs.count);
-    if (rb < best) best = rb, stage = Lossless::rle;
-    if (rh < best) best = rh, stage = Lossless::rle_huffman;
-  }
+  const Decision d = decide(
+      h, n, centre,
+      [&] {
+        TracePhase tp("lossless select: zero-run sizes");
+        b.token_sizes(syms, centre, alphabet, h.hist, zs);
+        return kZrleHuffmanHeader + zs.v.bytes + zs.z.bytes;
+      },
+      [&] { return b.count_runs(syms); },
+      [&] {
+        TracePhase tp("lossless select: run sizes");
+        b.run_sizes(syms, alphabet, rs);
+        return std::pair<uint64_t, uint64_t>{rle_bytes(rs.count), kRleHuffmanHeader + rs.v.bytes + rs.l.bytes};
+      });
+  const Lossless stage = d.stage;
   if (trace_enabled())
     std::fprintf(stderr, "[sciz] lossless: huffman %llu bytes, zrle floor %llu, %llu runs; chose %s (%llu bytes)\n",
-                 static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(zfloor),
-                 static_cast<unsigned long long>(r0), lossless_name(stage), static_cast<unsigned long long>(best));
+                 static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(d.zfloor),
+                 static_cast<unsigned long long>(d.r0), lossless_name(stage), static_cast<unsigned long long>(d.bytes));
   TracePhase tp("lossless encode of the chosen stage");
   switch (stage) {
     case Lossless::zrle_huffman:
@@ -267,7 +205,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
     case Lossless::rle_huffman:
       if (!rs.r) rs.r.emplace(b.runs(syms));
       return {stage, rle_huffman(b, *rs.r, n, rs.v, rs.l)};
-    default: return {Lossless::huffman, b.huffman(syms, h.cb)};
+    default: return {Lossless::huffman, b.huffman(syms, h.codebook())};
   }
 }
 
@@ -322,9 +260,29 @@ Encoded encode_cpu(std::span<const uint16_t> c, uint32_t alphabet, uint16_t cent
   return encode(Cpu{}, c, alphabet, centre, choice);
 }
 
+namespace {
+dev::Buffer<DeviceStatus> zeroed_status(cudaStream_t s) {
+  dev::Buffer<DeviceStatus> st(1, s);
+  const DeviceStatus ok{};
+  dev::copy_to_device(st.get(), &ok, sizeof ok, s);
+  return st;
+}
+}  // namespace
+
+// The device encoder with its blob brought to the host: one implementation for both callers.
 Encoded encode_cuda(const uint16_t* d_codes, uint64_t n, uint32_t alphabet, uint16_t centre, Lossless choice,
                     cudaStream_t s) {
-  return encode(Cuda{s}, Cuda::Syms{d_codes, n}, alphabet, centre, choice);
+  const dev::Buffer<DeviceStatus> st = zeroed_status(s);
+  const DeviceEncoded d = encode_device(d_codes, n, alphabet, centre, choice, st.get(), s);
+  Encoded e{d.stage, {}};
+  reserve_large(e.bytes, d.size + stream_slack(d.size));  // room for the container to build the stream in place
+  e.bytes.resize(d.size);
+  dev::copy_to_host(e.bytes.data(), d.bytes.get(), d.size, s);
+  DeviceStatus hs;
+  dev::copy_to_host(&hs, st.get(), sizeof hs, s);
+  dev::sync(s);
+  SCIZ_REQUIRE(hs.code == 0, Status::internal, "codes (CUDA encoder): " + device_status_message(hs));
+  return e;
 }
 
 void decode_cpu(Lossless stage, std::span<const uint8_t> bytes, std::span<uint16_t> out) {
@@ -359,28 +317,17 @@ void decode_cpu(Lossless stage, std::span<const uint8_t> bytes, std::span<uint16
   fail(Status::internal, "codes: decode needs a concrete stage");
 }
 
+// The device decoder on an uploaded copy: the same validation as a device-resident stream gets.
 void decode_cuda(Lossless stage, std::span<const uint8_t> bytes, uint16_t* d_out, uint64_t n, cudaStream_t s) {
-  switch (stage) {
-    case Lossless::bitpack: return bitpack::decode_cuda(bytes, d_out, n, s);
-    case Lossless::huffman: return huffman::decode_cuda(bytes, d_out, n, s);
-    case Lossless::rle: return rle::decode_cuda(bytes, d_out, n, s);
-    case Lossless::rle_huffman: {
-      const auto p = split_rle_huffman(bytes, n);
-      dev::Buffer<uint16_t> val(p.runs, s), len(p.runs, s);
-      huffman::decode_cuda(p.val, val.get(), p.runs, s);
-      huffman::decode_cuda(p.len, len.get(), p.runs, s);
-      return rle::expand_cuda(val.get(), len.get(), p.runs, d_out, n, s);
-    }
-    case Lossless::zrle_huffman: {
-      const auto p = split_zrle_huffman(bytes, n);
-      dev::Buffer<uint16_t> val(p.tokens, s), run(p.tokens, s);
-      huffman::decode_cuda(p.val, val.get(), p.tokens, s);
-      huffman::decode_cuda(p.run, run.get(), p.tokens, s);
-      return zrle::expand_cuda(val.get(), run.get(), p.tokens, p.tail, p.centre, d_out, n, s);
-    }
-    case Lossless::auto_select: break;
-  }
-  fail(Status::internal, "codes: decode needs a concrete stage");
+  if (stage == Lossless::auto_select) fail(Status::internal, "codes: decode needs a concrete stage");
+  dev::Buffer<uint8_t> blob(bytes.size(), s);
+  dev::copy_to_device(blob.get(), bytes.data(), bytes.size(), s);
+  const dev::Buffer<DeviceStatus> st = zeroed_status(s);
+  decode_device(stage, DeviceSpan{blob.get(), bytes.size()}, d_out, n, st.get(), s);
+  DeviceStatus hs;
+  dev::copy_to_host(&hs, st.get(), sizeof hs, s);
+  dev::sync(s);
+  throw_if_failed(hs, "quant codes");
 }
 
 }  // namespace codes

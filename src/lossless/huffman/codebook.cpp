@@ -55,27 +55,56 @@ void limit_lengths(uint64_t (&count)[64]) {
 
 }  // namespace
 
-Codebook build_codebook(std::span<const uint64_t> hist) {
+Lengths code_lengths(std::span<const uint64_t> hist) {
   SCIZ_REQUIRE(hist.size() <= kAlphabet, Status::internal, "huffman: histogram over more than 65536 symbols");
-  std::vector<uint8_t> len(kAlphabet, 0);
-  std::vector<uint32_t> syms;
+  Lengths out;
   for (uint32_t s = 0; s < hist.size(); ++s)
-    if (hist[s]) syms.push_back(s);
-  if (syms.size() == 1) len[syms[0]] = 1;
-  if (syms.size() >= 2) {
-    std::sort(syms.begin(), syms.end(), [&](uint32_t a, uint32_t b) { return hist[a] != hist[b] ? hist[a] < hist[b] : a < b; });
-    std::vector<uint64_t> w(syms.size());
-    for (size_t i = 0; i < syms.size(); ++i) w[i] = hist[syms[i]];
+    if (hist[s]) out.sym.push_back(s);
+  const size_t m = out.sym.size();
+  out.len.assign(m, 0);
+  if (m == 1) out.len[0] = 1;
+  if (m >= 2) {
+    // Ranks of the symbols by (count, symbol); rank[i] is the position of out.sym[i].
+    std::vector<uint32_t> by_count(m);
+    std::iota(by_count.begin(), by_count.end(), 0u);
+    std::sort(by_count.begin(), by_count.end(), [&](uint32_t a, uint32_t b) {
+      const uint64_t ha = hist[out.sym[a]], hb = hist[out.sym[b]];
+      return ha != hb ? ha < hb : a < b;  // a < b: symbols are in increasing order
+    });
+    std::vector<uint64_t> w(m);
+    for (size_t i = 0; i < m; ++i) w[i] = hist[out.sym[by_count[i]]];
     const std::vector<uint32_t> depth = leaf_depths(w);
     uint64_t count[64] = {};
     for (uint32_t d : depth) ++count[std::min<uint32_t>(d, 63)];
     limit_lengths(count);
-    // The most frequent symbols (the end of `syms`) take the shortest lengths.
-    size_t i = syms.size();
+    // The most frequent symbols (the end of by_count) take the shortest lengths.
+    size_t i = m;
     for (int l = 1; l <= kMaxLen; ++l)
-      for (uint64_t k = 0; k < count[l]; ++k) len[syms[--i]] = static_cast<uint8_t>(l);
+      for (uint64_t k = 0; k < count[l]; ++k) out.len[by_count[--i]] = static_cast<uint8_t>(l);
   }
+  return out;
+}
+
+Codebook codebook_from(const Lengths& l) {
+  std::vector<uint8_t> len(kAlphabet, 0);
+  for (size_t i = 0; i < l.sym.size(); ++i) len[l.sym[i]] = l.len[i];
   return codebook_from_lengths(std::move(len));
+}
+
+uint64_t coded_bits(const Lengths& l, std::span<const uint64_t> hist) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < l.sym.size(); ++i) bits += hist[l.sym[i]] * l.len[i];
+  return bits;
+}
+
+uint64_t codebook_bytes(const Lengths& l) {
+  uint64_t bytes = (l.sym.size() + 1) / 2, expect = 0;  // the length nibbles, then the LEB128 gaps
+  for (uint32_t s : l.sym) {
+    for (uint64_t v = s - expect; v >= 0x80; v >>= 7) ++bytes;
+    ++bytes;
+    expect = uint64_t{s} + 1;
+  }
+  return bytes;
 }
 
 Codebook codebook_from_lengths(std::vector<uint8_t> len) {

@@ -19,9 +19,22 @@ struct Codebook {
   uint32_t used = 0;
 };
 
+// The code lengths of the used symbols only, in increasing symbol order: all that sizing a
+// candidate needs, without the 65536-entry tables of a Codebook (the stage choice sizes several
+// candidates and encodes one).
+struct Lengths {
+  std::vector<uint32_t> sym;
+  std::vector<uint8_t> len;
+};
+
 // Length-limited (kMaxLen) Huffman lengths, deterministic for a given histogram: ties break by
 // symbol. A histogram with one used symbol gives it a 1-bit code; an empty one, no codes.
-Codebook build_codebook(std::span<const uint64_t> hist);
+Lengths code_lengths(std::span<const uint64_t> hist);
+Codebook codebook_from(const Lengths& l);
+inline Codebook build_codebook(std::span<const uint64_t> hist) { return codebook_from(code_lengths(hist)); }
+// Total code bits for symbols with this histogram, and the bytes write_codebook() takes.
+uint64_t coded_bits(const Lengths& l, std::span<const uint64_t> hist);
+uint64_t codebook_bytes(const Lengths& l);
 // Assigns canonical codes from lengths; throws corrupt_stream if the lengths over-fill the
 // code space (Kraft sum > 1) or exceed kMaxLen.
 Codebook codebook_from_lengths(std::vector<uint8_t> len);

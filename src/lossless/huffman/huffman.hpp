@@ -25,6 +25,8 @@ std::vector<uint64_t> histogram_cuda(const uint16_t* d_sym, uint64_t n, uint32_t
 
 // Exact blob size for n symbols whose codes take `bits` in total.
 uint64_t encoded_bytes(const Codebook& cb, uint64_t n, uint64_t bits, uint32_t chunk = kDefaultChunk);
+// The same from the codebook's serialized size (codebook_bytes()).
+uint64_t blob_bytes(uint64_t n, uint64_t bits, uint64_t codebook_bytes, uint32_t chunk = kDefaultChunk);
 
 // Every symbol must have a code in cb (built from a histogram covering these symbols).
 std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& cb, uint32_t chunk = kDefaultChunk);

@@ -105,15 +105,18 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Words at or past nwords are dropped: the starts come from the device's own code table, and
+// a table that disagreed with the host's sizes must not write past the blob.
 __global__ void __launch_bounds__(kThreads)
     encode_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint32_t chunk, const uint32_t* __restrict__ code,
-                  const uint64_t* __restrict__ start, uint32_t* __restrict__ words) {
+                  const uint64_t* __restrict__ start, uint32_t* __restrict__ words, uint64_t nwords) {
   const uint64_t chunks = (n + chunk - 1) / chunk;
   const uint64_t c = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (c >= chunks) return;
   const uint64_t lo = c * chunk, hi = min(n, lo + chunk);
   BitWriter bw(start[c]);
-  auto emit = [words](uint64_t w, uint32_t v, bool shared) {
+  auto emit = [words, nwords](uint64_t w, uint32_t v, bool shared) {
+    if (w >= nwords) return;
     if (shared)
       atomicOr(&words[w], v);
     else
@@ -228,26 +231,39 @@ std::vector<uint64_t> histogram_cuda(const uint16_t* d_sym, uint64_t n, uint32_t
 
 namespace cuda {
 
+void chunk_bits(const uint16_t* d_sym, uint64_t n, const uint32_t* d_code, uint32_t chunk, uint16_t* d_cbits,
+                uint32_t* d_err, cudaStream_t s) {
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  if (chunks == 0) return;
+  chunk_bits_kernel<<<grid_for(chunks, kThreads / 32), kThreads, 0, s>>>(d_sym, n, chunk, d_code, d_cbits, d_err);
+  SCIZ_CUDA_CHECK_LAUNCH("huffman chunk_bits_kernel");
+}
+
+void encode_words(const uint16_t* d_sym, uint64_t n, const uint32_t* d_code, uint32_t chunk, const uint16_t* d_cbits,
+                  uint32_t* d_words, uint64_t nwords, cudaStream_t s) {
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  if (chunks == 0) return;
+  dev::Buffer<uint64_t> start = chunk_starts(d_cbits, chunks, s);
+  encode_kernel<<<grid_for(chunks, kThreads), kThreads, 0, s>>>(d_sym, n, chunk, d_code, start.get(), d_words, nwords);
+  SCIZ_CUDA_CHECK_LAUNCH("huffman encode_kernel");
+}
+
 DeviceEncoded encode(const uint16_t* d_sym, uint64_t n, const uint32_t* d_code, uint32_t chunk, cudaStream_t s) {
   DeviceEncoded r;
   r.chunks = (n + chunk - 1) / chunk;
   r.cbits = dev::Buffer<uint16_t>(r.chunks, s);
   auto err = zeroed_flag(s);
-  if (r.chunks) {
-    chunk_bits_kernel<<<grid_for(r.chunks, kThreads / 32), kThreads, 0, s>>>(d_sym, n, chunk, d_code, r.cbits.get(),
-                                                                             err.get());
-    SCIZ_CUDA_CHECK_LAUNCH("huffman chunk_bits_kernel");
+  chunk_bits(d_sym, n, d_code, chunk, r.cbits.get(), err.get(), s);
+  {
+    const dev::Buffer<uint64_t> start = chunk_starts(r.cbits.get(), r.chunks, s);
+    dev::copy_to_host(&r.total_bits, start.get() + r.chunks, 8, s);
   }
-  dev::Buffer<uint64_t> start = chunk_starts(r.cbits.get(), r.chunks, s);
-  dev::copy_to_host(&r.total_bits, start.get() + r.chunks, 8, s);
   SCIZ_REQUIRE(read_flag(err, s) == 0, Status::internal, "huffman: a symbol has no code in the codebook");
   const uint64_t nwords = (r.total_bits + 31) / 32;
   r.words = dev::Buffer<uint32_t>(nwords, s);
   if (r.chunks) {
     SCIZ_CUDA_CHECK(cudaMemsetAsync(r.words.get(), 0, nwords * 4, s));
-    encode_kernel<<<grid_for(r.chunks, kThreads), kThreads, 0, s>>>(d_sym, n, chunk, d_code, start.get(),
-                                                                    r.words.get());
-    SCIZ_CUDA_CHECK_LAUNCH("huffman encode_kernel");
+    encode_words(d_sym, n, d_code, chunk, r.cbits.get(), r.words.get(), nwords, s);
   }
   return r;
 }

@@ -42,6 +42,10 @@ uint64_t encoded_bytes(const Codebook& cb, uint64_t n, uint64_t bits, uint32_t c
   return layout(cbw.size(), ceil_div(n, chunk), ceil_div(bits, 32)).bytes;
 }
 
+uint64_t blob_bytes(uint64_t n, uint64_t bits, uint64_t codebook_bytes, uint32_t chunk) {
+  return layout(codebook_bytes, ceil_div(n, chunk), ceil_div(bits, 32)).bytes;
+}
+
 Parsed parse(std::span<const uint8_t> blob, uint64_t expected_n) {
   ByteReader r(blob.data(), blob.size(), "huffman stream");
   Parsed p;

@@ -18,6 +18,8 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cstring>
@@ -28,7 +30,9 @@
 #include "core/device.hpp"
 #include "core/container.hpp"
 #include "core/host_memory.hpp"
+#include "lossless/codes/device_check.cuh"
 #include "lossless/rle/rle.hpp"
+#include "lossless/rle/rle_cuda.cuh"
 
 namespace sciz::rle {
 namespace {
@@ -239,11 +243,17 @@ struct Span {
   __host__ __device__ Span operator+(const Span& o) const { return {syms + o.syms, units + o.units}; }
 };
 
+// The expand kernels take the run count as a host value or, for runs a device header holds, a
+// device word (check::HostValue / DeviceValue), and return at once when st (nullable) holds a
+// failure.
+template <class Count>
 __global__ void __launch_bounds__(kExpThreads)
-    block_sums_kernel(const uint16_t* __restrict__ len_m1, uint64_t runs, bool vec, uint64_t blocks,
-                      Span* __restrict__ span) {
+    block_sums_kernel(const uint16_t* __restrict__ len_m1, Count count, bool vec, Span* __restrict__ span,
+                      const DeviceStatus* st) {
   using Reduce = cub::BlockReduce<uint32_t, kExpThreads>;
   __shared__ typename Reduce::TempStorage tmp;
+  if (check::gate(st)) return;
+  const uint64_t runs = count(), blocks = div_up(runs, kBlockRuns);
   for (uint64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
     const uint64_t r = b * kBlockRuns + threadIdx.x * kExpItems;
     uint4 w[kExpItems / 8];
@@ -261,7 +271,11 @@ __global__ void __launch_bounds__(kExpThreads)
 }
 
 // unit_block[u] = the block unit u works on, for blocks of several units.
-__global__ void mark_units_kernel(const Span* __restrict__ start, uint64_t blocks, uint64_t* __restrict__ unit_block) {
+template <class Count>
+__global__ void mark_units_kernel(const Span* __restrict__ start, Count count, uint64_t* __restrict__ unit_block,
+                                  const DeviceStatus* st) {
+  if (check::gate(st)) return;
+  const uint64_t blocks = div_up(count(), kBlockRuns);
   const uint64_t step = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   for (uint64_t b = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += step)
     for (uint64_t u = start[b].units; u < start[b + 1].units; ++u) unit_block[u] = b;
@@ -334,14 +348,17 @@ union ExpandShared {
 // expanded by its threads, one thread per run, into shared memory, then copied out with
 // aligned 16-byte stores. Otherwise each thread looks up the run of each 8-symbol group in the
 // block's offsets, so a long run is written by many threads.
+template <class Count>
 __global__ void __launch_bounds__(kExpThreads, kExpMinCtas)
-    expand_kernel(const uint16_t* __restrict__ value, const uint16_t* __restrict__ len_m1, uint64_t runs,
+    expand_kernel(const uint16_t* __restrict__ value, const uint16_t* __restrict__ len_m1, Count count,
                   bool vec_value, bool vec_len, const Span* __restrict__ start,
-                  const uint64_t* __restrict__ unit_block, uint64_t units, uint32_t shift, bool vec_out,
-                  uint16_t* __restrict__ out) {
+                  const uint64_t* __restrict__ unit_block, uint32_t shift, bool vec_out,
+                  uint16_t* __restrict__ out, const DeviceStatus* st) {
   using Scan = cub::BlockScan<uint32_t, kExpThreads>;
   __shared__ typename Scan::TempStorage tmp;
   __shared__ ExpandShared sh;
+  if (check::gate(st)) return;
+  const uint64_t runs = count(), units = start[div_up(runs, kBlockRuns)].units;
   for (uint64_t u = blockIdx.x; u < units; u += gridDim.x) {
     const uint64_t b = unit_block ? unit_block[u] : u;
     const Span at = start[b];
@@ -458,9 +475,9 @@ void expand_cuda(const uint16_t* d_value, const uint16_t* d_len_m1, uint64_t run
     return;
   }
   const uint64_t blocks = div_up(runs, kBlockRuns);
+  const check::HostValue count{runs};
   dev::Buffer<Span> span(blocks + 1, s);
-  block_sums_kernel<<<grid_for(blocks), kExpThreads, 0, s>>>(d_len_m1, runs, aligned16(d_len_m1), blocks,
-                                                              span.get());
+  block_sums_kernel<<<grid_for(blocks), kExpThreads, 0, s>>>(d_len_m1, count, aligned16(d_len_m1), span.get(), nullptr);
   SCIZ_CUDA_CHECK_LAUNCH("rle block_sums_kernel");
   const dev::Buffer<Span> start = exclusive_scan(span.get(), blocks + 1, Add<Span>{}, Span{0, 0}, s);
   const Span total = read_back(start.get() + blocks, s);
@@ -468,17 +485,82 @@ void expand_cuda(const uint16_t* d_value, const uint16_t* d_len_m1, uint64_t run
   dev::Buffer<uint64_t> unit_block;
   if (total.units > blocks) {  // some block is cut into several units
     unit_block = dev::Buffer<uint64_t>(total.units, s);
-    mark_units_kernel<<<grid_for(div_up(blocks, 256)), 256, 0, s>>>(start.get(), blocks, unit_block.get());
+    mark_units_kernel<<<grid_for(div_up(blocks, 256)), 256, 0, s>>>(start.get(), count, unit_block.get(), nullptr);
     SCIZ_CUDA_CHECK_LAUNCH("rle mark_units_kernel");
   }
   const uintptr_t addr = reinterpret_cast<uintptr_t>(d_out);
   const bool vec_out = addr % 2 == 0;
   const uint32_t shift = vec_out ? static_cast<uint32_t>(addr % 16 / 2) : 0;
-  expand_kernel<<<grid_for(total.units), kExpThreads, 0, s>>>(d_value, d_len_m1, runs, aligned16(d_value),
-                                                              aligned16(d_len_m1), start.get(), unit_block.get(),
-                                                              total.units, shift, vec_out, d_out);
+  expand_kernel<<<grid_for(total.units), kExpThreads, 0, s>>>(d_value, d_len_m1, count, aligned16(d_value),
+                                                              aligned16(d_len_m1), start.get(), unit_block.get(), shift,
+                                                              vec_out, d_out, nullptr);
   SCIZ_CUDA_CHECK_LAUNCH("rle expand_kernel");
 }
+
+namespace {
+
+// The run lengths must cover exactly n codes; checked before anything is written.
+__global__ void cover_kernel(const Span* __restrict__ start, check::DeviceValue count, uint64_t n, DeviceStatus* st,
+                             uint32_t where) {
+  if (failed(st)) return;
+  const uint64_t total = start[div_up(count(), kBlockRuns)].syms;
+  if (total != n) report(st, kStatusCodesCover, where, total, n);
+}
+
+struct SpanAt {  // scan input: block b's span, zero past the runs' blocks
+  const Span* span;
+  check::DeviceValue count;
+  __device__ Span operator()(uint64_t b) const { return b < div_up(count(), kBlockRuns) ? span[b] : Span{0, 0}; }
+};
+
+}  // namespace
+
+namespace cuda {
+
+void write_runs(const uint16_t* d_sym, uint64_t n, const uint64_t* d_tile_runs, uint16_t* d_value, uint16_t* d_len_m1,
+                cudaStream_t s) {
+  if (n == 0) return;
+  const uint64_t tiles = div_up(n, kTileSyms);
+  const dev::Buffer<uint64_t> first = exclusive_scan(d_tile_runs, tiles, Add<uint64_t>{}, uint64_t{0}, s);
+  write_runs_kernel<<<grid_for(tiles), kRunThreads, 0, s>>>(d_sym, n, aligned16(d_sym), tiles, first.get(), d_value,
+                                                             d_len_m1);
+  SCIZ_CUDA_CHECK_LAUNCH("rle write_runs_kernel");
+}
+
+void expand_device(const uint16_t* d_value, const uint16_t* d_len_m1, const uint64_t* d_runs, uint64_t runs_max,
+                   uint16_t* d_out, uint64_t n, DeviceStatus* st, uint32_t where, cudaStream_t s) {
+  if (n == 0) return;  // a header that allows n == 0 allows no runs, and was checked
+  const check::DeviceValue count{d_runs};
+  const uint64_t blocks_max = div_up(runs_max, kBlockRuns);
+  dev::Buffer<Span> span(blocks_max + 1, s), start(blocks_max + 1, s);
+  // A block's span only ever reaches the scan for b < blocks, so the unwritten tail is never read.
+  block_sums_kernel<<<grid_for(blocks_max), kExpThreads, 0, s>>>(d_len_m1, count, aligned16(d_len_m1), span.get(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("rle block_sums_kernel");
+  {
+    auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0), SpanAt{span.get(), count});
+    size_t temp_bytes = 0;
+    SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, in, start.get(), Add<Span>{}, Span{0, 0},
+                                                   blocks_max + 1, s));
+    dev::Buffer<uint8_t> temp(temp_bytes, s);
+    SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp.get(), temp_bytes, in, start.get(), Add<Span>{}, Span{0, 0},
+                                                   blocks_max + 1, s));
+  }
+  cover_kernel<<<1, 1, 0, s>>>(start.get(), count, n, st, where);
+  SCIZ_CUDA_CHECK_LAUNCH("rle cover_kernel");
+  // Lengths that cover n make at most one unit per block plus one per kUnitSyms codes.
+  dev::Buffer<uint64_t> unit_block(blocks_max + div_up(n, kUnitSyms) + 1, s);
+  mark_units_kernel<<<grid_for(div_up(blocks_max, 256)), 256, 0, s>>>(start.get(), count, unit_block.get(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("rle mark_units_kernel");
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(d_out);
+  const bool vec_out = addr % 2 == 0;
+  const uint32_t shift = vec_out ? static_cast<uint32_t>(addr % 16 / 2) : 0;
+  expand_kernel<<<grid_for(blocks_max + div_up(n, kUnitSyms)), kExpThreads, 0, s>>>(
+      d_value, d_len_m1, count, aligned16(d_value), aligned16(d_len_m1), start.get(), unit_block.get(), shift, vec_out,
+      d_out, st);
+  SCIZ_CUDA_CHECK_LAUNCH("rle expand_kernel");
+}
+
+}  // namespace cuda
 
 std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, cudaStream_t s) {
   const DeviceRuns r = runs_cuda(d_sym, n, s);

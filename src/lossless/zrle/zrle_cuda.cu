@@ -14,7 +14,9 @@
 #include <string>
 
 #include "core/cuda_check.cuh"
+#include "lossless/codes/device_check.cuh"
 #include "lossless/zrle/zrle.hpp"
+#include "lossless/zrle/zrle_cuda.cuh"
 
 namespace sciz::zrle {
 namespace {
@@ -106,7 +108,13 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) *tail = static_cast<uint32_t>(hi - lo - carry.end);
 }
 
-__global__ void fill_centre_kernel(uint16_t* __restrict__ out, uint64_t n, uint16_t centre) {
+// The expand kernels take the token count and the centre as host values or, where a device
+// header holds them, device words (check::HostValue / DeviceValue), and return at once when st
+// (nullable) holds a failure.
+template <class Centre>
+__global__ void fill_centre_kernel(uint16_t* __restrict__ out, uint64_t n, Centre centre_of, const DeviceStatus* st) {
+  if (check::gate(st)) return;
+  const uint16_t centre = static_cast<uint16_t>(centre_of());
   const uint32_t c2 = uint32_t{centre} | uint32_t{centre} << 16;
   const uint4 q = make_uint4(c2, c2, c2, c2);
   const uint64_t nvec = n / 8, stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
@@ -130,49 +138,71 @@ __device__ void load_runs(const uint16_t* zrun, uint64_t count, uint64_t first, 
   }
 }
 
+// Grid-stride over the token blocks: one CTA per block of kPlace tokens.
+template <class Count>
 __global__ void __launch_bounds__(kThreads)
-    span_kernel(const uint16_t* __restrict__ zrun, uint64_t count, uint64_t* __restrict__ span) {
+    span_kernel(const uint16_t* __restrict__ zrun, Count count_of, uint64_t* __restrict__ span, const DeviceStatus* st) {
   using Reduce = cub::BlockReduce<uint32_t, kThreads>;
   __shared__ typename Reduce::TempStorage tmp;
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * kPlace + threadIdx.x * 8;
-  uint32_t z[8];
-  bool real[8];
-  load_runs(zrun, count, first, z, real);
-  uint32_t sum = 0;
+  if (check::gate(st)) return;
+  const uint64_t count = count_of(), blocks = (count + kPlace - 1) / kPlace;
+  for (uint64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+    const uint64_t first = b * kPlace + threadIdx.x * 8;
+    uint32_t z[8];
+    bool real[8];
+    load_runs(zrun, count, first, z, real);
+    uint32_t sum = 0;
 #pragma unroll
-  for (int j = 0; j < 8; ++j) sum += real[j] ? z[j] + 1 : 0;
-  sum = Reduce(tmp).Sum(sum);
-  if (threadIdx.x == 0) span[blockIdx.x] = sum;
+    for (int j = 0; j < 8; ++j) sum += real[j] ? z[j] + 1 : 0;
+    sum = Reduce(tmp).Sum(sum);
+    if (threadIdx.x == 0) span[b] = sum;
+    __syncthreads();  // tmp is reused
+  }
 }
 
+template <class Count>
 __global__ void __launch_bounds__(kThreads)
-    place_kernel(const uint16_t* __restrict__ value, const uint16_t* __restrict__ zrun, uint64_t count,
-                 const uint64_t* __restrict__ block_start, uint16_t* __restrict__ out) {
+    place_kernel(const uint16_t* __restrict__ value, const uint16_t* __restrict__ zrun, Count count_of,
+                 const uint64_t* __restrict__ block_start, uint16_t* __restrict__ out, const DeviceStatus* st) {
   using Scan = cub::BlockScan<uint32_t, kThreads>;
   __shared__ typename Scan::TempStorage tmp;
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * kPlace + threadIdx.x * 8;
-  uint32_t z[8];
-  bool real[8];
-  load_runs(zrun, count, first, z, real);
-  uint32_t sum = 0;
+  if (check::gate(st)) return;
+  const uint64_t count = count_of(), blocks = (count + kPlace - 1) / kPlace;
+  for (uint64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+    const uint64_t first = b * kPlace + threadIdx.x * 8;
+    uint32_t z[8];
+    bool real[8];
+    load_runs(zrun, count, first, z, real);
+    uint32_t sum = 0;
 #pragma unroll
-  for (int j = 0; j < 8; ++j) sum += real[j] ? z[j] + 1 : 0;
-  uint32_t before = 0;
-  Scan(tmp).ExclusiveSum(sum, before);
-  uint64_t at = block_start[blockIdx.x] + before;
+    for (int j = 0; j < 8; ++j) sum += real[j] ? z[j] + 1 : 0;
+    uint32_t before = 0;
+    Scan(tmp).ExclusiveSum(sum, before);
+    uint64_t at = block_start[b] + before;
 #pragma unroll
-  for (int j = 0; j < 8; ++j)
-    if (real[j]) {
-      at += z[j];
-      out[at++] = value[first + j];
-    }
+    for (int j = 0; j < 8; ++j)
+      if (real[j]) {
+        at += z[j];
+        out[at++] = value[first + j];
+      }
+    __syncthreads();  // tmp is reused
+  }
 }
 
-struct SpanAt {
+template <class Count>
+struct SpanAt {  // scan input: block b's span, zero past the tokens' blocks
   const uint64_t* span;
-  uint64_t blocks;
-  __host__ __device__ uint64_t operator()(uint64_t b) const { return b < blocks ? span[b] : 0; }
+  Count count;
+  __device__ uint64_t operator()(uint64_t b) const { return b < (count() + kPlace - 1) / kPlace ? span[b] : 0; }
 };
+
+// The tokens and the tail must cover exactly n codes; checked before anything is written.
+__global__ void cover_kernel(const uint64_t* __restrict__ start, check::DeviceValue count, check::DeviceValue tail,
+                             uint64_t n, DeviceStatus* st, uint32_t where) {
+  if (failed(st)) return;
+  const uint64_t total = start[(count() + kPlace - 1) / kPlace] + tail();
+  if (total != n) report(st, kStatusCodesCover, where, total, n);
+}
 
 unsigned grid_for(uint64_t items) {
   return static_cast<unsigned>(std::clamp<uint64_t>((items + kThreads - 1) / kThreads, 1, 132 * 16));
@@ -221,12 +251,15 @@ void expand_cuda(const uint16_t* d_value, const uint16_t* d_zrun, uint64_t count
   if (n == 0) return;
   require_aligned(d_out, "output");
   const uint64_t blocks = (count + kPlace - 1) / kPlace;
+  const check::HostValue cnt{count};
   dev::Buffer<uint64_t> span(blocks, s), start(blocks + 1, s);
   if (blocks) {
-    span_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(d_zrun, count, span.get());
+    span_kernel<<<static_cast<unsigned>(std::min<uint64_t>(blocks, 1u << 20)), kThreads, 0, s>>>(d_zrun, cnt, span.get(),
+                                                                                                  nullptr);
     SCIZ_CUDA_CHECK_LAUNCH("zrle span_kernel");
   }
-  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0), SpanAt{span.get(), blocks});
+  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0),
+                                            SpanAt<check::HostValue>{span.get(), cnt});
   size_t temp_bytes = 0;
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), blocks + 1, s));
   dev::Buffer<uint8_t> temp(temp_bytes, s);
@@ -236,12 +269,59 @@ void expand_cuda(const uint16_t* d_value, const uint16_t* d_zrun, uint64_t count
   dev::sync(s);
   SCIZ_REQUIRE(total + tail == n, Status::corrupt_stream,
                "zero runs: tokens cover " + std::to_string(total + tail) + " codes, expected " + std::to_string(n));
-  fill_centre_kernel<<<grid_for(n / 8 + 1), kThreads, 0, s>>>(d_out, n, centre);
+  fill_centre_kernel<<<grid_for(n / 8 + 1), kThreads, 0, s>>>(d_out, n, check::HostValue{centre}, nullptr);
   SCIZ_CUDA_CHECK_LAUNCH("zrle fill_centre_kernel");
   if (blocks) {
-    place_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(d_value, d_zrun, count, start.get(), d_out);
+    place_kernel<<<static_cast<unsigned>(std::min<uint64_t>(blocks, 1u << 20)), kThreads, 0, s>>>(
+        d_value, d_zrun, cnt, start.get(), d_out, nullptr);
     SCIZ_CUDA_CHECK_LAUNCH("zrle place_kernel");
   }
 }
+
+namespace cuda {
+
+void fill_tokens(const uint16_t* d_sym, uint64_t n, uint16_t centre, const uint64_t* d_tile_tokens, uint16_t* d_value,
+                 uint16_t* d_zrun, cudaStream_t s) {
+  if (n == 0) return;
+  require_aligned(d_sym, "codes");
+  const uint64_t tiles = (n + kTile - 1) / kTile;
+  SCIZ_REQUIRE(tiles < (1ull << 31), Status::invalid_argument, "zero runs: more than 2^47 codes");
+  dev::Buffer<uint64_t> first(tiles, s);
+  size_t temp_bytes = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_tile_tokens, first.get(), tiles, s));
+  dev::Buffer<uint8_t> temp(temp_bytes, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, d_tile_tokens, first.get(), tiles, s));
+  dev::Buffer<uint32_t> tail(1, s);  // the caller knows the tail from the same stats
+  fill_kernel<<<static_cast<unsigned>(tiles), kThreads, 0, s>>>(d_sym, n, centre, first.get(), d_value, d_zrun,
+                                                                tail.get());
+  SCIZ_CUDA_CHECK_LAUNCH("zrle fill_kernel");
+}
+
+void expand_device(const uint16_t* d_value, const uint16_t* d_zrun, const uint64_t* d_count, uint64_t count_max,
+                   const uint64_t* d_tail, const uint64_t* d_centre, uint16_t* d_out, uint64_t n, DeviceStatus* st,
+                   uint32_t where, cudaStream_t s) {
+  if (n == 0) return;
+  require_aligned(d_out, "output");
+  const check::DeviceValue count{d_count};
+  const uint64_t blocks_max = (count_max + kPlace - 1) / kPlace;
+  dev::Buffer<uint64_t> span(blocks_max, s), start(blocks_max + 1, s);
+  const unsigned grid = static_cast<unsigned>(std::clamp<uint64_t>(blocks_max, 1, 132 * 16));
+  span_kernel<<<grid, kThreads, 0, s>>>(d_zrun, count, span.get(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("zrle span_kernel");
+  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0),
+                                            SpanAt<check::DeviceValue>{span.get(), count});
+  size_t temp_bytes = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), blocks_max + 1, s));
+  dev::Buffer<uint8_t> temp(temp_bytes, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, in, start.get(), blocks_max + 1, s));
+  cover_kernel<<<1, 1, 0, s>>>(start.get(), count, check::DeviceValue{d_tail}, n, st, where);
+  SCIZ_CUDA_CHECK_LAUNCH("zrle cover_kernel");
+  fill_centre_kernel<<<grid_for(n / 8 + 1), kThreads, 0, s>>>(d_out, n, check::DeviceValue{d_centre}, st);
+  SCIZ_CUDA_CHECK_LAUNCH("zrle fill_centre_kernel");
+  place_kernel<<<grid, kThreads, 0, s>>>(d_value, d_zrun, count, start.get(), d_out, st);
+  SCIZ_CUDA_CHECK_LAUNCH("zrle place_kernel");
+}
+
+}  // namespace cuda
 
 }  // namespace sciz::zrle

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/cuda_fwd.hpp"
+#include "core/device_status.hpp"
 #include "core/geometry.hpp"
 #include "predict/lorenzo/lorenzo_math.hpp"
 
@@ -36,6 +37,14 @@ template <class T>
 void launch_reconstruct(const uint16_t* d_codes, const uint64_t* d_outlier_idx, const int32_t* d_outlier_val,
                         uint64_t n_outliers, const Extent& e, const TileShape& c, const QuantParams<T>& p, T* d_out,
                         cudaStream_t s);
+
+// The same with the outliers read in place from an outliers section on the device (16-byte
+// aligned; its count, width and ascending indices below the slots validated on the device by
+// earlier kernels). Writes nothing when st holds a failure.
+template <class T>
+void launch_reconstruct_section(const uint16_t* d_codes, const uint8_t* d_outliers, const Extent& e,
+                                const TileShape& c, const QuantParams<T>& p, T* d_out, const DeviceStatus* st,
+                                cudaStream_t s);
 
 // out[idx[i]] = val[i] for idx[i] < n.
 template <class T>

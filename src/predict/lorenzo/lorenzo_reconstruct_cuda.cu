@@ -42,14 +42,39 @@ __device__ int32_t warp_inclusive_sum(int32_t v) {
   return v;
 }
 
+// Where a tile's outliers come from: the host's sorted lists (kernel parameters, so the hot loop
+// keeps no registers for them), or an outliers section on the device, read in place (u32 or u64
+// indices as its header says, then the residuals; validated on the device before the kernel
+// runs). Both list indices strictly ascending.
+struct ListOutliers {
+  const uint64_t* idx;
+  const int32_t* val;
+  uint64_t n;
+  __device__ uint64_t count() const { return n; }
+  __device__ uint64_t index(uint64_t k) const { return idx[k]; }
+  __device__ int32_t value(uint64_t k) const { return val[k]; }
+};
+struct SectionOutliers {
+  const uint8_t* sec;  // 8-byte aligned
+  __device__ uint64_t count() const { return *reinterpret_cast<const uint64_t*>(sec); }
+  __device__ uint32_t width() const { return sec[8]; }
+  __device__ uint64_t index(uint64_t k) const {
+    return width() == 8 ? reinterpret_cast<const uint64_t*>(sec + 16)[k] : reinterpret_cast<const uint32_t*>(sec + 16)[k];
+  }
+  __device__ int32_t value(uint64_t k) const {
+    return reinterpret_cast<const int32_t*>(sec + 16 + count() * width())[k];
+  }
+};
+
 // First i with a[i] >= key in a sorted array: a 32-way search, so a million outliers take
 // four dependent loads instead of twenty. Called by a whole warp; every lane gets the answer.
-__device__ uint64_t warp_lower_bound(const uint64_t* __restrict__ a, uint64_t n, uint64_t key) {
+template <class Src>
+__device__ uint64_t warp_lower_bound(const Src& a, uint64_t n, uint64_t key) {
   uint64_t lo = 0, hi = n;
   while (lo < hi) {
     const uint64_t step = (hi - lo + 31) / 32;
     const uint64_t probe = lo + lane_id() * step;
-    const int below = __popc(__ballot_sync(kFullMask, probe < hi && a[probe] < key));
+    const int below = __popc(__ballot_sync(kFullMask, probe < hi && a.index(probe) < key));
     if (below == 0) {
       hi = lo;
     } else {
@@ -62,14 +87,13 @@ __device__ uint64_t warp_lower_bound(const uint64_t* __restrict__ a, uint64_t n,
 }
 
 // Adds the tile's run of outliers into q (which lives in registers, thread-striped).
-template <class Tl, int K>
-__device__ void add_outliers(int32_t (&q)[K], int32_t* s_q, const uint64_t* __restrict__ oidx,
-                             const int32_t* __restrict__ oval, uint64_t nout, uint64_t id) {
+template <class Tl, int K, class Src>
+__device__ void add_outliers(int32_t (&q)[K], int32_t* s_q, const Src& o, uint64_t id) {
   using L = Layout<Tl>;
   __shared__ uint64_t s_run[2];
   const unsigned warp = threadIdx.x / 32;
   if (warp < 2) {
-    const uint64_t r = warp_lower_bound(oidx, nout, (id + warp) * Tl::volume);
+    const uint64_t r = warp_lower_bound(o, o.count(), (id + warp) * Tl::volume);
     if (lane_id() == 0) s_run[warp] = r;
   }
   __syncthreads();
@@ -79,8 +103,8 @@ __device__ void add_outliers(int32_t (&q)[K], int32_t* s_q, const uint64_t* __re
   for (int k = 0; k < K; ++k) s_q[L::slot(threadIdx.x + kThreads * k)] = q[k];
   __syncthreads();
   for (uint64_t j = first + threadIdx.x; j < last; j += kThreads) {
-    const uint64_t off = oidx[j] - id * Tl::volume;  // < volume for a sorted list; checked anyway
-    if (off < Tl::volume) s_q[L::slot(static_cast<int>(off))] = wrap_add(s_q[L::slot(static_cast<int>(off))], oval[j]);
+    const uint64_t off = o.index(j) - id * Tl::volume;  // < volume for a sorted list; checked anyway
+    if (off < Tl::volume) s_q[L::slot(static_cast<int>(off))] = wrap_add(s_q[L::slot(static_cast<int>(off))], o.value(j));
   }
   __syncthreads();
 #pragma unroll
@@ -161,15 +185,21 @@ __device__ void load_codes(const uint16_t* __restrict__ codes, const Extent& e, 
 }
 
 // Persistent CTAs with a grid stride, loading tile i + grid's codes while summing tile i
-// (see quantize_kernel for why).
-template <class T, class Tl>
+// (see quantize_kernel for why). Writes nothing when st (nullable) holds a failure: a decoder
+// that validated its sections on the device leaves a damaged stream's output untouched.
+template <class T, class Tl, class Src>
 __global__ void __launch_bounds__(kThreads)
-    reconstruct_kernel(const uint16_t* __restrict__ codes, const uint64_t* __restrict__ oidx,
-                       const int32_t* __restrict__ oval, uint64_t nout, Extent e, TileGrid g, QuantParams<T> p,
-                       T* __restrict__ out) {
+    reconstruct_kernel(const uint16_t* __restrict__ codes, Src o, Extent e, TileGrid g, QuantParams<T> p,
+                       T* __restrict__ out, const DeviceStatus* st) {
   using L = Layout<Tl>;
   constexpr int K = Tl::per_thread;
   __shared__ int32_t s_q[L::size];
+  if (st) {
+    __shared__ int s_failed;
+    if (threadIdx.x == 0) s_failed = failed(st);
+    __syncthreads();
+    if (s_failed) return;
+  }
   const uint64_t ntiles = g.count();
   uint64_t id = blockIdx.x;
   uint16_t c[K];
@@ -182,7 +212,7 @@ __global__ void __launch_bounds__(kThreads)
     int32_t q[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) q[k] = from_code(c[k], p.radius);  // points outside the box: see the note above
-    if (nout) add_outliers<Tl>(q, s_q, oidx, oval, nout, id);
+    if (o.count()) add_outliers<Tl>(q, s_q, o, id);
     if constexpr (L::one_d)
       partial_sums_1d<Tl>(q, s_q);
     else
@@ -207,21 +237,33 @@ __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __rest
     if (idx[j] < n) out[idx[j]] = val[j];
 }
 
+template <class T, class Src>
+void launch(const uint16_t* d_codes, const Src& src, const Extent& e, const TileShape& c, const QuantParams<T>& p,
+            T* d_out, const DeviceStatus* st, cudaStream_t s) {
+  with_tile(c, [&](auto tile) {
+    using Tl = decltype(tile);
+    const TileGrid g = tile_grid(e, Tl::shape());
+    const unsigned blocks = persistent_blocks(tile_blocks(g), reconstruct_kernel<T, Tl, Src>);
+    if (blocks == 0) return;
+    reconstruct_kernel<T, Tl, Src><<<blocks, kThreads, 0, s>>>(d_codes, src, e, g, p, d_out, st);
+    SCIZ_CUDA_CHECK_LAUNCH("lorenzo reconstruct_kernel");
+  });
+}
+
 }  // namespace
 
 template <class T>
 void launch_reconstruct(const uint16_t* d_codes, const uint64_t* d_outlier_idx, const int32_t* d_outlier_val,
                         uint64_t n_outliers, const Extent& e, const TileShape& c, const QuantParams<T>& p, T* d_out,
                         cudaStream_t s) {
-  with_tile(c, [&](auto tile) {
-    using Tl = decltype(tile);
-    const TileGrid g = tile_grid(e, Tl::shape());
-    const unsigned blocks = persistent_blocks(tile_blocks(g), reconstruct_kernel<T, Tl>);
-    if (blocks == 0) return;
-    reconstruct_kernel<T, Tl><<<blocks, kThreads, 0, s>>>(d_codes, d_outlier_idx, d_outlier_val, n_outliers, e, g, p,
-                                                          d_out);
-    SCIZ_CUDA_CHECK_LAUNCH("lorenzo reconstruct_kernel");
-  });
+  launch<T>(d_codes, ListOutliers{d_outlier_idx, d_outlier_val, n_outliers}, e, c, p, d_out, nullptr, s);
+}
+
+template <class T>
+void launch_reconstruct_section(const uint16_t* d_codes, const uint8_t* d_outliers, const Extent& e,
+                                const TileShape& c, const QuantParams<T>& p, T* d_out, const DeviceStatus* st,
+                                cudaStream_t s) {
+  launch<T>(d_codes, SectionOutliers{d_outliers}, e, c, p, d_out, st, s);
 }
 
 template <class T>
@@ -235,6 +277,8 @@ void launch_scatter_exact(const uint64_t* d_idx, const T* d_val, uint64_t m, T* 
 #define SCIZ_INSTANTIATE(T)                                                                                          \
   template void launch_reconstruct<T>(const uint16_t*, const uint64_t*, const int32_t*, uint64_t, const Extent&,     \
                                       const TileShape&, const QuantParams<T>&, T*, cudaStream_t);                    \
+  template void launch_reconstruct_section<T>(const uint16_t*, const uint8_t*, const Extent&, const TileShape&,      \
+                                              const QuantParams<T>&, T*, const DeviceStatus*, cudaStream_t);         \
   template void launch_scatter_exact<T>(const uint64_t*, const T*, uint64_t, T*, uint64_t, cudaStream_t);
 SCIZ_INSTANTIATE(float)
 SCIZ_INSTANTIATE(double)
