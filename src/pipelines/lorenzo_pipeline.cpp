@@ -152,6 +152,44 @@ void decompress_typed(const DecompressJob& job) {
       [&](T* out) { lorenzo::decompress_cuda<T>(d_codes.get(), sp, e, lp.tile, qp, out, s); });
 }
 
+// Device in, device sections out: the quant codes never leave the device; counts and
+// histograms (a few KB) come back to choose the stage as the CPU does.
+template <class T>
+void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
+  const Extent& e = job.extent;
+  SCIZ_REQUIRE(job.opt.radius >= 1 && job.opt.radius <= lorenzo::kMaxRadius, Status::invalid_argument,
+               "radius must be in 1..32768, got " + std::to_string(job.opt.radius));
+  LorenzoParams lp{job.opt.radius, lorenzo::default_tile(e.ndim), job.opt.lossless};
+  const auto qp = lorenzo::make_params<T>(job.eb_abs, lp.radius);
+  cudaStream_t s = job.opt.stream;
+  lorenzo::DeviceSectionsOut d;
+  {
+    TracePhase t("lorenzo encode (cuda, device sections)", true, s);
+    d = lorenzo::compress_device<T>(static_cast<const T*>(job.data), e, lp.tile, qp, 2 * static_cast<uint32_t>(lp.radius),
+                                    static_cast<uint16_t>(lp.radius), lp.lossless, s);
+  }
+  DeviceStatus check;
+  dev::copy_to_host(&check, d.check.get(), sizeof check, s);
+  dev::sync(s);
+  throw_if_failed(check, "lorenzo encoder self-check");
+  lp.lossless = d.stage;
+  out.params = encode_params(lp);
+  out.add(kCodes, std::move(d.codes), d.codes_size);
+  out.add(kOutliers, std::move(d.outliers), d.outliers_size);
+  out.add(kExact, std::move(d.exact), d.exact_size);
+}
+
+template <class T>
+void decompress_device_typed(const DeviceDecodeJob& job) {
+  const Header& h = *job.header;
+  const Extent& e = job.extent;
+  const LorenzoParams lp = decode_params(h.params, e, h.version);
+  const auto qp = lorenzo::make_params<T>(h.eb_abs, lp.radius);
+  lorenzo::decompress_device<T>(job.section(kCodes, "quant codes"), job.section(kOutliers, "outliers"),
+                                job.section(kExact, "exact values"), lp.lossless, e, lp.tile, qp,
+                                static_cast<T*>(job.d_out), job.st, job.s);
+}
+
 class LorenzoPipeline final : public Pipeline {
  public:
   const char* name() const override { return "lorenzo"; }
@@ -177,6 +215,20 @@ class LorenzoPipeline final : public Pipeline {
       decompress_typed<float>(job);
     else
       decompress_typed<double>(job);
+  }
+
+  void compress_device(const CompressJob& job, DeviceChunkOut& out) const override {
+    if (job.dtype == DType::f32)
+      compress_device_typed<float>(job, out);
+    else
+      compress_device_typed<double>(job, out);
+  }
+
+  void decompress_device(const DeviceDecodeJob& job) const override {
+    if (job.header->dtype == DType::f32)
+      decompress_device_typed<float>(job);
+    else
+      decompress_device_typed<double>(job);
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {

@@ -275,7 +275,7 @@ Encoded encode_cuda(const uint16_t* d_codes, uint64_t n, uint32_t alphabet, uint
   const dev::Buffer<DeviceStatus> st = zeroed_status(s);
   const DeviceEncoded d = encode_device(d_codes, n, alphabet, centre, choice, st.get(), s);
   Encoded e{d.stage, {}};
-  reserve_large(e.bytes, d.size + stream_slack(d.size));  // room for the container to build the stream in place
+  reserve_large(e.bytes, d.size);
   e.bytes.resize(d.size);
   dev::copy_to_host(e.bytes.data(), d.bytes.get(), d.size, s);
   DeviceStatus hs;
