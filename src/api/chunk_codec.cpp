@@ -11,7 +11,7 @@ ChunkOut encode_chunk(const Pipeline& pipe, const void* data, bool on_device, DT
   c.pipeline = pipe.name();
   pipe.compress(job, c.params, c.sections);
   const uint64_t raw = chunk_shape.count() * dtype_size(dtype);
-  if (chunk_bytes(c) > raw + chunk_header_bytes("raw", 0, 1)) {
+  if (chunk_bytes(c) > raw_chunk_bytes(raw)) {
     // The pipeline would expand this chunk: store it verbatim instead (exact, so the bound
     // holds trivially), keeping every stream within max_compressed_size().
     const Pipeline& rawp = find_pipeline("raw");

@@ -90,7 +90,7 @@ uint64_t ChunkedCompressor::chunk_input_bytes(uint64_t i) const {
 }
 double ChunkedCompressor::eb_abs() const { return st_->h.eb_abs; }
 uint64_t ChunkedCompressor::header_bytes() const {
-  return stream_header_bytes(st_->shape.dims.size(), st_->h.pipeline.size(), st_->plan.count);
+  return align16(stream_header_bytes(st_->shape.dims.size(), st_->h.pipeline.size(), st_->plan.count));
 }
 
 std::vector<uint8_t> ChunkedCompressor::compress_chunk(uint64_t i, const void* rows) {

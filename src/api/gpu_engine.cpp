@@ -60,7 +60,7 @@ EncodedChunk encode_rows(const Pipeline& pipe, const uint8_t* d_rows, DType dtyp
   pipe.compress_device(job, c.out);
   c.bytes = devstream::chunk_bytes(c.pipeline, c.out.params.size(), c.out.sections);
   const uint64_t raw = shape.count() * dtype_size(dtype);
-  if (c.bytes > raw + chunk_header_bytes("raw", 0, 1)) {
+  if (c.bytes > raw_chunk_bytes(raw)) {
     c = EncodedChunk{};
     c.pipeline = "raw";
     c.out.sections.push_back({1, d_rows, raw});
@@ -138,7 +138,7 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
   const Header h = field_header(f, opt, pipe, vr);
   const size_t w = dtype_size(f.dtype);
   std::vector<ChunkEntry> entries(plan.count);
-  const uint64_t head_bytes = stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count);
+  const uint64_t head_bytes = align16(stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count));
   Committer commit(head_bytes);
   std::atomic<uint64_t> next{0};
   const int device = dev::current_device();
@@ -227,14 +227,14 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
   const Header h = field_header(f, opt, pipe, vr);
   const size_t w = dtype_size(f.dtype);
   std::vector<ChunkEntry> entries(plan.count);
-  const uint64_t head_bytes = stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count);
+  const uint64_t head_bytes = align16(stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count));
   uint64_t at = head_bytes;
   if (grown) {
     grown->clear();
     grown->reserve(max_stream);
     grown->resize(head_bytes);
   }
-  dev::Buffer<uint8_t> d_rows(chunk_in, s), d_chunk(chunk_in + chunk_header_bytes("raw", 0, 1), s);
+  dev::Buffer<uint8_t> d_rows(chunk_in, s), d_chunk(raw_chunk_bytes(chunk_in), s);
   for (uint64_t i = 0; i < plan.count; ++i) {
     const uint64_t in = plan.values(i) * w;
     dev::upload(d_rows.get(), static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w, in, s);
@@ -325,7 +325,8 @@ void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t r
         secs[i - first].push_back({e.id, d_stream + ps.chunks[i].offset + e.offset, e.length});
         sums.push_back(e.checksum);
       }
-      devstream::verify_sections(secs[i - first], sums, static_cast<uint32_t>(i), st.get(), s);
+      devstream::verify_sections(d_stream + ps.chunks[i].offset, ps.chunks[i].length, ps.chunks[i].head_bytes,
+                                 secs[i - first], sums, static_cast<uint32_t>(i), st.get(), s);
     }
   }
   dev::Event verified = dev::make_event();
@@ -424,7 +425,8 @@ void decompress_to_host(const uint8_t* d_stream, const DeviceHead& dh, uint64_t 
         secs.push_back({e.id, d_stream + ps.chunks[i].offset + e.offset, e.length});
         sums.push_back(e.checksum);
       }
-      devstream::verify_sections(secs, sums, static_cast<uint32_t>(i), st.get(), s);
+      devstream::verify_sections(d_stream + ps.chunks[i].offset, ps.chunks[i].length, ps.chunks[i].head_bytes, secs,
+                                 sums, static_cast<uint32_t>(i), st.get(), s);
     }
     DeviceStatus verdict;
     dev::copy_to_host(&verdict, st.get(), sizeof verdict, s);

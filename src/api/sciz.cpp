@@ -35,8 +35,9 @@ uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string&
   (void)find_pipeline(pipeline);  // names an unknown pipeline as compress() would
   const ChunkPlan plan = plan_chunks(shape, dtype, chunk_mb);
   // Every chunk is at worst stored verbatim (encode_chunk).
-  return stream_header_bytes(shape.dims.size(), pipeline.size(), plan.count) +
-         shape.count() * dtype_size(dtype) + plan.count * chunk_header_bytes("raw", 0, 1);
+  uint64_t n = align16(stream_header_bytes(shape.dims.size(), pipeline.size(), plan.count));
+  for (uint64_t i = 0; i < plan.count; ++i) n += raw_chunk_bytes(plan.values(i) * dtype_size(dtype));
+  return n;
 }
 
 namespace {

@@ -70,7 +70,7 @@ std::string get_name(ByteReader& r) {
 // chunk, or the stream for versions 1 to 3), sections lying in [first, total) back to back in
 // table order up to `total` exactly.
 std::vector<SectionEntry> get_entries(ByteReader& r, uint32_t count, uint64_t total, uint64_t first,
-                                      const std::string& where) {
+                                      const std::string& where, bool aligned) {
   SCIZ_REQUIRE(count <= kMaxSections, Status::corrupt_stream,
                where + "section count " + num(count) + " exceeds " + num(kMaxSections));
   std::vector<SectionEntry> out;
@@ -82,16 +82,20 @@ std::vector<SectionEntry> get_entries(ByteReader& r, uint32_t count, uint64_t to
     e.offset = r.get<uint64_t>("section offset");
     e.length = r.get<uint64_t>("section length");
     e.checksum = r.get<uint64_t>("section checksum");
-    SCIZ_REQUIRE(e.offset >= prev_end && e.offset <= total && e.length <= total - e.offset, Status::corrupt_stream,
+    SCIZ_REQUIRE(e.offset >= prev_end && e.offset <= total && e.length <= total - e.offset &&
+                     (!aligned || e.offset == align16(prev_end)),
+                 Status::corrupt_stream,
                  where + "section " + num(e.id) + " [offset " + num(e.offset) + ", length " + num(e.length) +
-                     "] lies outside the " + num(total) + " bytes or overlaps another");
+                     "] lies outside the " + num(total) + " bytes, overlaps another or is not where the layout puts it");
     for (const auto& s : out)
       SCIZ_REQUIRE(s.id != e.id, Status::corrupt_stream, where + "section id " + num(e.id) + " appears twice");
     out.push_back(e);
     prev_end = e.offset + e.length;
   }
-  SCIZ_REQUIRE(prev_end == total, Status::corrupt_stream,
-               where + "has " + num(total - prev_end) + " trailing bytes after its last section (truncated or concatenated?)");
+  const uint64_t want = aligned ? align16(prev_end) + kChunkTail : prev_end;
+  SCIZ_REQUIRE(want == total, Status::corrupt_stream,
+               where + "ends " + std::to_string(static_cast<int64_t>(total - want)) +
+                   " bytes away from where its last section puts the end (truncated or concatenated?)");
   return out;
 }
 
@@ -123,7 +127,7 @@ ParsedStream read_v1_to_v3(std::span<const uint8_t> stream, uint32_t header_size
   h.params.assign(params, params + params_len);
   const auto nsec = hr.get<uint32_t>("section count");
   ParsedChunk c;
-  c.sections = views_of(get_entries(hr, nsec, stream.size(), header_size, ""), stream, version, verify, "");
+  c.sections = views_of(get_entries(hr, nsec, stream.size(), header_size, "", false), stream, version, verify, "");
   SCIZ_REQUIRE(hr.remaining() == 0, Status::corrupt_stream, "header has " + num(hr.remaining()) + " unexplained bytes");
   c.header = h;
   c.rows = h.shape.dims[0];
@@ -169,6 +173,20 @@ uint64_t chunk_header_bytes(const std::string& pipeline, size_t params_bytes, si
   return 1 + pipeline.size() + 4 + params_bytes + 4 + sections * kSectionEntryBytes + 8;
 }
 
+ChunkLayout chunk_layout(uint64_t head_bytes, const std::vector<uint64_t>& lengths) {
+  ChunkLayout l;
+  uint64_t at = head_bytes;
+  for (uint64_t len : lengths) {
+    at = align16(at);
+    l.offsets.push_back(at);
+    at += len;
+  }
+  l.bytes = align16(at) + kChunkTail;
+  return l;
+}
+
+uint64_t raw_chunk_bytes(uint64_t raw) { return chunk_layout(chunk_header_bytes("raw", 0, 1), {raw}).bytes; }
+
 std::vector<uint8_t> write_chunk_header(const std::string& pipeline, const std::vector<uint8_t>& params,
                                         const std::vector<uint32_t>& ids, const std::vector<uint64_t>& lengths,
                                         const std::vector<uint64_t>& checksums) {
@@ -180,40 +198,44 @@ std::vector<uint8_t> write_chunk_header(const std::string& pipeline, const std::
   w.put<uint32_t>(static_cast<uint32_t>(params.size()));
   w.bytes(params.data(), params.size());
   w.put<uint32_t>(static_cast<uint32_t>(ids.size()));
-  uint64_t offset = chunk_header_bytes(pipeline, params.size(), ids.size());
+  const ChunkLayout l = chunk_layout(chunk_header_bytes(pipeline, params.size(), ids.size()), lengths);
   for (size_t i = 0; i < ids.size(); ++i) {
     w.put<uint32_t>(ids[i]);
     w.put<uint32_t>(0);
-    w.put<uint64_t>(offset);
+    w.put<uint64_t>(l.offsets[i]);
     w.put<uint64_t>(lengths[i]);
     w.put<uint64_t>(checksums[i]);
-    offset += lengths[i];
   }
   w.put<uint64_t>(xxh64(w.buffer().data(), w.size()));
   return std::move(w.buffer());
 }
 
+namespace {
+std::vector<uint64_t> lengths_of(const ChunkOut& c) {
+  std::vector<uint64_t> v;
+  for (const auto& s : c.sections) v.push_back(s.bytes.size());
+  return v;
+}
+}  // namespace
+
 uint64_t chunk_bytes(const ChunkOut& c) {
-  uint64_t n = chunk_header_bytes(c.pipeline, c.params.size(), c.sections.size());
-  for (const auto& s : c.sections) n += s.bytes.size();
-  return n;
+  return chunk_layout(chunk_header_bytes(c.pipeline, c.params.size(), c.sections.size()), lengths_of(c)).bytes;
 }
 
 void write_chunk(const ChunkOut& c, uint8_t* dst) {
   std::vector<uint32_t> ids;
-  std::vector<uint64_t> lengths, sums;
+  std::vector<uint64_t> sums;
   for (const auto& s : c.sections) {
     ids.push_back(s.id);
-    lengths.push_back(s.bytes.size());
     sums.push_back(section_checksum(kFormatVersion, s.bytes));
   }
+  const std::vector<uint64_t> lengths = lengths_of(c);
   const auto head = write_chunk_header(c.pipeline, c.params, ids, lengths, sums);
+  const ChunkLayout l = chunk_layout(head.size(), lengths);
+  std::memset(dst, 0, l.bytes);  // the padding; a chunk is small next to what encoded it
   std::memcpy(dst, head.data(), head.size());
-  uint64_t at = head.size();
-  for (const auto& s : c.sections) {
-    if (!s.bytes.empty()) std::memcpy(dst + at, s.bytes.data(), s.bytes.size());
-    at += s.bytes.size();
-  }
+  for (size_t i = 0; i < c.sections.size(); ++i)
+    if (lengths[i]) std::memcpy(dst + l.offsets[i], c.sections[i].bytes.data(), lengths[i]);
 }
 
 uint64_t stream_header_bytes(size_t ndims, size_t name_bytes, uint64_t chunks) {
@@ -245,12 +267,13 @@ std::vector<uint8_t> write_stream_header(const Header& h, const ChunkPlan& plan,
   }
   w.put<uint64_t>(xxh64(w.buffer().data(), w.size()));
   SCIZ_REQUIRE(w.size() == size, Status::internal, "stream header size mismatch");
+  w.buffer().resize(align16(size), 0);  // chunk 0 starts on a 16-byte boundary
   return std::move(w.buffer());
 }
 
 std::vector<uint8_t> write_stream(const Header& h, const ChunkPlan& plan, const std::vector<ChunkOut>& chunks) {
   std::vector<ChunkEntry> entries(chunks.size());
-  uint64_t at = stream_header_bytes(h.shape.dims.size(), h.pipeline.size(), plan.count);
+  uint64_t at = align16(stream_header_bytes(h.shape.dims.size(), h.pipeline.size(), plan.count));
   for (size_t i = 0; i < chunks.size(); ++i) {
     entries[i].offset = at;
     entries[i].length = chunk_bytes(chunks[i]);
@@ -262,7 +285,7 @@ std::vector<uint8_t> write_stream(const Header& h, const ChunkPlan& plan, const 
   std::vector<uint8_t> out;
   reserve_large(out, at);  // one allocation, huge pages before the first touch
   out.resize(at);
-  std::memcpy(out.data(), head.data(), head.size());
+  std::memcpy(out.data(), head.data(), head.size());  // the padding after it: zeros from resize
   const int64_t n = static_cast<int64_t>(chunks.size());
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1)
   for (int64_t i = 0; i < n; ++i) write_chunk(chunks[i], out.data() + entries[i].offset);
@@ -286,7 +309,7 @@ const SectionView& ParsedChunk::section(uint32_t id, const char* name) const {
 uint64_t head_needed(std::span<const uint8_t> first12, uint64_t stream_bytes) {
   uint16_t version = 0;
   const uint32_t size = checked_header_size(first12, stream_bytes, &version);
-  return version >= 4 ? size : stream_bytes;
+  return version >= 4 ? std::min<uint64_t>(align16(size), stream_bytes) : stream_bytes;
 }
 
 ParsedStream read_stream_head(std::span<const uint8_t> head, uint64_t stream_bytes) {
@@ -315,15 +338,20 @@ ParsedStream read_stream_head(std::span<const uint8_t> head, uint64_t stream_byt
   SCIZ_REQUIRE(hr.remaining() == count * kChunkEntryBytes, Status::corrupt_stream,
                "header: chunk index of " + num(count) + " entries does not fill the " + num(hr.remaining()) +
                    " bytes left for it");
+  SCIZ_REQUIRE(head.size() >= align16(header_size) && align16(header_size) <= stream_bytes, Status::corrupt_stream,
+               "stream ends inside its header's padding");
+  for (uint64_t i = header_size; i < align16(header_size); ++i)
+    SCIZ_REQUIRE(head[i] == 0, Status::corrupt_stream, "header padding byte " + num(i) + " is not zero: stream is corrupted");
   ps.chunks.resize(count);
-  uint64_t at = header_size;
+  uint64_t at = align16(header_size);
   for (uint64_t i = 0; i < count; ++i) {
     ParsedChunk& c = ps.chunks[i];
     c.offset = hr.get<uint64_t>("chunk offset");
     c.length = hr.get<uint64_t>("chunk length");
     const uint32_t hb = hr.get<uint32_t>("chunk header size");
     hr.get<uint32_t>("chunk reserved");
-    SCIZ_REQUIRE(c.offset == at && c.length <= stream_bytes - at && hb <= c.length && hb >= 1 + 4 + 4 + 8,
+    SCIZ_REQUIRE(c.offset == at && at <= stream_bytes && c.length <= stream_bytes - at && hb <= c.length &&
+                     hb >= 1 + 4 + 4 + 8 && c.length % kSectionAlign == 0,
                  Status::corrupt_stream,
                  "chunk index: chunk " + num(i) + " [offset " + num(c.offset) + ", length " + num(c.length) +
                      ", header " + num(hb) + "] does not follow chunk " + num(i) + " - 1 inside the stream of " +
@@ -359,6 +387,19 @@ ParsedChunk parse_chunk(const ParsedStream& ps, uint64_t i, std::span<const uint
   SCIZ_REQUIRE(bytes.size() == c.length, Status::internal, "read_chunk: chunk bytes do not match the index");
   const ChunkHead head = parse_chunk_head(ps, i, bytes.first(c.head_bytes));
   c.sections = views_of(head.sections, bytes, h.version, verify_sections, "chunk " + num(i) + ": ");
+  if (verify_sections) {  // padding is outside every checksum: it must be zero
+    uint64_t end = c.head_bytes;
+    auto zeros = [&](uint64_t a, uint64_t b) {
+      for (uint64_t k = a; k < b; ++k)
+        SCIZ_REQUIRE(bytes[k] == 0, Status::corrupt_stream,
+                     "chunk " + num(i) + ": padding byte " + num(k) + " is not zero: stream is corrupted");
+    };
+    for (const auto& e : head.sections) {
+      zeros(end, e.offset);
+      end = e.offset + e.length;
+    }
+    zeros(end, bytes.size());
+  }
   c.header = chunk_header(ps, i, head);
   c.verified = verify_sections;
   return c;
@@ -381,7 +422,7 @@ ChunkHead parse_chunk_head(const ParsedStream& ps, uint64_t i, std::span<const u
   const uint8_t* params = r.take(params_len, "pipeline params");
   head.params.assign(params, params + params_len);
   const auto nsec = r.get<uint32_t>("section count");
-  head.sections = get_entries(r, nsec, c.length, hb, where);
+  head.sections = get_entries(r, nsec, c.length, hb, where, true);
   SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, where + "header has " + num(r.remaining()) + " unexplained bytes");
   return head;
 }

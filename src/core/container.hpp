@@ -64,9 +64,25 @@ struct ChunkOut {
   std::vector<SectionIn> sections;
 };
 
+// Sections start at multiples of 16 bytes from the stream's start (zero bytes between), and a
+// chunk ends with 32 to 47 zero bytes: GPU decoders read sections in place with 16-byte vector
+// loads and copy whole tiles whose last one may reach a few bytes past its section's end.
+inline constexpr uint64_t kSectionAlign = 16, kChunkTail = 32;
+inline uint64_t align16(uint64_t x) { return (x + kSectionAlign - 1) & ~(kSectionAlign - 1); }
+
+// Where a chunk's sections go (offsets from the chunk's first byte) and its length, for a
+// chunk header of head_bytes and sections of these lengths.
+struct ChunkLayout {
+  std::vector<uint64_t> offsets;
+  uint64_t bytes = 0;
+};
+ChunkLayout chunk_layout(uint64_t head_bytes, const std::vector<uint64_t>& lengths);
+
 // Bytes of the chunk header (name, params, section table, its checksum) for `sections`
-// sections; the chunk is this plus the section bytes.
+// sections.
 uint64_t chunk_header_bytes(const std::string& pipeline, size_t params_bytes, size_t sections);
+// Bytes of a raw chunk of `raw` bytes of values: the most any chunk of them takes.
+uint64_t raw_chunk_bytes(uint64_t raw);
 // The chunk header for sections of the given ids, lengths and checksums.
 std::vector<uint8_t> write_chunk_header(const std::string& pipeline, const std::vector<uint8_t>& params,
                                         const std::vector<uint32_t>& ids, const std::vector<uint64_t>& lengths,
@@ -81,9 +97,11 @@ struct ChunkEntry {
 };
 
 // Bytes of the stream header (field header and chunk index) of a field of `ndims` dims, a
-// pipeline name of `name_bytes` and `chunks` chunks: chunk 0 starts there.
+// pipeline name of `name_bytes` and `chunks` chunks (its `header size`); chunk 0 starts at
+// align16 of it.
 uint64_t stream_header_bytes(size_t ndims, size_t name_bytes, uint64_t chunks);
 // h: the field (h.params unused: every chunk names its own); entries: one per chunk of plan.
+// Returns the header padded with zeros to where chunk 0 starts (align16 of its size).
 std::vector<uint8_t> write_stream_header(const Header& h, const ChunkPlan& plan, const std::vector<ChunkEntry>& entries);
 
 // Header + chunks, in one allocation (advised huge pages before its first touch).

@@ -22,13 +22,19 @@ struct HeaderImage {
   uint32_t size;          // header bytes, checksum included
   uint32_t table_at;      // first section entry
   uint32_t sections;
+  uint32_t gaps;          // zero-filled ranges: after the header and each section, and the tail
+  uint64_t gap_at[kMaxSections + 1];
+  uint32_t gap_len[kMaxSections + 1];
 };
+static_assert(sizeof(HeaderImage) <= 4000, "a kernel argument holds at most 4 KB");
 
 // One thread: the header with the section digests filled in, then its own checksum. The
 // header is at most a few KB, so a single thread hashes it in a few microseconds.
 __global__ void finish_header_kernel(HeaderImage h, const uint64_t* __restrict__ sums, uint8_t* __restrict__ dst) {
   if (blockIdx.x != 0) return;
   for (uint32_t i = threadIdx.x; i < h.size - 8; i += blockDim.x) dst[i] = h.bytes[i];
+  for (uint32_t g = 0; g < h.gaps; ++g)
+    for (uint32_t i = threadIdx.x; i < h.gap_len[g]; i += blockDim.x) dst[h.gap_at[g] + i] = 0;
   __syncthreads();
   for (uint32_t k = threadIdx.x; k < h.sections; k += blockDim.x) {
     const uint64_t v = sums[k];
@@ -42,19 +48,28 @@ __global__ void finish_header_kernel(HeaderImage h, const uint64_t* __restrict__
   }
 }
 
+struct Gaps {
+  uint64_t at[kMaxSections + 1];
+  uint32_t len[kMaxSections + 1];
+  uint32_t count;
+};
+
+// A CTA per gap: every padding byte must be zero (the checksums do not cover them).
+__global__ void padding_kernel(const uint8_t* __restrict__ chunk, Gaps g, uint32_t where, DeviceStatus* st) {
+  for (uint32_t k = blockIdx.x; k < g.count; k += gridDim.x)
+    for (uint32_t i = threadIdx.x; i < g.len[k]; i += blockDim.x)
+      if (chunk[g.at[k] + i] != 0) report(st, kStatusPadding, where, g.at[k] + i, 0);
+}
+
 __global__ void compare_kernel(const uint64_t* __restrict__ sums, const uint64_t* __restrict__ stored,
                                const uint32_t* __restrict__ ids, uint32_t k, uint32_t chunk, DeviceStatus* st) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < k && sums[i] != stored[i]) report(st, kStatusChecksum, chunk, ids[i], sums[i]);
 }
 
-std::vector<digest::Range> ranges_of(const std::vector<Section>& secs, uint8_t* base, uint64_t first) {
+std::vector<digest::Range> ranges_of(const std::vector<Section>& secs) {
   std::vector<digest::Range> r;
-  uint64_t at = first;
-  for (const auto& s : secs) {
-    r.push_back({base ? base + at : s.data, s.size});
-    at += s.size;
-  }
+  for (const auto& s : secs) r.push_back({s.data, s.size});
   return r;
 }
 
@@ -106,9 +121,9 @@ void gather_to_host(const uint8_t* base, const std::vector<std::pair<uint64_t, u
 }
 
 uint64_t chunk_bytes(const std::string& pipeline, size_t params_bytes, const std::vector<Section>& secs) {
-  uint64_t n = chunk_header_bytes(pipeline, params_bytes, secs.size());
-  for (const auto& s : secs) n += s.size;
-  return n;
+  std::vector<uint64_t> lengths;
+  for (const auto& s : secs) lengths.push_back(s.size);
+  return chunk_layout(chunk_header_bytes(pipeline, params_bytes, secs.size()), lengths).bytes;
 }
 
 void write_chunk(const std::string& pipeline, const std::vector<uint8_t>& params, const std::vector<Section>& secs,
@@ -126,20 +141,38 @@ void write_chunk(const std::string& pipeline, const std::vector<uint8_t>& params
   h.size = static_cast<uint32_t>(head.size());
   h.sections = static_cast<uint32_t>(secs.size());
   h.table_at = h.size - 8 - h.sections * 32;
-  uint64_t at = head.size();
-  for (const auto& x : secs) {
-    dev::copy_on_device(d_dst + at, x.data, x.size, s);
-    at += x.size;
+  const ChunkLayout l = chunk_layout(head.size(), lengths);
+  uint64_t end = head.size();
+  std::vector<digest::Range> ranges;
+  for (size_t i = 0; i < secs.size(); ++i) {
+    h.gap_at[h.gaps] = end;
+    h.gap_len[h.gaps++] = static_cast<uint32_t>(l.offsets[i] - end);
+    dev::copy_on_device(d_dst + l.offsets[i], secs[i].data, secs[i].size, s);
+    ranges.push_back({d_dst + l.offsets[i], secs[i].size});
+    end = l.offsets[i] + secs[i].size;
   }
+  h.gap_at[h.gaps] = end;
+  h.gap_len[h.gaps++] = static_cast<uint32_t>(l.bytes - end);
   dev::Buffer<uint64_t> sums(secs.size(), s);
-  const auto ranges = ranges_of(secs, d_dst, head.size());
   if (!ranges.empty()) digest::chunked_device(ranges.data(), ranges.size(), kDigestBlockV4, sums.get(), s);
   finish_header_kernel<<<1, 128, 0, s>>>(h, sums.get(), d_dst);
   SCIZ_CUDA_CHECK_LAUNCH("finish_header_kernel");
 }
 
-void verify_sections(const std::vector<Section>& secs, const std::vector<uint64_t>& stored, uint32_t chunk,
-                     DeviceStatus* st, cudaStream_t s) {
+void verify_sections(const uint8_t* d_chunk, uint64_t chunk_bytes, uint64_t head_bytes, const std::vector<Section>& secs,
+                     const std::vector<uint64_t>& stored, uint32_t chunk, DeviceStatus* st, cudaStream_t s) {
+  Gaps g{};
+  uint64_t end = head_bytes;
+  for (const auto& x : secs) {
+    const uint64_t off = static_cast<uint64_t>(x.data - d_chunk);
+    g.at[g.count] = end;
+    g.len[g.count++] = static_cast<uint32_t>(off - end);
+    end = off + x.size;
+  }
+  g.at[g.count] = end;
+  g.len[g.count++] = static_cast<uint32_t>(chunk_bytes - end);
+  padding_kernel<<<g.count, 64, 0, s>>>(d_chunk, g, chunk, st);
+  SCIZ_CUDA_CHECK_LAUNCH("padding_kernel");
   if (secs.empty()) return;
   const uint32_t k = static_cast<uint32_t>(secs.size());
   // The stored checksums and ids ride in two small uploads; the digests stay on the device.
@@ -149,7 +182,7 @@ void verify_sections(const std::vector<Section>& secs, const std::vector<uint64_
   for (uint32_t i = 0; i < k; ++i) ids32[i] = secs[i].id;
   dev::Buffer<uint32_t> d_ids(k, s);
   dev::copy_to_device(d_ids.get(), ids32.data(), k * 4, s);
-  const auto ranges = ranges_of(secs, nullptr, 0);
+  const auto ranges = ranges_of(secs);
   digest::chunked_device(ranges.data(), ranges.size(), kDigestBlockV4, sums.get(), s);
   compare_kernel<<<(k + 127) / 128, 128, 0, s>>>(sums.get(), d_stored.get(), d_ids.get(), k, chunk, st);
   SCIZ_CUDA_CHECK_LAUNCH("compare_kernel");

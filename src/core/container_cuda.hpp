@@ -30,11 +30,12 @@ uint64_t chunk_bytes(const std::string& pipeline, size_t params_bytes, const std
 void write_chunk(const std::string& pipeline, const std::vector<uint8_t>& params, const std::vector<Section>& secs,
                  uint8_t* d_dst, cudaStream_t s);
 
-// Checks the sections of chunk `chunk` against their stored checksums on the device; a
-// mismatch is reported into st (kStatusChecksum, where = the chunk, a = the section id).
-// Queued on s, no synchronization.
-void verify_sections(const std::vector<Section>& secs, const std::vector<uint64_t>& stored, uint32_t chunk,
-                     DeviceStatus* st, cudaStream_t s);
+// Checks the sections of chunk `chunk` (its bytes at d_chunk, chunk_bytes long, its header
+// head_bytes) against their stored checksums, and its padding for zeros, on the device; a
+// failure is reported into st (kStatusChecksum: a = the section id; kStatusPadding: a = the
+// byte; where = the chunk). Queued on s, no synchronization.
+void verify_sections(const uint8_t* d_chunk, uint64_t chunk_bytes, uint64_t head_bytes, const std::vector<Section>& secs,
+                     const std::vector<uint64_t>& stored, uint32_t chunk, DeviceStatus* st, cudaStream_t s);
 
 // Copies src[0, bytes) to dst on s unless st holds a failure (read on the device): how a
 // decoder's scratch reaches the caller's output only when every check passed.

@@ -41,6 +41,7 @@ std::string device_status_message(const DeviceStatus& st) {
   switch (st.code) {
     case kStatusOk: return "";
     case kStatusChecksum: return "chunk " + w + ": section " + a + " checksum mismatch: stream is corrupted";
+    case kStatusPadding: return "chunk " + w + ": padding byte " + a + " is not zero: stream is corrupted";
     case kStatusRunsHeader: return "exact values: " + a + " entries in " + b + " runs do not fit the field";
     case kStatusRunsOverrun: return "exact values: run " + a + " leaves the field or the entry count";
     case kStatusRunsPalette: return "exact values: run " + a + " names palette index " + b;

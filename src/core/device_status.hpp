@@ -22,6 +22,7 @@ enum StatusCode : uint32_t {
   kStatusOk = 0,
   // 1..99 container and checksums
   kStatusChecksum = 1,          // where: chunk; a: section id, b: computed digest
+  kStatusPadding = 2,           // where: chunk; a: byte offset in the chunk
   // 100..199 exact runs (core/exact_runs_cuda.hpp)
   kStatusRunsHeader = 100,      // a: entries, b: runs
   kStatusRunsOverrun = 101,     // a: run index

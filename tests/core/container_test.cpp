@@ -52,7 +52,7 @@ TEST(Container, ChunksRoundTripWithTheirSections) {
   const ChunkPlan plan = stated_plan(h.shape, 300, 4);
   const auto chunks = sample_chunks(plan.count);
   const auto s = write_stream(h, plan, chunks);
-  uint64_t expect = stream_header_bytes(2, 7, 4);
+  uint64_t expect = align16(stream_header_bytes(2, 7, 4));
   for (const auto& c : chunks) expect += chunk_bytes(c);
   ASSERT_EQ(s.size(), expect);
   const ParsedStream ps = read_stream(s);
@@ -72,7 +72,10 @@ TEST(Container, ChunksRoundTripWithTheirSections) {
       const auto& want = chunks[i].sections[id - 1].bytes;
       const auto got = c.section(id, "s").bytes;
       ASSERT_TRUE(std::equal(got.begin(), got.end(), want.begin(), want.end())) << "chunk " << i << " section " << id;
+      // In place for a GPU's 16-byte loads: every section on a 16-byte boundary of the stream.
+      EXPECT_EQ((got.data() - s.data()) % 16, 0) << "chunk " << i << " section " << id;
     }
+    EXPECT_EQ(c.offset % 16, 0u);
   }
 }
 
@@ -82,8 +85,8 @@ TEST(Container, OnlyTheRowsChunksAreRead) {
   auto s = write_stream(h, plan, sample_chunks(plan.count));
   const ParsedStream full = read_stream(s);
   // Damage chunk 0's last section: rows of chunks 1..2 still read, the whole stream does not.
-  const auto& c0 = full.chunks[0];
-  s[c0.offset + c0.length - 1] ^= 1;
+  const SectionView& last = full.chunks[0].sections.back();
+  s[static_cast<size_t>(last.bytes.data() - s.data()) + last.bytes.size() - 1] ^= 1;
   EXPECT_NE(error_of(s).find("chunk 0: section 3 checksum mismatch"), std::string::npos) << error_of(s);
   const ParsedStream part = read_stream_rows(s, 350, 900);
   EXPECT_FALSE(part.chunks[0].verified);
@@ -114,6 +117,17 @@ TEST(Container, DamageIsNamed) {
     s = good;
     s.push_back(0);
     EXPECT_NE(error_of(s).find("chunk index covers"), std::string::npos) << error_of(s);
+  }
+  {  // padding between sections and at a chunk's end: outside the checksums, so checked zero
+    auto s = good;
+    s[ps.chunks[1].offset + ps.chunks[1].length - 1] = 7;
+    EXPECT_NE(error_of(s).find("chunk 1: padding byte"), std::string::npos) << error_of(s);
+    s = good;
+    const SectionView& first = ps.chunks[3].sections[0];
+    const size_t after = static_cast<size_t>(first.bytes.data() - good.data()) + first.bytes.size();
+    ASSERT_NE(after % 16, 0u) << "the sample needs a gap after this section";
+    s[after] = 1;
+    EXPECT_NE(error_of(s).find("chunk 3: padding byte"), std::string::npos) << error_of(s);
   }
   {  // a version from the future
     auto s = good;

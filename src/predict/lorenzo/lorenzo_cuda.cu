@@ -11,7 +11,6 @@
 #include "lossless/codes/codes_device.hpp"
 #include "lossless/codes/device_check.cuh"
 #include "lossless/codes/readback.hpp"
-#include "predict/lorenzo/exact_runs_interim.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 #include "predict/lorenzo/lorenzo_cuda.cuh"
 #include "predict/lorenzo/lorenzo_tile.cuh"
@@ -130,7 +129,7 @@ void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent&
 
 namespace {
 
-namespace xr = interim_runs;  // becomes sciz::runs once core/exact_runs_cuda.cu is merged (dev-a)
+namespace xr = ::sciz::runs;
 
 constexpr uint64_t kSparseHeader = 16;  // u64 count, u8 index width, 7 zero bytes
 
