@@ -229,13 +229,8 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
     SCIZ_REQUIRE(h[0] == nout && h[1] == nexact, Status::internal, "lorenzo (CUDA): sparse counts changed on the rerun");
   }
 
-  // Section 1: the lossless stage writes straight into device memory.
-  codes::DeviceEncoded c = enc.finish(out.check.get(), s);
-  out.stage = c.stage;
-  out.codes = std::move(c.bytes);
-  out.codes_size = c.size;
-
-  // Section 2: the outliers, sorted tile-major as the CPU twin lists them.
+  // Section 2, queued first so that the GPU sorts while the host chooses the stage: the
+  // outliers, sorted tile-major as the CPU twin lists them.
   const uint64_t slots = tile_grid(e, t).count() * t.volume();
   const uint32_t width = slots <= (1ull << 32) ? 4 : 8;
   out.outliers_size = kSparseHeader + nout * (width + 4);
@@ -245,15 +240,20 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
     write_outliers_kernel<<<stride_grid(nout), 256, 0, s>>>(so.keys, so.vals, nout, width, out.outliers.get());
     SCIZ_CUDA_CHECK_LAUNCH("lorenzo write_outliers_kernel");
   }
+  const Sorted<T> se = sort_pairs(eidx, evals, nexact, n, s);
 
-  // Section 3: the exact values, sorted by field index, as runs. Last, so that the writer's own
-  // synchronization (its size) finds the rest of the work already queued.
-  {
-    const Sorted<T> se = sort_pairs(eidx, evals, nexact, n, s);
-    runs::DeviceBlob b = xr::write_device<T>(se.keys, se.vals, nexact, s);
-    out.exact = std::move(b.bytes);
-    out.exact_size = b.size;
-  }
+  // Section 1: the stage chosen on the host from the counts; its encoders write straight into
+  // device memory.
+  codes::DeviceEncoded c = enc.finish(out.check.get(), s);
+  out.stage = c.stage;
+  out.codes = std::move(c.bytes);
+  out.codes_size = c.size;
+
+  // Section 3: the exact values as runs. Last, so that the writer's own synchronization (its
+  // size) finds the rest of the work already queued.
+  runs::DeviceBlob b = xr::write_device<T>(se.keys, se.vals, nexact, s);
+  out.exact = std::move(b.bytes);
+  out.exact_size = b.size;
   return out;
 }
 
