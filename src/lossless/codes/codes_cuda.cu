@@ -53,7 +53,7 @@ dev::Buffer<uint8_t> zeroed(uint64_t bytes, cudaStream_t s) {
 
 void encode_huffman(const uint16_t* d_sym, uint64_t n, const Sized& z, uint8_t* d_blob, DeviceStatus* st,
                     uint32_t part, cudaStream_t s) {
-  huffman::cuda::encode_blob(d_sym, n, z.codebook(), z.bits, d_blob, st, part, s);
+  huffman::cuda::encode_blob(d_sym, n, z.lens, z.bits, d_blob, st, part, s);
 }
 
 }  // namespace
