@@ -157,6 +157,13 @@ __global__ void __launch_bounds__(kBookThreads)
       s_k += all.count;
       s_last = max(s_last, all.last);
       s_sum += total;
+      // Ten bytes without an end: the host reader refuses the varint there, and so must this
+      // loop, or a hostile codebook of continuation bytes would keep one CTA scanning.
+      const uint32_t seen = min(b0 + kBookThreads, nbytes);
+      if (s_k < used && !s_bad && seen - s_last >= 10) {
+        report(st, kStatusHuffmanCodebook, where, kCodebookLongVarint, s_last);
+        s_bad = 1;
+      }
     }
     __syncthreads();
   }
