@@ -8,6 +8,7 @@
 
 #include "core/byteio.hpp"
 #include "core/cuda_check.cuh"
+#include "core/trace.hpp"
 #include "lossless/bitpack/bitpack_cuda.cuh"
 #include "lossless/bitpack/bitpack_math.hpp"
 #include "lossless/codes/codes_device.hpp"
@@ -53,7 +54,7 @@ dev::Buffer<uint8_t> zeroed(uint64_t bytes, cudaStream_t s) {
 
 void encode_huffman(const uint16_t* d_sym, uint64_t n, const Sized& z, uint8_t* d_blob, DeviceStatus* st,
                     uint32_t part, cudaStream_t s) {
-  huffman::cuda::encode_blob(d_sym, n, z.codebook(), z.bits, d_blob, st, part, s);
+  huffman::cuda::encode_blob(d_sym, n, z.lens, z.bits, d_blob, st, part, s);
 }
 
 }  // namespace
@@ -116,21 +117,24 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
   };
   DeviceEncoded r;
   r.stage = choice_;
-  switch (choice_) {
-    case Lossless::bitpack: r.size = bitpack::words_offset(n) + 4 * sc[cuda::kWidthWords]; break;
-    case Lossless::rle: r.size = rle_bytes(runs); break;
-    case Lossless::huffman:
-      h = size_from_hist(host_hist(rb_, at_hist_, alphabet_), n);
-      r.size = h.bytes;
-      break;
-    case Lossless::rle_huffman: r.size = size_runs().second; break;
-    case Lossless::zrle_huffman: r.size = size_tokens(); break;
-    case Lossless::auto_select: {
-      h = size_from_hist(host_hist(rb_, at_hist_, alphabet_), n);
-      const Decision d = decide(h, n, centre_, size_tokens, [&] { return n ? sc[cuda::kChanges] + 1 : 0; }, size_runs);
-      r.stage = d.stage;
-      r.size = d.bytes;
-      break;
+  {
+    TracePhase choosing("lossless device: choose (host)");
+    switch (choice_) {
+      case Lossless::bitpack: r.size = bitpack::words_offset(n) + 4 * sc[cuda::kWidthWords]; break;
+      case Lossless::rle: r.size = rle_bytes(runs); break;
+      case Lossless::huffman:
+        h = size_from_hist(host_hist(rb_, at_hist_, alphabet_), n);
+        r.size = h.bytes;
+        break;
+      case Lossless::rle_huffman: r.size = size_runs().second; break;
+      case Lossless::zrle_huffman: r.size = size_tokens(); break;
+      case Lossless::auto_select: {
+        h = size_from_hist(host_hist(rb_, at_hist_, alphabet_), n);
+        const Decision d = decide(h, n, centre_, size_tokens, [&] { return n ? sc[cuda::kChanges] + 1 : 0; }, size_runs);
+        r.stage = d.stage;
+        r.size = d.bytes;
+        break;
+      }
     }
   }
 

@@ -134,18 +134,28 @@ uint64_t coded_bits(const Codebook& cb, std::span<const uint64_t> hist) {
   return bits;
 }
 
-void write_codebook(ByteWriter& w, const Codebook& cb) {
+Lengths lengths_of(const Codebook& cb) {
+  Lengths l;
+  for (uint32_t s = 0; s < kAlphabet; ++s)
+    if (cb.len[s]) {
+      l.sym.push_back(s);
+      l.len.push_back(cb.len[s]);
+    }
+  return l;
+}
+
+void write_codebook(ByteWriter& w, const Lengths& l) {
   uint32_t expect = 0;
-  std::vector<uint8_t> nibbles;
-  for (uint32_t s = 0; s < kAlphabet; ++s) {
-    if (!cb.len[s]) continue;
+  for (uint32_t s : l.sym) {
     put_varint(w, s - expect);
     expect = s + 1;
-    nibbles.push_back(static_cast<uint8_t>(cb.len[s] - 1));
   }
-  for (size_t k = 0; k < nibbles.size(); k += 2)
-    w.put<uint8_t>(static_cast<uint8_t>(nibbles[k] | (k + 1 < nibbles.size() ? nibbles[k + 1] << 4 : 0)));
+  const size_t m = l.len.size();
+  for (size_t k = 0; k < m; k += 2)
+    w.put<uint8_t>(static_cast<uint8_t>((l.len[k] - 1) | (k + 1 < m ? (l.len[k + 1] - 1) << 4 : 0)));
 }
+
+void write_codebook(ByteWriter& w, const Codebook& cb) { write_codebook(w, lengths_of(cb)); }
 
 Codebook read_codebook(ByteReader& r, uint32_t used) {
   SCIZ_REQUIRE(used <= kAlphabet, Status::corrupt_stream, "huffman codebook: more than 65536 symbols");

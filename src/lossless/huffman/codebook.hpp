@@ -45,7 +45,9 @@ uint64_t coded_bits(const Codebook& cb, std::span<const uint64_t> hist);
 // Serialized as: per used symbol, in increasing order, a LEB128 gap to the previous one
 // (minus one); then the code lengths minus one as 4-bit nibbles, low nibble first, the last
 // byte's spare nibble zero. Half a byte per length instead of one keeps small fields small.
+void write_codebook(ByteWriter& w, const Lengths& l);
 void write_codebook(ByteWriter& w, const Codebook& cb);
+Lengths lengths_of(const Codebook& cb);
 Codebook read_codebook(ByteReader& r, uint32_t used);
 
 struct DecodeTables {

@@ -59,6 +59,7 @@ struct Layout {
   size_t chunk_bits_at, words_at, bytes;
 };
 Layout layout(size_t codebook_bytes, uint64_t chunks, uint64_t words);
+std::vector<uint8_t> header_and_codebook(const Lengths& l, uint64_t n, uint32_t chunk, uint64_t total_bits);
 std::vector<uint8_t> header_and_codebook(const Codebook& cb, uint64_t n, uint32_t chunk, uint64_t total_bits);
 
 }  // namespace sciz::huffman

@@ -43,11 +43,12 @@ struct BlobRef {
 };
 
 // Writes the whole blob for d_sym[0, n) into d_blob[0, bytes), which the caller has zeroed:
-// the header and codebook (one small upload), then the chunk bit counts and the words. The
-// codes come from reading the uploaded codebook back on the device with the decoder's own
-// reader, so the encoder's table is the one a decoder will build. total_bits: from the
-// histogram (coded_bits). No synchronization; a failed self-check is reported into st.
-void encode_blob(const uint16_t* d_sym, uint64_t n, const Codebook& cb, uint64_t total_bits, uint8_t* d_blob,
+// the header and codebook (one small upload, serialized from the lengths without building the
+// 65536-entry tables on the host), then the chunk bit counts and the words. The codes come from
+// reading the uploaded codebook back on the device with the decoder's own reader, so the
+// encoder's table is the one a decoder will build. total_bits: from the histogram
+// (coded_bits). No synchronization; a failed self-check is reported into st (not null).
+void encode_blob(const uint16_t* d_sym, uint64_t n, const Lengths& lengths, uint64_t total_bits, uint8_t* d_blob,
                  DeviceStatus* st, uint32_t where, cudaStream_t s, uint32_t chunk = kDefaultChunk);
 
 // Decodes the blob that *d_ref (device memory) places in d_base into d_out (16-byte aligned,

@@ -157,6 +157,13 @@ __global__ void __launch_bounds__(kBookThreads)
       s_k += all.count;
       s_last = max(s_last, all.last);
       s_sum += total;
+      // Ten bytes without an end: the host reader refuses the varint there, and so must this
+      // loop, or a hostile codebook of continuation bytes would keep one CTA scanning.
+      const uint32_t seen = min(b0 + kBookThreads, nbytes);
+      if (s_k < used && !s_bad && seen - s_last >= 10) {
+        report(st, kStatusHuffmanCodebook, where, kCodebookLongVarint, s_last);
+        s_bad = 1;
+      }
     }
     __syncthreads();
   }
@@ -385,10 +392,10 @@ void require_aligned(const void* p, uintptr_t to, const char* what) {
 
 }  // namespace
 
-void encode_blob(const uint16_t* d_sym, uint64_t n, const Codebook& cb, uint64_t total_bits, uint8_t* d_blob,
+void encode_blob(const uint16_t* d_sym, uint64_t n, const Lengths& lengths, uint64_t total_bits, uint8_t* d_blob,
                  DeviceStatus* st, uint32_t where, cudaStream_t s, uint32_t chunk) {
   require_aligned(d_blob, 4, "blob");
-  const std::vector<uint8_t> prefix = header_and_codebook(cb, n, chunk, total_bits);
+  const std::vector<uint8_t> prefix = header_and_codebook(lengths, n, chunk, total_bits);
   dev::copy_to_device(d_blob, prefix.data(), prefix.size(), s);  // pageable and small: staged, no wait
   if (n == 0) return;
   require_aligned(d_sym, 16, "symbols");

@@ -22,18 +22,22 @@ Layout layout(size_t codebook_bytes, uint64_t chunks, uint64_t words) {
   return l;
 }
 
-std::vector<uint8_t> header_and_codebook(const Codebook& cb, uint64_t n, uint32_t chunk, uint64_t total_bits) {
+std::vector<uint8_t> header_and_codebook(const Lengths& l, uint64_t n, uint32_t chunk, uint64_t total_bits) {
   ByteWriter cbw;
-  write_codebook(cbw, cb);
+  write_codebook(cbw, l);
   ByteWriter w;
   w.put<uint64_t>(n);
   w.put<uint32_t>(chunk);
-  w.put<uint32_t>(cb.used);
+  w.put<uint32_t>(static_cast<uint32_t>(l.sym.size()));
   w.put<uint64_t>(total_bits);
   w.put<uint32_t>(static_cast<uint32_t>(cbw.size()));
   w.put<uint32_t>(0);
   w.bytes(cbw.buffer().data(), cbw.size());
   return std::move(w.buffer());
+}
+
+std::vector<uint8_t> header_and_codebook(const Codebook& cb, uint64_t n, uint32_t chunk, uint64_t total_bits) {
+  return header_and_codebook(lengths_of(cb), n, chunk, total_bits);
 }
 
 uint64_t encoded_bytes(const Codebook& cb, uint64_t n, uint64_t bits, uint32_t chunk) {

@@ -8,6 +8,7 @@
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "core/exact_runs_cuda.hpp"
+#include "core/trace.hpp"
 #include "lossless/codes/codes_device.hpp"
 #include "lossless/codes/device_check.cuh"
 #include "lossless/codes/readback.hpp"
@@ -208,9 +209,12 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
   dev::Buffer<int32_t> oval(ocap, s);
   dev::Buffer<T> evals(ecap, s);
   auto* found = reinterpret_cast<unsigned long long*>(rb.device(at_found));
-  cuda::launch_quantize<T>(d_x, e, t, p, codes.get(), {found, oidx.get(), oval.get(), ocap, eidx.get(), evals.get(), ecap}, s);
-  enc.launch(s);
-  rb.fetch(s);  // synchronization 1
+  {
+    TracePhase tp("lorenzo device: quantize + count", true, s);
+    cuda::launch_quantize<T>(d_x, e, t, p, codes.get(), {found, oidx.get(), oval.get(), ocap, eidx.get(), evals.get(), ecap}, s);
+    enc.launch(s);
+    rb.fetch(s);  // synchronization 1
+  }
   uint64_t nout = rb.host(at_found)[0], nexact = rb.host(at_found)[1];
   if (nout > ocap || nexact > ecap) {  // rare: quantize again into lists of the exact sizes
     ocap = std::max(ocap, nout);
@@ -228,13 +232,8 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
     SCIZ_REQUIRE(h[0] == nout && h[1] == nexact, Status::internal, "lorenzo (CUDA): sparse counts changed on the rerun");
   }
 
-  // Section 1: the lossless stage writes straight into device memory.
-  codes::DeviceEncoded c = enc.finish(out.check.get(), s);
-  out.stage = c.stage;
-  out.codes = std::move(c.bytes);
-  out.codes_size = c.size;
-
-  // Section 2: the outliers, sorted tile-major as the CPU twin lists them.
+  // Section 2, queued first so that the GPU sorts while the host chooses the stage: the
+  // outliers, sorted tile-major as the CPU twin lists them.
   const uint64_t slots = tile_grid(e, t).count() * t.volume();
   const uint32_t width = slots <= (1ull << 32) ? 4 : 8;
   out.outliers_size = kSparseHeader + nout * (width + 4);
@@ -244,15 +243,24 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
     write_outliers_kernel<<<stride_grid(nout), 256, 0, s>>>(so.keys, so.vals, nout, width, out.outliers.get());
     SCIZ_CUDA_CHECK_LAUNCH("lorenzo write_outliers_kernel");
   }
+  const Sorted<T> se = sort_pairs(eidx, evals, nexact, n, s);
 
-  // Section 3: the exact values, sorted by field index, as runs. Last, so that the writer's own
-  // synchronization (its size) finds the rest of the work already queued.
+  // Section 1: the stage chosen on the host from the counts; its encoders write straight into
+  // device memory.
   {
-    const Sorted<T> se = sort_pairs(eidx, evals, nexact, n, s);
-    runs::DeviceBlob b = xr::write_device<T>(se.keys, se.vals, nexact, s);
-    out.exact = std::move(b.bytes);
-    out.exact_size = b.size;
+    TracePhase tp("lorenzo device: choose + encode codes", true, s);
+    codes::DeviceEncoded c = enc.finish(out.check.get(), s);
+    out.stage = c.stage;
+    out.codes = std::move(c.bytes);
+    out.codes_size = c.size;
   }
+
+  // Section 3: the exact values as runs. Last, so that the writer's own synchronization (its
+  // size) finds the rest of the work already queued.
+  TracePhase tp("lorenzo device: exact runs", true, s);
+  runs::DeviceBlob b = xr::write_device<T>(se.keys, se.vals, nexact, s);
+  out.exact = std::move(b.bytes);
+  out.exact_size = b.size;
   return out;
 }
 
@@ -262,7 +270,10 @@ void decompress_device(DeviceSpan codes_sec, DeviceSpan outliers, DeviceSpan exa
   cuda::require_tile(t);  // before any device work
   const uint64_t n = e.count();
   dev::Buffer<uint16_t> codes(n, s);
-  codes::decode_device(stage, codes_sec, codes.get(), n, st, s);
+  {
+    TracePhase tp("lorenzo device: decode codes", true, s);
+    codes::decode_device(stage, codes_sec, codes.get(), n, st, s);
+  }
 
   // The outliers are read in place by the reconstruction: 8-byte aligned, checked first.
   if (outliers.size < kSparseHeader) return check::report_from_host(st, kStatusSectionTruncated, 2, outliers.size, kSparseHeader, s);
@@ -281,6 +292,7 @@ void decompress_device(DeviceSpan codes_sec, DeviceSpan outliers, DeviceSpan exa
 
   const runs::DeviceRuns<T> runs = xr::parse_device<T>(exact.data, exact.size, n, st, 3, s);
   // Every check above is queued before the first write to d_out, and every writer reads st.
+  TracePhase tp("lorenzo device: reconstruct + exact", true, s);
   cuda::launch_reconstruct_section<T>(codes.get(), osec, e, t, p, d_out, st, s);
   xr::scatter_device<T>(runs, d_out, st, s);
 }
