@@ -70,9 +70,7 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
 // bits, run sums, bitpack widths; the outliers' count, width and strictly ascending indices
 // below the slots; the exact runs). A failure is reported into st (codes 400..499, and the
 // exact runs' 100..199); d_out is then left untouched, as it is when st already holds a
-// failure. No synchronization: the caller syncs s once and reads st. (Until core/
-// exact_runs_cuda.cu lands from dev-a, the exact runs go through an interim host parse that
-// copies section 3 to the host and synchronizes once; see exact_runs_interim.hpp.)
+// failure. No synchronization: the caller syncs s once and reads st.
 template <class T>
 void decompress_device(DeviceSpan codes, DeviceSpan outliers, DeviceSpan exact, Lossless stage, const Extent& e,
                        const TileShape& t, const QuantParams<T>& p, T* d_out, DeviceStatus* st, cudaStream_t s);
