@@ -256,6 +256,13 @@ void decode_rows(const StreamView& sv, uint64_t a, uint64_t b, bool all, void* o
   }
   const uint8_t* d_stream = static_cast<const uint8_t*>(sv.data);
   dev::Buffer<uint8_t> up;
+  if (sv.on_device && (reinterpret_cast<uintptr_t>(d_stream) & 15) != 0) {
+    // The decoders read sections in place with 16-byte loads: a stream that does not start on
+    // a 16-byte boundary is copied to one that does.
+    up = dev::Buffer<uint8_t>(sv.size, opt.stream);
+    dev::copy_on_device(up.get(), d_stream, sv.size, opt.stream);
+    d_stream = up.get();
+  }
   if (!sv.on_device) {  // the stream goes up once; everything else happens on the device
     TracePhase t("upload stream", true, opt.stream);
     up = dev::Buffer<uint8_t>(sv.size, opt.stream);

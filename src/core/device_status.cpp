@@ -66,6 +66,15 @@ std::string device_status_message(const DeviceStatus& st) {
     case kStatusHuffmanDecode: return huffman_part(st.where) + ": chunk " + a + " does not decode to its stated bit count";
     case kStatusHuffmanTruncated: return huffman_part(st.where) + ": " + a + " bytes, shorter than its header and codebook (" + b + ")";
     case kStatusEncoderInternal: return "internal error of a device encoder (check " + w + ": " + a + ", " + b + ")";
+    case kStatusSzxFirst + 0: return "szx: block " + a + " keeps " + b + " bytes per value, more than its type has";
+    case kStatusSzxFirst + 1: return "szx: mid-byte counts section holds " + a + " bytes for " + b + " non-constant blocks";
+    case kStatusSzxFirst + 2: return "szx: codes section holds " + a + " bytes, expected " + b;
+    case kStatusSzxFirst + 3: return "szx: block " + a + " claims " + b + " mid-bytes";
+    case kStatusSzxFirst + 4: return "szx: mid-bytes section holds " + a + " bytes, the counts sum to " + b;
+    case kStatusSzxFirst + 5:
+      return "szx: the leading-byte codes of block " + a + " do not match its kept bytes and mid-byte count";
+    case kStatusDeltaFirst + 0: return "delta: group " + a + " claims width " + b + ", more than 31";
+    case kStatusDeltaFirst + 1: return "delta: payload section holds " + a + " bytes, the widths call for " + b;
     default: return "device check " + std::to_string(st.code) + " failed (where " + w + ", " + a + ", " + b + ")";
   }
 }

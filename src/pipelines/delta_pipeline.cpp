@@ -86,6 +86,20 @@ void decompress_typed(const DecompressJob& job) {
       [&](T* out) { delta::decode_cuda<T>(sec, n, eb, out, job.cuda_stream); });
 }
 
+template <class T>
+void decompress_device_typed(const DeviceDecodeJob& job) {
+  const Header& h = *job.header;
+  const delta::Chain chain = delta::read_params(h.params);
+  delta::DeviceSectionsIn sec;
+  sec.mode = chain.mode;
+  sec.row = chain.row;
+  sec.widths = job.section(kWidths, "delta widths");
+  sec.initial = job.section(kInitial, "delta initial values");
+  sec.payload = job.section(kPayload, "delta payload");
+  sec.exact = job.section(kExact, "delta exact values");
+  delta::decode_device_sections<T>(sec, h.shape.count(), h.eb_abs, static_cast<T*>(job.d_out), job.st, job.s);
+}
+
 class DeltaPipeline final : public Pipeline {
  public:
   const char* name() const override { return "delta"; }
@@ -117,6 +131,13 @@ class DeltaPipeline final : public Pipeline {
       compress_device_typed<float>(job, out);
     else
       compress_device_typed<double>(job, out);
+  }
+
+  void decompress_device(const DeviceDecodeJob& job) const override {
+    if (job.header->dtype == DType::f32)
+      decompress_device_typed<float>(job);
+    else
+      decompress_device_typed<double>(job);
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {

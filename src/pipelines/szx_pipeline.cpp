@@ -76,6 +76,20 @@ void decompress_typed(const DecompressJob& job) {
       [&](T* out) { szx::decode_cuda<T>(sec, n, out, job.cuda_stream); });
 }
 
+template <class T>
+void decompress_device_typed(const DeviceDecodeJob& job) {
+  const Header& h = *job.header;
+  szx::DeviceSectionsIn sec;
+  sec.block = szx::read_params(h.params);
+  sec.kinds = job.section(kKinds, "szx block kinds");
+  sec.mus = job.section(kMus, "szx block means");
+  sec.mid_counts = job.section(kMidCounts, "szx mid-byte counts");
+  sec.codes = job.section(kCodes, "szx leading-byte codes");
+  sec.mid = job.section(kMid, "szx mid-bytes");
+  sec.exact = job.section(kExact, "szx exact values");
+  szx::decode_device_sections<T>(sec, h.shape.count(), static_cast<T*>(job.d_out), job.st, job.s);
+}
+
 class SzxPipeline final : public Pipeline {
  public:
   const char* name() const override { return "szx"; }
@@ -106,6 +120,13 @@ class SzxPipeline final : public Pipeline {
       compress_device_typed<float>(job, out);
     else
       compress_device_typed<double>(job, out);
+  }
+
+  void decompress_device(const DeviceDecodeJob& job) const override {
+    if (job.header->dtype == DType::f32)
+      decompress_device_typed<float>(job);
+    else
+      decompress_device_typed<double>(job);
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {

@@ -12,6 +12,8 @@
 
 #include "core/cuda_fwd.hpp"
 #include "core/device.hpp"
+#include "core/device_span.hpp"
+#include "core/device_status.hpp"
 #include "predict/delta/delta_math.hpp"
 
 namespace sciz::delta {
@@ -133,6 +135,20 @@ DeviceSections<T> upload(const Sections& sec, uint64_t n, double eb, cudaStream_
 // One kernel (a CTA per layer) then the exact values. Synchronizes s once.
 template <class T>
 void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s);
+
+// The sections in device memory (lengths from the container, contents on the device, payload on
+// a 16-byte boundary), decoded into d_out with every check of validate() made: the length checks
+// here (throwing corrupt_stream), the content checks on the device (widths, layer sizes against
+// the payload, the exact runs), reported into st; the decode kernel and the exact-value scatter
+// write nothing once st holds a failure. No synchronization.
+struct DeviceSectionsIn {
+  uint8_t mode = kModeLinear;
+  uint64_t row = 0;
+  DeviceSpan widths, initial, payload, exact;
+};
+template <class T>
+void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, double eb, T* d_out, DeviceStatus* st,
+                            cudaStream_t s);
 
 template <class T>
 void decode_cuda(const Sections& sec, uint64_t n, double eb, T* d_out, cudaStream_t s) {

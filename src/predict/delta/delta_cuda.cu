@@ -29,8 +29,11 @@
 #include <string>
 #include <vector>
 
+#include <cub/device/device_scan.cuh>
+
 #include "core/cuda_check.cuh"
 #include "core/exact_download.hpp"
+#include "core/exact_runs_cuda.cuh"
 #include "core/exact_runs.hpp"
 #include "core/host_memory.hpp"
 #include "core/kernel_timer.cuh"
@@ -637,7 +640,9 @@ __device__ inline IterWords stage_words(const uint8_t* __restrict__ in, uint32_t
 template <class T>
 __global__ void __launch_bounds__(32 * kLayerWarps<T>)
     decode_kernel(uint64_t n, Rows rows, Quant<T> p, const uint8_t* __restrict__ widths, const int32_t* __restrict__ initial,
-                  const uint8_t* __restrict__ payload, const uint64_t* __restrict__ layer_off, T* __restrict__ out) {
+                  const uint8_t* __restrict__ payload, const uint64_t* __restrict__ layer_off, T* __restrict__ out,
+                  const DeviceStatus* st) {
+  if (st && failed(st)) return;  // sections checked on the device and found wrong: write nothing
   __shared__ T s_stage[kLayerWarps<T>][kStageValues];
   __shared__ uint32_t s_bytes[kLayerWarps<T>];
   __shared__ int32_t s_sum[kLayerWarps<T>];
@@ -730,6 +735,43 @@ __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __rest
   for (uint64_t q = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; q < count; q += stride)
     out[row ? serp_index(idx[q], row) : idx[q]] = val[q];  // indices are chain indices
 }
+
+// Device-side validation of the sections (delta_cpu.cpp's validate() on the device): a CTA per
+// layer sums its groups' payload bytes and checks every width; the sums, scanned, are the
+// layers' payload offsets, whose total must be the payload section's length.
+__global__ void layer_bytes_kernel(const uint8_t* __restrict__ widths, uint64_t G, uint64_t L,
+                                   uint64_t* __restrict__ layer_end, DeviceStatus* st) {
+  __shared__ uint64_t s_sum;
+  __shared__ unsigned long long s_bad;
+  for (uint64_t l = blockIdx.x; l < L; l += gridDim.x) {
+    if (threadIdx.x == 0) s_sum = 0, s_bad = ~0ull;
+    __syncthreads();
+    const uint64_t g0 = l * kLayerGroups, g1 = min(G, g0 + kLayerGroups);
+    uint32_t bytes = 0;
+    for (uint64_t g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
+      const uint32_t w = widths[g];
+      if (w > kMaxWidth) atomicMin(&s_bad, static_cast<unsigned long long>(g));
+      bytes += group_bytes(w);
+    }
+    atomicAdd(reinterpret_cast<unsigned long long*>(&s_sum), static_cast<unsigned long long>(bytes));
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      layer_end[l] = align_layer(s_sum);
+      if (s_bad != ~0ull) report(st, kStatusDeltaFirst + 0, 0, s_bad, widths[s_bad]);
+    }
+    __syncthreads();
+  }
+}
+
+__global__ void payload_total_kernel(const uint64_t* __restrict__ layer_off, uint64_t L, uint64_t payload,
+                                     DeviceStatus* st) {
+  if (threadIdx.x == 0 && layer_off[L] != payload) report(st, kStatusDeltaFirst + 1, 0, payload, layer_off[L]);
+}
+
+struct SerpentineMap {
+  uint64_t row;
+  __device__ uint64_t operator()(uint64_t c) const { return row ? serp_index(c, row) : c; }
+};
 
 // Kernel timing under SCIZ_DELTA_TIMING (core/kernel_timer.cuh).
 struct Timer : KernelTimer {
@@ -863,7 +905,7 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
   Timer t("decode kernel", d.n * sizeof(T), s);
   decode_kernel<T><<<static_cast<unsigned>(L), 32 * kLayerWarps<T>, 0, s>>>(
       d.n, make_rows(d.row), p, d.widths.get(), reinterpret_cast<const int32_t*>(d.initial.get()), d.payload.get(), d.layer_off.get(),
-      d_out);
+      d_out, nullptr);
   SCIZ_CUDA_CHECK(cudaGetLastError());
   t.stop();
   const uint64_t ne = d.exact_idx.size();
@@ -875,11 +917,60 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
   dev::sync(s);
 }
 
+template <class T>
+void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, double eb, T* d_out, DeviceStatus* st,
+                            cudaStream_t s) {
+  // What depends only on lengths is checked here, as validate() does; contents on the device.
+  SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::corrupt_stream,
+               "delta: error bound " + std::to_string(eb) + " must be finite and positive");
+  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "delta: field of " + std::to_string(n) + " values");
+  if (sec.mode == kModeLinear) {
+    SCIZ_REQUIRE(sec.row == 0, Status::corrupt_stream, "delta: a linear chain with a row length");
+  } else {
+    SCIZ_REQUIRE(sec.mode == kModeSerpentine, Status::corrupt_stream, "delta: unknown chain mode " + std::to_string(sec.mode));
+    SCIZ_REQUIRE(sec.row >= 2 && sec.row <= kMaxRow && sec.row < n && n % sec.row == 0, Status::corrupt_stream,
+                 "delta: serpentine rows of " + std::to_string(sec.row) + " values do not tile a field of " +
+                     std::to_string(n));
+  }
+  const uint64_t L = layer_count(n), G = group_count(n);
+  SCIZ_REQUIRE(sec.widths.size == G, Status::corrupt_stream,
+               "delta: widths section holds " + std::to_string(sec.widths.size) + " bytes, the field has " +
+                   std::to_string(G) + " groups of 32");
+  SCIZ_REQUIRE(sec.initial.size == 4 * L, Status::corrupt_stream,
+               "delta: initial values section holds " + std::to_string(sec.initial.size) + " bytes, expected " +
+                   std::to_string(4 * L));
+  SCIZ_REQUIRE(L < (uint64_t(1) << 31), Status::corrupt_stream, "delta: too many layers for one launch");
+  const runs::DeviceRuns<T> exact = runs::parse_device<T>(sec.exact.data, sec.exact.size, n, st, 4, s);
+  if (L == 0) return;
+  SCIZ_REQUIRE((reinterpret_cast<uintptr_t>(sec.payload.data) & 15) == 0, Status::internal,
+               "delta: payload section not on a 16-byte boundary");
+  dev::Buffer<uint64_t> layer_off(L + 1, s);
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(layer_off.get(), 0, 8, s));
+  layer_bytes_kernel<<<static_cast<unsigned>(std::min<uint64_t>(L, 132 * 16)), 256, 0, s>>>(sec.widths.data, G, L,
+                                                                                          layer_off.get() + 1, st);
+  SCIZ_CUDA_CHECK_LAUNCH("delta layer_bytes_kernel");
+  size_t temp = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp, layer_off.get() + 1, layer_off.get() + 1, L, s));
+  dev::Buffer<uint8_t> scratch(temp, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scratch.get(), temp, layer_off.get() + 1, layer_off.get() + 1, L, s));
+  payload_total_kernel<<<1, 32, 0, s>>>(layer_off.get(), L, sec.payload.size, st);
+  SCIZ_CUDA_CHECK_LAUNCH("delta payload_total_kernel");
+  const Quant<T> p = make_quant<T>(eb);
+  Timer t("decode kernel (device sections)", n * sizeof(T), s);
+  decode_kernel<T><<<static_cast<unsigned>(L), 32 * kLayerWarps<T>, 0, s>>>(
+      n, make_rows(sec.row), p, sec.widths.data, reinterpret_cast<const int32_t*>(sec.initial.data), sec.payload.data,
+      layer_off.get(), d_out, st);
+  SCIZ_CUDA_CHECK_LAUNCH("delta decode_kernel");
+  t.stop();
+  runs::scatter_device_mapped<T>(exact, d_out, st, SerpentineMap{sec.row}, s);
+}
+
 #define SCIZ_DELTA_INSTANTIATE(T)                                                          \
   template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t, uint64_t); \
   template Encoded download<T>(const DeviceEncoded<T>&, cudaStream_t, Stats*);            \
   template DeviceSections<T> upload<T>(const Sections&, uint64_t, double, cudaStream_t);  \
-  template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);
+  template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);                 \
+  template void decode_device_sections<T>(const DeviceSectionsIn&, uint64_t, double, T*, DeviceStatus*, cudaStream_t);
 SCIZ_DELTA_INSTANTIATE(float)
 SCIZ_DELTA_INSTANTIATE(double)
 #undef SCIZ_DELTA_INSTANTIATE

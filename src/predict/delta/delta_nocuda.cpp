@@ -9,7 +9,7 @@ namespace {
 }  // namespace
 
 template <class T>
-DeviceEncoded<T> encode_device(const T*, uint64_t, double, cudaStream_t) {
+DeviceEncoded<T> encode_device(const T*, uint64_t, double, cudaStream_t, uint64_t) {
   no_cuda();
 }
 template <class T>
@@ -24,12 +24,17 @@ template <class T>
 void decode_device(const DeviceSections<T>&, T*, cudaStream_t) {
   no_cuda();
 }
+template <class T>
+void decode_device_sections(const DeviceSectionsIn&, uint64_t, double, T*, DeviceStatus*, cudaStream_t) {
+  no_cuda();
+}
 
 #define SCIZ_DELTA_INSTANTIATE(T)                                                          \
-  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t);    \
+  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t, uint64_t); \
   template Encoded download<T>(const DeviceEncoded<T>&, cudaStream_t, Stats*);            \
   template DeviceSections<T> upload<T>(const Sections&, uint64_t, double, cudaStream_t);  \
-  template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);
+  template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);              \
+  template void decode_device_sections<T>(const DeviceSectionsIn&, uint64_t, double, T*, DeviceStatus*, cudaStream_t);
 SCIZ_DELTA_INSTANTIATE(float)
 SCIZ_DELTA_INSTANTIATE(double)
 #undef SCIZ_DELTA_INSTANTIATE

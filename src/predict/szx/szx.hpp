@@ -12,6 +12,8 @@
 
 #include "core/cuda_fwd.hpp"
 #include "core/device.hpp"
+#include "core/device_span.hpp"
+#include "core/device_status.hpp"
 #include "predict/szx/szx_math.hpp"
 
 namespace sciz::szx {
@@ -124,6 +126,19 @@ DeviceSections<T> upload(const Sections& sec, uint64_t n, cudaStream_t s);
 // read; a corrupt block throws Error(corrupt_stream). Synchronizes s once.
 template <class T>
 void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s);
+
+// The sections in device memory (lengths from the container, contents on the device; mid-bytes
+// on a 16-byte boundary with readable bytes past the codes and mid-bytes, as a stream's chunk
+// layout gives them), decoded into d_out with every check of validate() made: the length checks
+// here (throwing corrupt_stream), the content checks on the device (kinds, counts and section
+// sizes, every block's codes, the exact runs), reported into st. The decode kernels write
+// nothing once st holds a failure found before them. No synchronization.
+struct DeviceSectionsIn {
+  uint32_t block = kDefaultBlock;
+  DeviceSpan kinds, mus, mid_counts, codes, mid, exact;
+};
+template <class T>
+void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, T* d_out, DeviceStatus* st, cudaStream_t s);
 
 template <class T>
 void decode_cuda(const Sections& sec, uint64_t n, T* d_out, cudaStream_t s) {

@@ -14,7 +14,10 @@
 
 #include <vector>
 
+#include <cub/device/device_scan.cuh>
+
 #include "core/exact_runs.hpp"
+#include "core/exact_runs_cuda.hpp"
 #include "predict/szx/szx_cuda_common.cuh"
 
 namespace sciz::szx {
@@ -50,7 +53,9 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     decode_warp_kernel(uint64_t n, uint64_t nblocks, uint32_t B, const uint8_t* __restrict__ kinds,
                        const T* __restrict__ mus, const uint32_t* __restrict__ rank,
                        const uint64_t* __restrict__ block_mid_off, const uint8_t* __restrict__ codes,
-                       const uint8_t* __restrict__ mid, T* __restrict__ out, unsigned long long* __restrict__ bad) {
+                       const uint8_t* __restrict__ mid, T* __restrict__ out, unsigned long long* __restrict__ bad,
+                       const DeviceStatus* st) {
+  if (st && failed(st)) return;  // sections checked on the device and found wrong: write nothing
   using U = typename Traits<T>::U;
   constexpr int W = Traits<T>::kBytes;
   static_assert(R < 32);
@@ -191,7 +196,8 @@ __global__ void __launch_bounds__(NT)
     decode_kernel(uint64_t n, uint32_t B, const uint8_t* __restrict__ kinds, const T* __restrict__ mus,
                   const uint32_t* __restrict__ rank, const uint64_t* __restrict__ mid_off,
                   const uint8_t* __restrict__ codes, const uint8_t* __restrict__ mid, T* __restrict__ out,
-                  unsigned long long* __restrict__ bad) {
+                  unsigned long long* __restrict__ bad, const DeviceStatus* st) {
+  if (st && failed(st)) return;
   using U = typename Traits<T>::U;
   constexpr int W = Traits<T>::kBytes;
   using Scan = cub::BlockScan<Walk, NT>;
@@ -269,6 +275,74 @@ __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __rest
     out[idx[q]] = val[q];
 }
 
+// Device-side validation of the sections (szx_cpu.cpp's validate() on the device). Pass 1 per
+// block: its kind (<= W) and whether it is non-constant; a scan gives each its rank.
+template <class T>
+__global__ void kinds_kernel(const uint8_t* __restrict__ kinds, uint64_t nblocks, uint32_t* __restrict__ nc,
+                             DeviceStatus* st) {
+  constexpr int W = Traits<T>::kBytes;
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
+    const uint8_t k = kinds[b];
+    if (k > W) report(st, kStatusSzxFirst + 0, 0, b, k);
+    nc[b] = k != 0;
+  }
+}
+
+// Pass 2 per block: its mid-byte count (from the counts section by rank), checked against what
+// the block can hold; a scan gives the per-block offsets. Reads only where the section sizes
+// (checked first, in sizes_kernel) allow.
+template <class T>
+__global__ void mid_counts_kernel(uint64_t n, uint32_t B, const uint8_t* __restrict__ kinds, uint64_t nblocks,
+                                  const uint32_t* __restrict__ rank, const uint8_t* __restrict__ counts,
+                                  uint64_t counts_bytes, uint64_t* __restrict__ mc, DeviceStatus* st) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
+    uint64_t c = 0;
+    const uint8_t k = kinds[b];
+    const uint64_t j = rank[b];
+    if (k != 0 && 2 * j + 2 <= counts_bytes) {
+      c = counts[2 * j] | (uint64_t(counts[2 * j + 1]) << 8);
+      if (c > uint64_t(block_len(n, B, b)) * k) report(st, kStatusSzxFirst + 3, 0, b, c);
+    }
+    mc[b] = c;
+  }
+}
+
+// The section lengths that follow from the kinds: 2 bytes of count and B/4 of codes per
+// non-constant block (the field's short last block fewer).
+__global__ void sizes_kernel(uint64_t n, uint32_t B, const uint8_t* __restrict__ kinds, uint64_t nblocks,
+                             const uint32_t* __restrict__ rank, uint64_t counts_bytes, uint64_t codes_bytes,
+                             DeviceStatus* st) {
+  if (threadIdx.x != 0) return;
+  const uint64_t K = rank[nblocks];
+  if (counts_bytes != 2 * K) return report(st, kStatusSzxFirst + 1, 0, counts_bytes, K);
+  uint64_t codes = K * (B / 4);
+  if (nblocks && kinds[nblocks - 1] != 0) codes -= B / 4 - code_bytes(block_len(n, B, nblocks - 1));
+  if (codes_bytes != codes) report(st, kStatusSzxFirst + 2, 0, codes_bytes, codes);
+}
+
+__global__ void mid_total_kernel(const uint64_t* __restrict__ off, uint64_t nblocks, uint64_t mid_bytes,
+                                 DeviceStatus* st) {
+  if (threadIdx.x == 0 && off[nblocks] != mid_bytes) report(st, kStatusSzxFirst + 4, 0, mid_bytes, off[nblocks]);
+}
+
+// B > 128: the CTA kernel reads mid-byte offsets by rank.
+__global__ void by_rank_kernel(const uint8_t* __restrict__ kinds, uint64_t nblocks, const uint32_t* __restrict__ rank,
+                               const uint64_t* __restrict__ off, uint64_t* __restrict__ rank_off) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b <= nblocks; b += stride) {
+    if (b == nblocks) rank_off[rank[nblocks]] = off[nblocks];
+    else if (kinds[b]) rank_off[rank[b]] = off[b];
+  }
+}
+
+__global__ void bad_codes_kernel(const unsigned long long* __restrict__ bad, DeviceStatus* st) {
+  if (threadIdx.x == 0 && *bad != ~0ull) report(st, kStatusSzxFirst + 5, 0, *bad, 0);
+}
+
+unsigned grid_for(uint64_t items) { return static_cast<unsigned>(std::clamp<uint64_t>((items + 255) / 256, 1, 132 * 32)); }
+
 template <class X>
 dev::Buffer<X> upload_vector(const X* p, size_t count, cudaStream_t s) {
   dev::Buffer<X> d(count, s);
@@ -337,11 +411,12 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
     const uint64_t grid = (nblocks + uint64_t{kWarps} * kDecodeR - 1) / (uint64_t{kWarps} * kDecodeR);
     decode_warp_kernel<T, kDecodeR, kDecodeMinCtas><<<static_cast<unsigned>(grid), 32 * kWarps, smem, s>>>(
         n, nblocks, B, d.kinds.get(), mus, d.rank.get(), d.mid_off.get(), d.codes.get(), d.mid.get(), d_out,
-        d_bad.get());
+        d_bad.get(), nullptr);
   } else {
     with_threads(B, [&](auto nt) {
       decode_kernel<T, decltype(nt)::value><<<static_cast<unsigned>(nblocks), decltype(nt)::value, size_t{B} * W, s>>>(
-          n, B, d.kinds.get(), mus, d.rank.get(), d.mid_off.get(), d.codes.get(), d.mid.get(), d_out, d_bad.get());
+          n, B, d.kinds.get(), mus, d.rank.get(), d.mid_off.get(), d.codes.get(), d.mid.get(), d_out, d_bad.get(),
+          nullptr);
     });
   }
   SCIZ_CUDA_CHECK_LAUNCH("szx decode_kernel");
@@ -360,6 +435,73 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
                    " do not match its kept bytes and mid-byte count");
 }
 
+template <class T>
+void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, T* d_out, DeviceStatus* st, cudaStream_t s) {
+  constexpr int W = Traits<T>::kBytes;
+  SCIZ_REQUIRE(valid_block(sec.block), Status::corrupt_stream,
+               "szx: block size " + std::to_string(sec.block) + " is not a multiple of 32 in 32..4096");
+  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "szx: field of " + std::to_string(n) + " values");
+  const uint32_t B = sec.block;
+  const uint64_t nblocks = (n + B - 1) / B;
+  SCIZ_REQUIRE(sec.kinds.size == nblocks, Status::corrupt_stream,
+               "szx: block kinds section holds " + std::to_string(sec.kinds.size) + " bytes, the field has " +
+                   std::to_string(nblocks) + " blocks");
+  SCIZ_REQUIRE(sec.mus.size == nblocks * W, Status::corrupt_stream,
+               "szx: block means section holds " + std::to_string(sec.mus.size) + " bytes, expected " +
+                   std::to_string(nblocks * W));
+  require_grid(nblocks, Status::corrupt_stream);
+  const runs::DeviceRuns<T> exact = runs::parse_device<T>(sec.exact.data, sec.exact.size, n, st, 6, s);
+  if (nblocks == 0) return;
+  // The warp kernel copies mid-bytes 16 aligned bytes at a time and codes a whole block at a
+  // time: in a stream, sections start on 16-byte boundaries and the chunk's tail covers the
+  // copies past the last section's end (core/container.hpp).
+  SCIZ_REQUIRE((reinterpret_cast<uintptr_t>(sec.mid.data) & 15) == 0 && (reinterpret_cast<uintptr_t>(sec.mus.data) & 7) == 0,
+               Status::internal, "szx: sections not on 16-byte boundaries");
+  dev::Buffer<uint32_t> rank(nblocks + 1, s);
+  dev::Buffer<uint64_t> off(nblocks + 1, s);
+  kinds_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(sec.kinds.data, nblocks, rank.get(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("szx kinds_kernel");
+  size_t t1 = 0, t2 = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, t1, rank.get(), rank.get(), nblocks + 1, s));
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, t2, off.get(), off.get(), nblocks + 1, s));
+  dev::Buffer<uint8_t> temp(std::max(t1, t2), s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), t1, rank.get(), rank.get(), nblocks + 1, s));
+  sizes_kernel<<<1, 32, 0, s>>>(n, B, sec.kinds.data, nblocks, rank.get(), sec.mid_counts.size, sec.codes.size, st);
+  SCIZ_CUDA_CHECK_LAUNCH("szx sizes_kernel");
+  mid_counts_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(n, B, sec.kinds.data, nblocks, rank.get(), sec.mid_counts.data,
+                                                       sec.mid_counts.size, off.get(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("szx mid_counts_kernel");
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), t2, off.get(), off.get(), nblocks + 1, s));
+  mid_total_kernel<<<1, 32, 0, s>>>(off.get(), nblocks, sec.mid.size, st);
+  SCIZ_CUDA_CHECK_LAUNCH("szx mid_total_kernel");
+  dev::Buffer<unsigned long long> d_bad(1, s);
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_bad.get(), 0xff, 8, s));
+  const T* mus = reinterpret_cast<const T*>(sec.mus.data);
+  KernelTimer t("decode_kernel (device sections)", n * W, s);
+  if (B <= 128) {
+    const size_t smem = size_t{kWarps} * decode_warp_bytes<T>(kDecodeR, B);
+    allow_shared_bytes(decode_warp_kernel<T, kDecodeR, kDecodeMinCtas>, smem);
+    const uint64_t grid = (nblocks + uint64_t{kWarps} * kDecodeR - 1) / (uint64_t{kWarps} * kDecodeR);
+    decode_warp_kernel<T, kDecodeR, kDecodeMinCtas><<<static_cast<unsigned>(grid), 32 * kWarps, smem, s>>>(
+        n, nblocks, B, sec.kinds.data, mus, rank.get(), off.get(), sec.codes.data, sec.mid.data, d_out, d_bad.get(), st);
+  } else {
+    dev::Buffer<uint64_t> rank_off(nblocks + 1, s);
+    by_rank_kernel<<<grid_for(nblocks + 1), 256, 0, s>>>(sec.kinds.data, nblocks, rank.get(), off.get(), rank_off.get());
+    SCIZ_CUDA_CHECK_LAUNCH("szx by_rank_kernel");
+    with_threads(B, [&](auto nt) {
+      decode_kernel<T, decltype(nt)::value><<<static_cast<unsigned>(nblocks), decltype(nt)::value, size_t{B} * W, s>>>(
+          n, B, sec.kinds.data, mus, rank.get(), rank_off.get(), sec.codes.data, sec.mid.data, d_out, d_bad.get(), st);
+    });
+  }
+  SCIZ_CUDA_CHECK_LAUNCH("szx decode_kernel");
+  t.stop();
+  bad_codes_kernel<<<1, 32, 0, s>>>(d_bad.get(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("szx bad_codes_kernel");
+  runs::scatter_device<T>(exact, d_out, st, s);
+}
+
+template void decode_device_sections<float>(const DeviceSectionsIn&, uint64_t, float*, DeviceStatus*, cudaStream_t);
+template void decode_device_sections<double>(const DeviceSectionsIn&, uint64_t, double*, DeviceStatus*, cudaStream_t);
 template DeviceSections<float> upload<float>(const Sections&, uint64_t, cudaStream_t);
 template DeviceSections<double> upload<double>(const Sections&, uint64_t, cudaStream_t);
 template void decode_device<float>(const DeviceSections<float>&, float*, cudaStream_t);
