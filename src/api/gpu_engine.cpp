@@ -312,8 +312,7 @@ void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t r
   }
   const uint64_t first = ps.plan.chunk_of_row(row_begin), last = ps.plan.chunk_of_row(row_end - 1) + 1;
   dev::Buffer<DeviceStatus> st(1, s);
-  const DeviceStatus zero{};
-  dev::copy_to_device(st.get(), &zero, sizeof zero, s);
+  dev::zero(st.get(), sizeof(DeviceStatus), s);
   // Every checksum first, on the caller's stream: the decoders (on the workers' streams) start
   // after it, so a damaged chunk anywhere keeps every chunk from writing.
   std::vector<std::vector<devstream::Section>> secs(last - first);
@@ -416,8 +415,7 @@ void decompress_to_host(const uint8_t* d_stream, const DeviceHead& dh, uint64_t 
   // writes nothing; each chunk's contents are then checked before its rows are written.
   {
     dev::Buffer<DeviceStatus> st(1, s);
-    const DeviceStatus zero{};
-    dev::copy_to_device(st.get(), &zero, sizeof zero, s);
+    dev::zero(st.get(), sizeof(DeviceStatus), s);
     for (uint64_t i = ps.plan.chunk_of_row(row_begin); i <= ps.plan.chunk_of_row(row_end - 1); ++i) {
       std::vector<devstream::Section> secs;
       std::vector<uint64_t> sums;

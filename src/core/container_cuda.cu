@@ -61,10 +61,16 @@ __global__ void padding_kernel(const uint8_t* __restrict__ chunk, Gaps g, uint32
       if (chunk[g.at[k] + i] != 0) report(st, kStatusPadding, where, g.at[k] + i, 0);
 }
 
-__global__ void compare_kernel(const uint64_t* __restrict__ sums, const uint64_t* __restrict__ stored,
-                               const uint32_t* __restrict__ ids, uint32_t k, uint32_t chunk, DeviceStatus* st) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < k && sums[i] != stored[i]) report(st, kStatusChecksum, chunk, ids[i], sums[i]);
+// The stored checksums ride as a kernel argument: a pageable upload would wait for the stream.
+struct Stored {
+  uint64_t sum[kMaxSections];
+  uint32_t id[kMaxSections];
+  uint32_t k;
+};
+
+__global__ void compare_kernel(const uint64_t* __restrict__ sums, Stored stored, uint32_t chunk, DeviceStatus* st) {
+  const uint32_t i = threadIdx.x;
+  if (i < stored.k && sums[i] != stored.sum[i]) report(st, kStatusChecksum, chunk, stored.id[i], sums[i]);
 }
 
 std::vector<digest::Range> ranges_of(const std::vector<Section>& secs) {
@@ -174,17 +180,16 @@ void verify_sections(const uint8_t* d_chunk, uint64_t chunk_bytes, uint64_t head
   padding_kernel<<<g.count, 64, 0, s>>>(d_chunk, g, chunk, st);
   SCIZ_CUDA_CHECK_LAUNCH("padding_kernel");
   if (secs.empty()) return;
-  const uint32_t k = static_cast<uint32_t>(secs.size());
-  // The stored checksums and ids ride in two small uploads; the digests stay on the device.
-  dev::Buffer<uint64_t> d_stored(k, s), sums(k, s);
-  dev::copy_to_device(d_stored.get(), stored.data(), k * 8, s);
-  std::vector<uint32_t> ids32(k);
-  for (uint32_t i = 0; i < k; ++i) ids32[i] = secs[i].id;
-  dev::Buffer<uint32_t> d_ids(k, s);
-  dev::copy_to_device(d_ids.get(), ids32.data(), k * 4, s);
+  Stored st_sums{};
+  st_sums.k = static_cast<uint32_t>(secs.size());
+  for (uint32_t i = 0; i < st_sums.k; ++i) {
+    st_sums.sum[i] = stored[i];
+    st_sums.id[i] = secs[i].id;
+  }
+  dev::Buffer<uint64_t> sums(st_sums.k, s);
   const auto ranges = ranges_of(secs);
   digest::chunked_device(ranges.data(), ranges.size(), kDigestBlockV4, sums.get(), s);
-  compare_kernel<<<(k + 127) / 128, 128, 0, s>>>(sums.get(), d_stored.get(), d_ids.get(), k, chunk, st);
+  compare_kernel<<<1, kMaxSections, 0, s>>>(sums.get(), st_sums, chunk, st);
   SCIZ_CUDA_CHECK_LAUNCH("compare_kernel");
 }
 

@@ -154,6 +154,10 @@ void copy_on_device(void* dst, const void* src, size_t bytes, cudaStream_t s) {
   if (bytes) SCIZ_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
 }
 
+void zero(void* d, size_t bytes, cudaStream_t s) {
+  if (bytes) SCIZ_CUDA_CHECK(cudaMemsetAsync(d, 0, bytes, s));
+}
+
 void sync(cudaStream_t s) { SCIZ_CUDA_CHECK(cudaStreamSynchronize(s)); }
 
 bool is_device_pointer(const void* p) {

@@ -43,6 +43,7 @@ bool is_pinned_host_pointer(const void* p);  // page-locked host memory (cudaHos
 void copy_to_device(void* d, const void* h, size_t bytes, cudaStream_t s);
 void copy_to_host(void* h, const void* d, size_t bytes, cudaStream_t s);
 void copy_on_device(void* dst, const void* src, size_t bytes, cudaStream_t s);
+void zero(void* d, size_t bytes, cudaStream_t s);  // queued; no host synchronization
 void sync(cudaStream_t s);
 bool is_device_pointer(const void* p);
 

@@ -23,6 +23,7 @@ void copy_to_device(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
 void copy_to_host(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
 void copy_on_device(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
 void sync(cudaStream_t) { no_cuda(); }
+void zero(void*, size_t, cudaStream_t) { no_cuda(); }
 bool is_device_pointer(const void*) { return false; }
 }  // namespace sciz::dev
 

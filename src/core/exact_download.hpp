@@ -28,6 +28,11 @@ std::vector<uint8_t> download_exact_runs(const uint64_t* d_idx, const T* d_val, 
 template <class T>
 std::pair<dev::Buffer<uint8_t>, uint64_t> exact_runs_on_device(const uint64_t* d_idx, const T* d_val, uint64_t count,
                                                                cudaStream_t s) {
+  if (count == 0) {  // the empty section is 24 zero bytes: no copy, so no wait for the stream
+    dev::Buffer<uint8_t> d(24, s);
+    dev::zero(d.get(), 24, s);
+    return {std::move(d), 24};
+  }
   const std::vector<uint8_t> h = download_exact_runs<T>(d_idx, d_val, count, s);
   dev::Buffer<uint8_t> d(h.size(), s);
   dev::copy_to_device(d.get(), h.data(), h.size(), s);  // pageable: staged before return

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sciz/sciz.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -82,7 +83,12 @@ TEST(DeviceSections, GpuRefusesWhatTheCpuRefuses) {
         ASSERT_EQ(cpu_ok, gpu_ok) << "the devices disagree on this stream";
         if (cpu_ok) {
           ++accepted;
-          EXPECT_TRUE(test::same_bits(cpu, got)) << "both accepted, different values";
+          // Garbage that decodes makes NaNs, whose payloads the GPU's arithmetic canonicalizes:
+          // equal bits, or NaN on both sides.
+          size_t differ = 0;
+          for (size_t i = 0; i < cpu.size(); ++i)
+            if (std::memcmp(&cpu[i], &got[i], 4) != 0 && !(std::isnan(cpu[i]) && std::isnan(got[i]))) ++differ;
+          EXPECT_EQ(differ, 0u) << "both accepted, different values";
         } else {
           ++refused;
           if (std::string(p) != "szx") EXPECT_TRUE(test::same_bits(gpu, got)) << "refused but written";
