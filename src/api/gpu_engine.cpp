@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
 
 #include "core/container_cuda.hpp"
@@ -14,6 +15,7 @@
 #include "core/device.hpp"
 #include "core/device_streams.hpp"
 #include "core/error_bound.hpp"
+#include "core/host_memory.hpp"
 #include "core/host_transfer.hpp"
 #include "core/trace.hpp"
 #include "core/value_range.hpp"
@@ -124,7 +126,8 @@ constexpr int kWorkersPerDevice = 3;
 
 }  // namespace
 
-uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t* d_out, uint64_t capacity) {
+uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t* d_out, uint64_t capacity,
+                         uint8_t* host_out, uint64_t host_capacity) {
   require_device_pointer(f.data, "field data");
   if (capacity) require_device_pointer(d_out, "output buffer");
   const Pipeline& pipe = find_pipeline(opt.pipeline);
@@ -168,6 +171,9 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
         EncodedChunk c = encode_rows(pipe, rows, f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, wopt);
         const uint64_t at = commit.place(i, c.bytes);
         if (at + c.bytes <= capacity) devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_out + at, ws);
+        // A host copy goes down as soon as its chunk is written, behind other chunks' kernels.
+        if (host_out && at + c.bytes <= std::min(capacity, host_capacity))
+          dev::download(host_out + at, d_out + at, c.bytes, ws);
         entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
       }
     } catch (const Aborted&) {
@@ -186,10 +192,100 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
   settle();  // the caller's stream sees every chunk written
   const uint64_t at = commit.end();
   if (at > capacity) fail_too_small(capacity, at);
+  if (host_out && at > host_capacity) fail_too_small(host_capacity, at);
   const std::vector<uint8_t> head = write_stream_header(h, plan, entries);
+  if (host_out) {
+    std::memcpy(host_out, head.data(), head.size());
+    return at;  // the device copy was scratch
+  }
   dev::copy_to_device(d_out, head.data(), head.size(), s);
   return at;
 }
+
+namespace {
+
+// The CUDA devices a host-memory call spreads its chunks over.
+std::vector<int> devices_of(const std::vector<int>& asked) {
+  if (asked.empty()) return {dev::current_device()};
+  for (int d : asked) {
+    SCIZ_REQUIRE(d >= 0 && d < dev::device_count(), Status::invalid_argument,
+                 "CUDA device " + std::to_string(d) + " does not exist (" + std::to_string(dev::device_count()) + " visible)");
+  }
+  return asked;
+}
+
+// Workers per device under a memory budget: each holds a chunk's rows and its encoded chunk
+// plus the encoder's working memory.
+int workers_within(uint64_t budget, uint64_t chunk_in) {
+  const uint64_t each = 2 * chunk_in + chunk_working_bytes(chunk_in);
+  SCIZ_REQUIRE(budget >= each, Status::invalid_argument,
+               "GPU memory cap of " + num(budget) + " bytes holds less than one chunk's work (" + num(each) +
+                   " bytes): lower --chunk-mb or raise the cap");
+  return static_cast<int>(std::clamp<uint64_t>(budget / each, 1, kWorkersPerDevice));
+}
+
+// A host field through one or more GPUs a chunk at a time: each worker uploads its chunk's
+// rows, encodes them, writes the chunk and downloads it to its place, while the other workers'
+// copies and kernels run beside it. `vr` is the whole field's range, found beforehand.
+uint64_t compress_streamed(const FieldView& f, const CompressOptions& opt, const std::vector<int>& devices,
+                           const ValueRange& vr, uint8_t* out, uint64_t capacity) {
+  const Pipeline& pipe = find_pipeline(opt.pipeline);
+  const ChunkPlan plan = plan_chunks(f.shape, f.dtype, opt.chunk_mb);
+  const size_t w = dtype_size(f.dtype);
+  const uint64_t chunk_in = plan.rows_per_chunk * plan.row_values * w;
+  const Header h = field_header(f, opt, pipe, vr);
+  std::vector<ChunkEntry> entries(plan.count);
+  Committer commit(align16(stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count)));
+  std::atomic<uint64_t> next{0};
+  const DeviceAllocator* alloc = dev::current_allocator();
+  const int per = workers_within(opt.gpu_memory ? opt.gpu_memory : UINT64_MAX, chunk_in);
+  const int k = static_cast<int>(std::min<uint64_t>(plan.count, per * devices.size()));
+  workers::run(k, [&](int wk) {
+    const int device = devices[wk % devices.size()];
+    dev::set_device(device);
+    dev::AllocatorScope scope(alloc);
+    const Stream ws = workers::stream_for(device);
+    CompressOptions wopt = opt;
+    wopt.stream = ws;
+    try {
+      dev::Buffer<uint8_t> d_rows(chunk_in, ws), d_chunk(raw_chunk_bytes(chunk_in), ws);
+      for (uint64_t i; (i = next++) < plan.count;) {
+        const uint8_t* rows = static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w;
+        dev::upload(d_rows.get(), rows, plan.values(i) * w, ws);
+        EncodedChunk c = encode_rows(pipe, d_rows.get(), f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, wopt);
+        const uint64_t at = commit.place(i, c.bytes);
+        devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_chunk.get(), ws);
+        if (at + c.bytes <= capacity)
+          dev::download(out + at, d_chunk.get(), c.bytes, ws);  // synchronizes ws: d_chunk is free again
+        else
+          dev::sync(ws);
+        entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
+      }
+      dev::sync(ws);
+    } catch (const Aborted&) {
+      dev::sync(ws);
+    } catch (...) {
+      commit.abort();
+      try {
+        dev::sync(ws);
+      } catch (...) {
+      }
+      throw;
+    }
+  });
+  const uint64_t at = commit.end();
+  if (at > capacity) fail_too_small(capacity, at);
+  const std::vector<uint8_t> head = write_stream_header(h, plan, entries);
+  std::memcpy(out, head.data(), head.size());
+  return at;
+}
+
+ValueRange host_range(const FieldView& f) {
+  return f.dtype == DType::f32 ? value_range_cpu(static_cast<const float*>(f.data), f.shape.count())
+                               : value_range_cpu(static_cast<const double*>(f.data), f.shape.count());
+}
+
+}  // namespace
 
 uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* out, uint64_t capacity,
                        std::vector<uint8_t>* grown) {
@@ -198,61 +294,47 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
   const uint64_t max_stream = max_compressed_size(f.dtype, f.shape, opt.pipeline, opt.chunk_mb);
   const ChunkPlan plan = plan_chunks(f.shape, f.dtype, opt.chunk_mb);
   const uint64_t chunk_in = plan.rows_per_chunk * plan.row_values * dtype_size(f.dtype);
+  const std::vector<int> devices = devices_of(opt.devices);
   const uint64_t budget = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
-  SCIZ_REQUIRE(budget >= 2 * chunk_in + chunk_working_bytes(chunk_in), Status::invalid_argument,
-               "GPU memory cap of " + num(budget) + " bytes holds less than one chunk's work (" +
-                   num(2 * chunk_in + chunk_working_bytes(chunk_in)) + " bytes): lower --chunk-mb or raise the cap");
-  if (bytes + max_stream + chunk_working_bytes(chunk_in) <= budget) {
-    // The whole field fits: up once, compressed device to device, the stream down once.
+  (void)workers_within(budget, chunk_in);  // names a cap too small for any chunk
+  if (devices.size() == 1 && devices[0] == dev::current_device() &&
+      bytes + max_stream + kWorkersPerDevice * chunk_working_bytes(chunk_in) <= budget) {
+    // The whole field fits: up once, compressed device to device, each chunk down as soon as it
+    // is written (into the caller's buffer) or the stream down once (into a new vector).
     dev::Buffer<uint8_t> d_field(bytes, s), d_stream(max_stream, s);
     {
       TracePhase t("upload field", true, s);
       dev::upload(d_field.get(), f.data, bytes, s);
     }
-    const uint64_t size = compress_device({d_field.get(), f.dtype, f.shape, true}, opt, d_stream.get(), max_stream);
-    if (!out) {
-      grown->resize(size);  // huge pages advised by download
-      out = grown->data();
-    } else {
-      if (size > capacity) fail_too_small(capacity, size);
+    const FieldView df{d_field.get(), f.dtype, f.shape, true};
+    if (out) {
+      const uint64_t size = compress_device(df, opt, d_stream.get(), max_stream, out, capacity);
+      dev::sync(s);
+      return size;
     }
+    const uint64_t size = compress_device(df, opt, d_stream.get(), max_stream);
+    grown->resize(size);
     TracePhase t("download stream", true, s);
-    dev::download(out, d_stream.get(), size, s);
+    dev::download(grown->data(), d_stream.get(), size, s);
     return size;
   }
-  // Larger than the GPU's share: chunk by chunk, the range found on the host first.
-  const Pipeline& pipe = find_pipeline(opt.pipeline);
-  ValueRange vr = f.dtype == DType::f32 ? value_range_cpu(static_cast<const float*>(f.data), f.shape.count())
-                                        : value_range_cpu(static_cast<const double*>(f.data), f.shape.count());
-  const Header h = field_header(f, opt, pipe, vr);
-  const size_t w = dtype_size(f.dtype);
-  std::vector<ChunkEntry> entries(plan.count);
-  const uint64_t head_bytes = align16(stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count));
-  uint64_t at = head_bytes;
-  if (grown) {
-    grown->clear();
-    grown->reserve(max_stream);
-    grown->resize(head_bytes);
+  // Larger than the GPU's share, or over several GPUs: chunk by chunk, the range found on the
+  // host first (it fixes the bound every chunk uses).
+  ValueRange vr;
+  {
+    TracePhase t("value range (host)");
+    vr = host_range(f);
   }
-  dev::Buffer<uint8_t> d_rows(chunk_in, s), d_chunk(raw_chunk_bytes(chunk_in), s);
-  for (uint64_t i = 0; i < plan.count; ++i) {
-    const uint64_t in = plan.values(i) * w;
-    dev::upload(d_rows.get(), static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w, in, s);
-    EncodedChunk c = encode_rows(pipe, d_rows.get(), f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, opt);
-    devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_chunk.get(), s);
-    if (grown) {
-      grown->resize(at + c.bytes);
-      dev::download(grown->data() + at, d_chunk.get(), c.bytes, s);
-    } else if (at + c.bytes <= capacity) {
-      dev::download(out + at, d_chunk.get(), c.bytes, s);
-    }
-    entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
-    at += c.bytes;
-  }
-  if (!grown && at > capacity) fail_too_small(capacity, at);
-  const std::vector<uint8_t> head = write_stream_header(h, plan, entries);
-  std::memcpy(grown ? grown->data() : out, head.data(), head.size());
-  return at;
+  dev::sync(s);  // the caller's earlier work on s (its field) before the workers read it
+  if (out) return compress_streamed(f, opt, devices, vr, out, capacity);
+  // Into a buffer of the largest possible size (pages are touched only where chunks land),
+  // then into the vector.
+  std::unique_ptr<uint8_t[]> tmp(new uint8_t[max_stream]);
+  advise_huge_pages(tmp.get(), max_stream);
+  const uint64_t size = compress_streamed(f, opt, devices, vr, tmp.get(), max_stream);
+  grown->resize(size);
+  std::memcpy(grown->data(), tmp.get(), size);
+  return size;
 }
 
 DeviceHead read_device_head(const uint8_t* d_stream, uint64_t size, Stream s) {
@@ -287,8 +369,20 @@ DeviceHead read_device_head(const uint8_t* d_stream, uint64_t size, Stream s) {
   return d;
 }
 
+namespace {
+devstream::ChunkCheck chunk_check(const uint8_t* d_stream, const DeviceHead& dh, uint64_t i) {
+  const ParsedChunk& c = dh.ps.chunks[i];
+  devstream::ChunkCheck k{d_stream + c.offset, c.length, c.head_bytes, {}, {}, static_cast<uint32_t>(i)};
+  for (const auto& e : dh.heads[i].sections) {
+    k.secs.push_back({e.id, d_stream + c.offset + e.offset, e.length});
+    k.stored.push_back(e.checksum);
+  }
+  return k;
+}
+}  // namespace
+
 void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t row_begin, uint64_t row_end,
-                       uint8_t* d_out, const DecompressOptions& opt) {
+                       uint8_t* d_out, const DecompressOptions& opt, uint8_t* host_out) {
   const Stream s = opt.stream;
   require_device_pointer(d_out, "output buffer");
   const ParsedStream& ps = dh.ps;
@@ -318,15 +412,12 @@ void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t r
   std::vector<std::vector<devstream::Section>> secs(last - first);
   {
     TracePhase t("verify checksums (cuda)", true, s);
+    std::vector<devstream::ChunkCheck> checks;
     for (uint64_t i = first; i < last; ++i) {
-      std::vector<uint64_t> sums;
-      for (const auto& e : dh.heads[i].sections) {
-        secs[i - first].push_back({e.id, d_stream + ps.chunks[i].offset + e.offset, e.length});
-        sums.push_back(e.checksum);
-      }
-      devstream::verify_sections(d_stream + ps.chunks[i].offset, ps.chunks[i].length, ps.chunks[i].head_bytes,
-                                 secs[i - first], sums, static_cast<uint32_t>(i), st.get(), s);
+      checks.push_back(chunk_check(d_stream, dh, i));
+      secs[i - first] = checks.back().secs;
     }
+    devstream::verify_chunks(checks, st.get(), s);
   }
   dev::Event verified = dev::make_event();
   dev::record(verified, s);
@@ -383,6 +474,11 @@ void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t r
       if (!whole)
         devstream::copy_if_ok(d_out + (a - row_begin) * row_bytes, dst + (a - c.row0) * row_bytes, (b - a) * row_bytes,
                               st.get(), ws);
+      // Into host memory: the chunk's rows go down as soon as they are decoded, behind other
+      // chunks' kernels (the closing verdict still decides whether the call succeeds).
+      if (host_out)
+        dev::download(host_out + (a - row_begin) * row_bytes, d_out + (a - row_begin) * row_bytes, (b - a) * row_bytes,
+                      ws);
     }
   });
   } catch (...) {
@@ -402,44 +498,70 @@ void decompress_to_host(const uint8_t* d_stream, const DeviceHead& dh, uint64_t 
   const Stream s = opt.stream;
   const ParsedStream& ps = dh.ps;
   const uint64_t row_bytes = ps.plan.row_values * dtype_size(ps.header.dtype);
-  const uint64_t bytes = (row_end - row_begin) * row_bytes, chunk_out = ps.plan.rows_per_chunk * row_bytes;
-  const uint64_t budget = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
-  if (ps.header.version < 4 || bytes + chunk_working_bytes(chunk_out) <= budget) {
-    dev::Buffer<uint8_t> d(bytes, s);
+  const uint64_t bytes = (row_end - row_begin) * row_bytes;
+  dev::Buffer<uint8_t> d(bytes, s);
+  if (ps.header.version < 4) {
     decompress_device(d_stream, dh, row_begin, row_end, d.get(), opt);
-    TracePhase t("download field", true, s);
     dev::download(out, d.get(), bytes, s);
     return;
   }
-  // Chunk by chunk. Every checksum of the rows' chunks is checked first, so a damaged stream
-  // writes nothing; each chunk's contents are then checked before its rows are written.
-  {
-    dev::Buffer<DeviceStatus> st(1, s);
-    dev::zero(st.get(), sizeof(DeviceStatus), s);
-    for (uint64_t i = ps.plan.chunk_of_row(row_begin); i <= ps.plan.chunk_of_row(row_end - 1); ++i) {
-      std::vector<devstream::Section> secs;
-      std::vector<uint64_t> sums;
-      for (const auto& e : dh.heads[i].sections) {
-        secs.push_back({e.id, d_stream + ps.chunks[i].offset + e.offset, e.length});
-        sums.push_back(e.checksum);
+  decompress_device(d_stream, dh, row_begin, row_end, d.get(), opt, out);
+}
+
+bool fits(const ParsedStream& ps, uint64_t row_begin, uint64_t row_end, uint64_t stream_bytes,
+          const DecompressOptions& opt) {
+  const uint64_t row_bytes = ps.plan.row_values * dtype_size(ps.header.dtype);
+  const uint64_t chunk_out = ps.plan.rows_per_chunk * row_bytes;
+  const uint64_t budget = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
+  return (opt.devices.size() <= 1) &&
+         stream_bytes + (row_end - row_begin) * row_bytes + kWorkersPerDevice * chunk_working_bytes(chunk_out) <= budget;
+}
+
+void decompress_streamed(std::span<const uint8_t> stream, const ParsedStream& ps, uint64_t row_begin,
+                         uint64_t row_end, uint8_t* out, const DecompressOptions& opt) {
+  const std::vector<int> devices = devices_of(opt.devices);
+  const uint64_t row_bytes = ps.plan.row_values * dtype_size(ps.header.dtype);
+  const uint64_t chunk_out = ps.plan.rows_per_chunk * row_bytes;
+  const uint64_t first = ps.plan.chunk_of_row(row_begin), last = ps.plan.chunk_of_row(row_end - 1) + 1;
+  uint64_t max_chunk = 0;
+  for (uint64_t i = first; i < last; ++i) max_chunk = std::max(max_chunk, ps.chunks[i].length);
+  const int per = workers_within(opt.gpu_memory ? opt.gpu_memory : UINT64_MAX, chunk_out);
+  const int k = static_cast<int>(std::min<uint64_t>(last - first, per * devices.size()));
+  std::atomic<uint64_t> next{first};
+  const DeviceAllocator* alloc = dev::current_allocator();
+  workers::run(k, [&](int wk) {
+    const int device = devices[wk % devices.size()];
+    dev::set_device(device);
+    dev::AllocatorScope scope(alloc);
+    const Stream ws = workers::stream_for(device);
+    try {
+      dev::Buffer<uint8_t> d_chunk(max_chunk, ws), d_rows(chunk_out, ws);
+      dev::Buffer<DeviceStatus> st(1, ws);
+      for (uint64_t i; (i = next++) < last;) {
+        const ParsedChunk& c = ps.chunks[i];
+        dev::upload(d_chunk.get(), stream.data() + c.offset, c.length, ws);
+        dev::zero(st.get(), sizeof(DeviceStatus), ws);
+        DeviceDecodeJob job{&c.header, {}, effective_extent(c.header.shape), d_rows.get(), st.get(), ws};
+        for (const auto& sec : c.sections)
+          job.sections.push_back({sec.id, DeviceSpan{d_chunk.get() + (sec.bytes.data() - (stream.data() + c.offset)),
+                                                     sec.bytes.size()}});
+        find_pipeline(c.header.pipeline).decompress_device(job);
+        DeviceStatus verdict;
+        dev::copy_to_host(&verdict, st.get(), sizeof verdict, ws);
+        dev::sync(ws);
+        throw_if_failed(verdict, "stream: chunk " + std::to_string(i));
+        const uint64_t a = std::max(row_begin, c.row0), b = std::min(row_end, c.row0 + c.rows);
+        dev::download(out + (a - row_begin) * row_bytes, d_rows.get() + (a - c.row0) * row_bytes, (b - a) * row_bytes,
+                      ws);
       }
-      devstream::verify_sections(d_stream + ps.chunks[i].offset, ps.chunks[i].length, ps.chunks[i].head_bytes, secs,
-                                 sums, static_cast<uint32_t>(i), st.get(), s);
+    } catch (...) {
+      try {
+        dev::sync(ws);
+      } catch (...) {
+      }
+      throw;
     }
-    DeviceStatus verdict;
-    dev::copy_to_host(&verdict, st.get(), sizeof verdict, s);
-    dev::sync(s);
-    throw_if_failed(verdict, "stream");
-  }
-  SCIZ_REQUIRE(budget >= chunk_out + chunk_working_bytes(chunk_out), Status::invalid_argument,
-               "GPU memory cap of " + num(budget) + " bytes holds less than one chunk's work (" +
-                   num(chunk_out + chunk_working_bytes(chunk_out)) + " bytes)");
-  dev::Buffer<uint8_t> d(chunk_out, s);
-  for (uint64_t i = ps.plan.chunk_of_row(row_begin); i <= ps.plan.chunk_of_row(row_end - 1); ++i) {
-    const uint64_t a = std::max(row_begin, ps.plan.row0(i)), b = std::min(row_end, ps.plan.row0(i) + ps.plan.rows(i));
-    decompress_device(d_stream, dh, a, b, d.get(), opt);
-    dev::download(out + (a - row_begin) * row_bytes, d.get(), (b - a) * row_bytes, s);
-  }
+  });
 }
 
 }  // namespace sciz::gpu

@@ -5,6 +5,7 @@
 #include <sciz/sciz.hpp>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/container.hpp"
@@ -15,10 +16,15 @@ namespace sciz::gpu {
 // buffer_too_small naming the size when capacity is short (every chunk is still encoded, to
 // learn it). Host synchronizations: one for the value range, one per chunk to learn its
 // sections' sizes.
-uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t* d_out, uint64_t capacity);
+// With host_out, each chunk is also copied there as soon as it is written (d_out is then
+// scratch and gets no header).
+uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t* d_out, uint64_t capacity,
+                         uint8_t* host_out = nullptr, uint64_t host_capacity = 0);
 
-// f in host memory, compressed on the GPU into host memory (out, capacity), or into a new
-// vector when out is null (the size is returned either way).
+// f in host memory, compressed on the GPU(s) into host memory (out, capacity), or into a new
+// vector when out is null (the size is returned either way). A field that fits the device
+// (opt.gpu_memory, else its free memory) goes up whole; otherwise, and over several devices
+// (opt.devices), chunks stream through each device's workers.
 uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* out, uint64_t capacity,
                        std::vector<uint8_t>* grown);
 
@@ -34,12 +40,23 @@ DeviceHead read_device_head(const uint8_t* d_stream, uint64_t size, Stream s);
 // A stream in device memory decoded into device memory: rows [row_begin, row_end) of the
 // slowest axis into d_out. Checksums and section contents are checked on the device, and
 // nothing is written to d_out unless they pass (one closing synchronization reads the verdict).
+// With host_out, each chunk's rows are also copied there as soon as they are decoded.
 void decompress_device(const uint8_t* d_stream, const DeviceHead& head, uint64_t row_begin, uint64_t row_end,
-                       uint8_t* d_out, const DecompressOptions& opt);
+                       uint8_t* d_out, const DecompressOptions& opt, uint8_t* host_out = nullptr);
 
-// The same into host memory: through one device buffer of the rows when they fit the GPU's
-// share (opt.gpu_memory), else chunk by chunk through a chunk-sized one.
+// The same into host memory, through one device buffer of the rows.
 void decompress_to_host(const uint8_t* d_stream, const DeviceHead& head, uint64_t row_begin, uint64_t row_end,
                         uint8_t* out, const DecompressOptions& opt);
+
+// Whether rows [row_begin, row_end) of a stream of stream_bytes decode within one device's
+// share (opt.gpu_memory, else its free memory) on one device.
+bool fits(const ParsedStream& ps, uint64_t row_begin, uint64_t row_end, uint64_t stream_bytes,
+          const DecompressOptions& opt);
+
+// A host stream whose chunks (already parsed and verified: ps) go up one at a time to the
+// workers of opt.devices, each decoding its chunk and sending its rows down: for fields larger
+// than a GPU's share and for several GPUs.
+void decompress_streamed(std::span<const uint8_t> stream, const ParsedStream& ps, uint64_t row_begin,
+                         uint64_t row_end, uint8_t* out, const DecompressOptions& opt);
 
 }  // namespace sciz::gpu

@@ -254,6 +254,27 @@ void decode_rows(const StreamView& sv, uint64_t a, uint64_t b, bool all, void* o
     dev::download(host.data(), sv.data, sv.size, opt.stream);
     return decode_rows_cpu(host, a, b, all, out, out_bytes, opt);
   }
+  if (!sv.on_device && !opt.out_on_device) {
+    // Host to host: a stream too large for one device's share, or several devices, streams
+    // its chunks through them, every checksum checked on the host first.
+    const std::span<const uint8_t> host{static_cast<const uint8_t*>(sv.data), sv.size};
+    ParsedStream ps;
+    {
+      TracePhase t("read stream head");
+      ps = read_stream_head(host, sv.size);
+    }
+    const uint64_t b2 = all ? ps.plan.rows_total : b;
+    if (ps.header.version >= 4 && a < b2 && b2 <= ps.plan.rows_total && !gpu::fits(ps, a, b2, sv.size, opt)) {
+      {
+        TracePhase t("read stream + checksums");
+        ps = read_stream_rows(host, a, b2);
+      }
+      check_out(ps.header, (b2 - a) * ps.plan.row_values, out_bytes, out,
+                all ? "the stream's values" : "rows " + std::to_string(a) + ":" + std::to_string(b2) + " of the stream's");
+      dev::sync(opt.stream);
+      return gpu::decompress_streamed(host, ps, a, b2, static_cast<uint8_t*>(out), opt);
+    }
+  }
   const uint8_t* d_stream = static_cast<const uint8_t*>(sv.data);
   dev::Buffer<uint8_t> up;
   if (sv.on_device && (reinterpret_cast<uintptr_t>(d_stream) & 15) != 0) {

@@ -64,19 +64,13 @@ __global__ void padding_kernel(const uint8_t* __restrict__ chunk, Gaps g, uint32
 // The stored checksums ride as a kernel argument: a pageable upload would wait for the stream.
 struct Stored {
   uint64_t sum[kMaxSections];
-  uint32_t id[kMaxSections];
+  uint32_t id[kMaxSections], chunk[kMaxSections];
   uint32_t k;
 };
 
-__global__ void compare_kernel(const uint64_t* __restrict__ sums, Stored stored, uint32_t chunk, DeviceStatus* st) {
+__global__ void compare_kernel(const uint64_t* __restrict__ sums, Stored stored, DeviceStatus* st) {
   const uint32_t i = threadIdx.x;
-  if (i < stored.k && sums[i] != stored.sum[i]) report(st, kStatusChecksum, chunk, stored.id[i], sums[i]);
-}
-
-std::vector<digest::Range> ranges_of(const std::vector<Section>& secs) {
-  std::vector<digest::Range> r;
-  for (const auto& s : secs) r.push_back({s.data, s.size});
-  return r;
+  if (i < stored.k && sums[i] != stored.sum[i]) report(st, kStatusChecksum, stored.chunk[i], stored.id[i], sums[i]);
 }
 
 // A grid-stride copy that first asks whether the decode it follows failed its checks.
@@ -165,32 +159,43 @@ void write_chunk(const std::string& pipeline, const std::vector<uint8_t>& params
   SCIZ_CUDA_CHECK_LAUNCH("finish_header_kernel");
 }
 
-void verify_sections(const uint8_t* d_chunk, uint64_t chunk_bytes, uint64_t head_bytes, const std::vector<Section>& secs,
-                     const std::vector<uint64_t>& stored, uint32_t chunk, DeviceStatus* st, cudaStream_t s) {
-  Gaps g{};
-  uint64_t end = head_bytes;
-  for (const auto& x : secs) {
-    const uint64_t off = static_cast<uint64_t>(x.data - d_chunk);
+void verify_chunks(const std::vector<ChunkCheck>& chunks, DeviceStatus* st, cudaStream_t s) {
+  std::vector<digest::Range> ranges;
+  for (const auto& c : chunks) {
+    Gaps g{};
+    uint64_t end = c.head_bytes;
+    for (const auto& x : c.secs) {
+      const uint64_t off = static_cast<uint64_t>(x.data - c.d_chunk);
+      g.at[g.count] = end;
+      g.len[g.count++] = static_cast<uint32_t>(off - end);
+      end = off + x.size;
+      ranges.push_back({x.data, x.size});
+    }
     g.at[g.count] = end;
-    g.len[g.count++] = static_cast<uint32_t>(off - end);
-    end = off + x.size;
+    g.len[g.count++] = static_cast<uint32_t>(c.bytes - end);
+    padding_kernel<<<g.count, 64, 0, s>>>(c.d_chunk, g, c.index, st);
+    SCIZ_CUDA_CHECK_LAUNCH("padding_kernel");
   }
-  g.at[g.count] = end;
-  g.len[g.count++] = static_cast<uint32_t>(chunk_bytes - end);
-  padding_kernel<<<g.count, 64, 0, s>>>(d_chunk, g, chunk, st);
-  SCIZ_CUDA_CHECK_LAUNCH("padding_kernel");
-  if (secs.empty()) return;
-  Stored st_sums{};
-  st_sums.k = static_cast<uint32_t>(secs.size());
-  for (uint32_t i = 0; i < st_sums.k; ++i) {
-    st_sums.sum[i] = stored[i];
-    st_sums.id[i] = secs[i].id;
-  }
-  dev::Buffer<uint64_t> sums(st_sums.k, s);
-  const auto ranges = ranges_of(secs);
+  if (ranges.empty()) return;
+  dev::Buffer<uint64_t> sums(ranges.size(), s);
   digest::chunked_device(ranges.data(), ranges.size(), kDigestBlockV4, sums.get(), s);
-  compare_kernel<<<1, kMaxSections, 0, s>>>(sums.get(), st_sums, chunk, st);
-  SCIZ_CUDA_CHECK_LAUNCH("compare_kernel");
+  Stored batch{};
+  size_t at = 0;
+  auto flush = [&] {
+    if (batch.k == 0) return;
+    compare_kernel<<<1, kMaxSections, 0, s>>>(sums.get() + at - batch.k, batch, st);
+    SCIZ_CUDA_CHECK_LAUNCH("compare_kernel");
+    batch.k = 0;
+  };
+  for (const auto& c : chunks)
+    for (size_t i = 0; i < c.secs.size(); ++i) {
+      batch.sum[batch.k] = c.stored[i];
+      batch.id[batch.k] = c.secs[i].id;
+      batch.chunk[batch.k++] = c.index;
+      ++at;
+      if (batch.k == kMaxSections) flush();
+    }
+  flush();
 }
 
 }  // namespace sciz::devstream

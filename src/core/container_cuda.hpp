@@ -30,12 +30,21 @@ uint64_t chunk_bytes(const std::string& pipeline, size_t params_bytes, const std
 void write_chunk(const std::string& pipeline, const std::vector<uint8_t>& params, const std::vector<Section>& secs,
                  uint8_t* d_dst, cudaStream_t s);
 
-// Checks the sections of chunk `chunk` (its bytes at d_chunk, chunk_bytes long, its header
-// head_bytes) against their stored checksums, and its padding for zeros, on the device; a
-// failure is reported into st (kStatusChecksum: a = the section id; kStatusPadding: a = the
-// byte; where = the chunk). Queued on s, no synchronization.
-void verify_sections(const uint8_t* d_chunk, uint64_t chunk_bytes, uint64_t head_bytes, const std::vector<Section>& secs,
-                     const std::vector<uint64_t>& stored, uint32_t chunk, DeviceStatus* st, cudaStream_t s);
+// A chunk of a device stream to check: its bytes at d_chunk (bytes long, its header
+// head_bytes), its sections and their stored checksums.
+struct ChunkCheck {
+  const uint8_t* d_chunk;
+  uint64_t bytes, head_bytes;
+  std::vector<Section> secs;
+  std::vector<uint64_t> stored;
+  uint32_t index;
+};
+
+// Checks every section of the chunks against its stored checksum, and their padding for
+// zeros, on the device, all chunks' digests in as few launches as the batch allows; a failure
+// is reported into st (kStatusChecksum: a = the section id; kStatusPadding: a = the byte;
+// where = the chunk). Queued on s, no synchronization.
+void verify_chunks(const std::vector<ChunkCheck>& chunks, DeviceStatus* st, cudaStream_t s);
 
 // Copies src[0, bytes) to dst on s unless st holds a failure (read on the device): how a
 // decoder's scratch reaches the caller's output only when every check passed.

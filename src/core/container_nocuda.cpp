@@ -16,8 +16,7 @@ uint64_t chunk_bytes(const std::string& pipeline, size_t params_bytes, const std
 void write_chunk(const std::string&, const std::vector<uint8_t>&, const std::vector<Section>&, uint8_t*, cudaStream_t) {
   no_cuda();
 }
-void verify_sections(const uint8_t*, uint64_t, uint64_t, const std::vector<Section>&, const std::vector<uint64_t>&, uint32_t,
-                     DeviceStatus*, cudaStream_t) {
+void verify_chunks(const std::vector<ChunkCheck>&, DeviceStatus*, cudaStream_t) {
   no_cuda();
 }
 void copy_if_ok(void*, const void*, uint64_t, const DeviceStatus*, cudaStream_t) { no_cuda(); }

@@ -36,6 +36,52 @@ struct Visit {
   }
 };
 
+// The bulk of the field through 16-byte loads, four in flight per thread: one element per
+// load kept too few bytes in flight to reach the memory's bandwidth (0.8 ms for 500 MB on an
+// H100 against 0.17 ms for a read). Elements before the first 16-byte boundary and after the
+// last whole vector go through the scalar visit.
+template <class T>
+struct VisitVec {
+  const T* x;        // first element on a 16-byte boundary
+  uint64_t head;     // elements before it
+  uint64_t vecs;     // whole 16-byte vectors from it
+  uint64_t n;
+  static constexpr int kPer = 16 / sizeof(T);
+  __device__ void fold(Partial<T>& acc, T v) const {
+    if (isfinite(v)) {
+      acc.lo = v < acc.lo ? v : acc.lo;
+      acc.hi = v > acc.hi ? v : acc.hi;
+    } else {
+      ++acc.bad;
+    }
+  }
+  // Item i < vecs / 4 (rounded up): four vectors at stride; then the scalar ends.
+  __device__ void operator()(Partial<T>& acc, uint64_t i) const {
+    const uint64_t groups = (vecs + 3) / 4;
+    if (i < groups) {
+      const uint4* v = reinterpret_cast<const uint4*>(x);
+      uint4 w[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const uint64_t j = i + k * groups;
+        w[k] = j < vecs ? __ldg(v + j) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        if (i + k * groups >= vecs) continue;
+        const T* e = reinterpret_cast<const T*>(&w[k]);
+#pragma unroll
+        for (int q = 0; q < kPer; ++q) fold(acc, e[q]);
+      }
+      return;
+    }
+    const uint64_t j = i - groups;  // scalar: the head, then the tail
+    const uint64_t tail0 = head + vecs * kPer;
+    if (j < head) fold(acc, x[static_cast<int64_t>(j) - static_cast<int64_t>(head)]);
+    else if (tail0 + (j - head) < n) fold(acc, x[static_cast<int64_t>(tail0 + (j - head)) - static_cast<int64_t>(head)]);
+  }
+};
+
 }  // namespace
 
 template <class T>
@@ -43,8 +89,18 @@ ValueRange value_range_cuda(const T* d_x, uint64_t n, cudaStream_t stream) {
   ValueRange r;
   if (n == 0) return r;
   const Partial<T> identity{std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(), 0};
-  const Partial<T> p =
-      block_reduce::reduce(n, identity, Visit<T>{d_x}, Combine<T>{}, stream, "launch of the value-range reduction");
+  constexpr int kPer = 16 / sizeof(T);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(d_x);
+  uint64_t head = ((16 - (a & 15)) & 15) / sizeof(T);
+  Partial<T> p;
+  if ((a % sizeof(T)) != 0 || head >= n) {  // not even element-aligned, or too short: scalar
+    p = block_reduce::reduce(n, identity, Visit<T>{d_x}, Combine<T>{}, stream, "launch of the value-range reduction");
+  } else {
+    const uint64_t vecs = (n - head) / kPer, tail = n - head - vecs * kPer;
+    const VisitVec<T> v{d_x + head, head, vecs, n};
+    p = block_reduce::reduce((vecs + 3) / 4 + head + tail, identity, v, Combine<T>{}, stream,
+                             "launch of the value-range reduction");
+  }
   r.nonfinite = p.bad;
   r.finite = n - p.bad;
   if (r.finite) {  // + 0.0 turns -0 into +0: which zero a reduction keeps depends on its order

@@ -51,3 +51,35 @@ TEST(ValueRangeCuda, MatchesCpuF64) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   run_all<double>();
 }
+
+namespace {
+// Every start offset against the 16-byte vectors and every short length: the head and tail
+// that go through the scalar path, extremes placed in each of them.
+template <class T>
+void offsets_and_tails() {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  auto base = test::random_field<T>(4096 + 64, 5, 10.0);
+  auto d = test::upload(base);
+  for (uint64_t off = 0; off < 16 / sizeof(T) + 1; ++off) {
+    for (uint64_t n : {1ull, 2ull, 3ull, 5ull, 9ull, 17ull, 33ull, 63ull, 64ull, 65ull, 1000ull, 4095ull}) {
+      for (uint64_t spike : {uint64_t(0), n / 2, n - 1}) {
+        std::vector<T> x(base.begin() + off, base.begin() + off + n);
+        x[spike] = T(1e6);
+        if (n > 2) x[(spike + 1) % n] = nan;
+        dev::copy_to_device(d.get() + off, x.data(), n * sizeof(T), nullptr);
+        const ValueRange c = value_range_cpu(x.data(), n);
+        const ValueRange g = value_range_cuda<T>(d.get() + off, n, nullptr);
+        ASSERT_EQ(c.max, g.max) << "offset " << off << " n " << n << " spike " << spike;
+        ASSERT_EQ(c.min, g.min) << "offset " << off << " n " << n;
+        ASSERT_EQ(c.nonfinite, g.nonfinite) << "offset " << off << " n " << n;
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST(ValueRangeCuda, EveryOffsetAndTail) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  offsets_and_tails<float>();
+  offsets_and_tails<double>();
+}
