@@ -258,6 +258,19 @@ TEST(DeviceApi, CappedGpuWritesTheSameStreamChunkByChunk) {
     d.gpu_memory = o.gpu_memory;
     decompress(StreamView(capped), y.data(), y.size() * 4, d);
     EXPECT_EQ(test::check_bound(x, y, inspect(capped).eb_abs), "");
+    // The chunks spread over a device list (the same GPU twice here: the multi-device path on
+    // a one-GPU machine) give the same stream, and decode back through it.
+    CompressOptions m = opts(p, 1, Device::cuda);
+    m.devices = {0, 0};
+    EXPECT_TRUE(compress({x.data(), DType::f32, s}, m) == free_run) << "stream over a device list differs";
+    DecompressOptions md;
+    md.device = Device::cuda;
+    md.devices = {0, 0};
+    std::vector<float> ym(x.size());
+    decompress(StreamView(capped), ym.data(), ym.size() * 4, md);
+    EXPECT_TRUE(test::same_bits(y, ym)) << "decode over a device list differs";
+    m.devices = {0, 7};
+    EXPECT_THROW(compress({x.data(), DType::f32, s}, m), Error);
     // Too small for even one chunk: said so, naming the cap.
     o.gpu_memory = uint64_t(4) << 20;
     EXPECT_THROW(compress({x.data(), DType::f32, s}, o), Error);
