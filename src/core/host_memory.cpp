@@ -1,5 +1,6 @@
 #include "core/host_memory.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -32,6 +33,16 @@ void grow_fresh(std::vector<unsigned char>& v, size_t n, size_t keep) {
   w.resize(n);
   if (keep) std::memcpy(w.data(), v.data(), keep);
   v.swap(w);
+}
+
+void parallel_copy(void* dst, const void* src, size_t bytes) {
+  constexpr size_t kSlice = size_t{1} << 20;
+  const int64_t n = static_cast<int64_t>((bytes + kSlice - 1) / kSlice);
+#pragma omp parallel for schedule(static) if (n > 1)
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t at = static_cast<size_t>(i) * kSlice;
+    std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(kSlice, bytes - at));
+  }
 }
 
 }  // namespace sciz

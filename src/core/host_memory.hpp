@@ -23,4 +23,8 @@ void reserve_large(std::vector<T>& v, size_t n) {
 // same either way.
 void grow_fresh(std::vector<unsigned char>& v, size_t n, size_t keep);
 
+// memcpy over the host's threads (OpenMP): one thread copies at a fraction of the memory's
+// bandwidth. Lives in a .cpp file: nvcc ignores OpenMP pragmas in .cu files.
+void parallel_copy(void* dst, const void* src, size_t bytes);
+
 }  // namespace sciz

@@ -42,17 +42,6 @@ void prepare(Staging& st) {
   st.ready = true;
 }
 
-// memcpy over the host's threads: one thread copies at a fraction of memory bandwidth.
-void parallel_copy(void* dst, const void* src, size_t bytes) {
-  constexpr size_t kSlice = size_t{1} << 20;
-  const int64_t n = static_cast<int64_t>((bytes + kSlice - 1) / kSlice);
-#pragma omp parallel for schedule(static) if (n > 1)
-  for (int64_t i = 0; i < n; ++i) {
-    const size_t at = static_cast<size_t>(i) * kSlice;
-    std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(kSlice, bytes - at));
-  }
-}
-
 }  // namespace
 
 void upload(void* d_dst, const void* h_src, size_t bytes, cudaStream_t s) {
