@@ -34,14 +34,15 @@ struct Args {
   uint64_t gpu_memory = 0;  // also time a capped host path
   std::vector<int> devices; // also time the host path over these devices
   bool host = true, cpu_check = true;
-  double chunk_mb = 64;
+  double chunk_mb = kDefaultChunkMiB;
+  bool pageable = true;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "sciz_bench_e2e: %s\nusage: sciz_bench_e2e --field PATH --dims ZxYxX [--tile AxBxC] [--rel 1e-2,1e-3]\n"
                "  [--pipelines lorenzo,delta,szx] [--runs 20] [--host-runs N] [--no-host] [--no-cpu-check]\n"
-               "  [--gpu-memory BYTES] [--devices 0,1] [--chunk-mb 64] [--json OUT]\n",
+               "  [--gpu-memory BYTES] [--devices 0,1] [--chunk-mb MiB] [--no-pageable] [--json OUT]\n",
                why.c_str());
   std::exit(2);
 }
@@ -73,6 +74,7 @@ Args parse_args(int argc, char** argv) {
     else if (k == "--host-runs") a.host_runs = std::stoi(val());
     else if (k == "--no-host") a.host = false;
     else if (k == "--no-cpu-check") a.cpu_check = false;
+    else if (k == "--no-pageable") a.pageable = false;
     else if (k == "--gpu-memory") a.gpu_memory = std::stoull(val());
     else if (k == "--devices") {
       for (const auto& d : split(val())) a.devices.push_back(std::stoi(d));
@@ -224,7 +226,7 @@ int main(int argc, char** argv) try {
         uint8_t* pinned_stream = nullptr;
         SCIZ_CUDA_CHECK(cudaHostAlloc(&pinned_stream, cap, cudaHostAllocDefault));
         host_rows("host pinned", pinned, pinned_out, pinned_stream, o, hd);
-        {
+        if (a.pageable) {
           std::vector<uint8_t> pageable_stream(cap, 1);  // touched once, as a reused buffer is
           std::vector<float> out(n, 1.0f);
           host_rows("host pageable", x.data(), out.data(), pageable_stream.data(), o, hd);

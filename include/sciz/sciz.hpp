@@ -32,6 +32,12 @@ struct FieldView {
   bool on_device = false;  // data is a CUDA device pointer
 };
 
+// The default chunk size, measured on an H100 (docs/PERF_NOTES.md, "Chunk size"): larger
+// chunks cut the device path's per-chunk costs (64 -> 128 MiB: delta 356 -> 417 GB/s,
+// lorenzo 117 -> 126 on 500 MB) at no cost in ratio; smaller ones give finer random access,
+// more workers under a memory cap and more chunks to spread over GPUs.
+inline constexpr double kDefaultChunkMiB = 128;
+
 struct CompressOptions {
   ErrorBound eb;
   std::string pipeline = "lorenzo";
@@ -43,7 +49,7 @@ struct CompressOptions {
   // MiB of input per chunk, cut along the slowest axis (dims[0]); <= 0: the whole field in
   // one chunk. Fields up to 1.5 chunks are one chunk. The stream depends on it (and on
   // nothing about the machine: device kind or count, threads, memory cap).
-  double chunk_mb = 64;
+  double chunk_mb = kDefaultChunkMiB;
   Stream stream = nullptr;  // CUDA stream the call's work is ordered on
   // GPU work from host memory: device memory sciz may hold at once, per device (0: what the
   // device has free). Below the field's size, chunks stream through the GPU.

@@ -10,11 +10,6 @@
 
 namespace sciz {
 
-// The default chunk: measured on an H100 (docs/PERF_NOTES.md, "Chunk size"): large enough
-// that a chunk's kernels fill the GPU, small enough that uploads, kernels and downloads of
-// neighbouring chunks overlap and that a slice decodes little more than it asks for.
-inline constexpr double kDefaultChunkMiB = 64;
-
 struct ChunkPlan {
   uint64_t rows_total = 1;      // dims[0]
   uint64_t rows_per_chunk = 1;  // every chunk but the last

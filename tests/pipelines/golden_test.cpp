@@ -26,7 +26,7 @@ struct Golden {
   bool current = true;  // written by this format version: the encoder must reproduce it
   const char* pipeline = "lorenzo";
   uint32_t szx_block = 128;
-  double chunk_mb = 64;  // format 4: small values cut the fixture into several chunks
+  double chunk_mb = kDefaultChunkMiB;  // format 4: small values cut the fixture into several chunks
 };
 const Golden kGoldens[] = {
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v1_isabel_f32_rel1e-3",
