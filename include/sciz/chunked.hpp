@@ -83,6 +83,17 @@ class ChunkedDecompressor {
   // Only checks chunk i (header and section checksums) and returns its description.
   ChunkInfo verify_chunk(uint64_t i, std::span<const uint8_t> bytes) const;
 
+  // The header's description: StreamInfo without params, sections or chunk pipelines, which
+  // come from the chunks (describe_chunk).
+  StreamInfo summary() const;
+  struct ChunkDetail {
+    ChunkInfo info;
+    std::vector<std::pair<std::string, std::string>> params;  // decoded, for display
+    std::vector<SectionInfo> sections;                        // offsets in the stream
+  };
+  // verify_chunk with the chunk's params and sections described.
+  ChunkDetail describe_chunk(uint64_t i, std::span<const uint8_t> bytes) const;
+
  private:
   struct State;
   std::unique_ptr<State> st_;

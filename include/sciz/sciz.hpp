@@ -135,6 +135,7 @@ struct StreamInfo {
 };
 
 bool cuda_available();
+int cuda_device_count();  // CUDA devices this process can use (0 without a usable one)
 Device resolve_device(Device requested);  // auto -> cuda when a GPU is usable, else cpu
 std::vector<std::string> pipelines();
 

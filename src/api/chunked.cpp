@@ -2,12 +2,14 @@
 // and decompress(), so both write and read the same bytes.
 #include <sciz/chunked.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
 
 #include "api/chunk_codec.hpp"
 #include "core/container.hpp"
+#include "core/device.hpp"
 #include "core/error_bound.hpp"
 #include "core/value_range.hpp"
 
@@ -98,6 +100,18 @@ std::vector<uint8_t> ChunkedCompressor::compress_chunk(uint64_t i, const void* r
   SCIZ_REQUIRE(i < s.plan.count, Status::invalid_argument,
                "chunk " + std::to_string(i) + " of a stream of " + std::to_string(s.plan.count));
   SCIZ_REQUIRE(rows != nullptr, Status::invalid_argument, "chunk data pointer is null");
+  dev::AllocatorScope scope(s.opt.allocator);
+  // Over several GPUs, chunk i goes to device i mod their count (the bytes do not depend on it).
+  struct DeviceTurn {
+    int prev = -1;
+    ~DeviceTurn() {
+      if (prev >= 0) dev::set_device(prev);
+    }
+  } turn;
+  if (s.device == Device::cuda && !s.opt.devices.empty()) {
+    turn.prev = dev::current_device();
+    dev::set_device(s.opt.devices[i % s.opt.devices.size()]);
+  }
   const ChunkOut c = encode_chunk(*s.pipe, rows, false, s.dtype, s.plan.chunk_shape(s.shape, i), s.h.eb_abs,
                                   s.device, s.opt);
   std::vector<uint8_t> out(chunk_bytes(c));
@@ -174,6 +188,39 @@ ChunkInfo ChunkedDecompressor::verify_chunk(uint64_t i, std::span<const uint8_t>
                    std::to_string(bytes.size()));
   const ParsedChunk c = parse_chunk(st_->ps, i, bytes, true);
   return {c.row0, c.rows, c.offset, c.length, c.header.pipeline};
+}
+
+StreamInfo ChunkedDecompressor::summary() const {
+  const ParsedStream& ps = st_->ps;
+  const Header& h = ps.header;
+  StreamInfo info{h.version,  h.dtype,     h.shape,     h.eb_mode, h.eb_value, h.eb_abs,
+                  h.value_min, h.value_max, h.nonfinite, h.pipeline, {},        {},
+                  0,          ps.plan.rows_per_chunk, {}};
+  for (const auto& c : ps.chunks) {
+    info.chunks.push_back({c.row0, c.rows, c.offset, c.length, c.header.pipeline});
+    info.stream_bytes = std::max(info.stream_bytes, c.offset + c.length);
+  }
+  return info;
+}
+
+ChunkedDecompressor::ChunkDetail ChunkedDecompressor::describe_chunk(uint64_t i, std::span<const uint8_t> bytes) const {
+  SCIZ_REQUIRE(i < st_->ps.chunks.size(), Status::invalid_argument, "no chunk " + std::to_string(i));
+  SCIZ_REQUIRE(st_->ps.header.version < 4 || bytes.size() == st_->ps.chunks[i].length, Status::invalid_argument,
+               "chunk " + std::to_string(i) + " is " + std::to_string(st_->ps.chunks[i].length) + " bytes, got " +
+                   std::to_string(bytes.size()));
+  const ParsedChunk c = parse_chunk(st_->ps, i, bytes, true);
+  ChunkDetail d;
+  d.info = {c.row0, c.rows, c.offset, c.length, c.header.pipeline};
+  try {
+    d.params = find_pipeline(c.header.pipeline).describe(c.header.params);
+  } catch (const Error& e) {
+    d.params = {{"params", e.what()}};
+  }
+  // Old streams' sections point into the head (the whole stream); chunks' into `bytes`.
+  const uint8_t* base = st_->ps.header.version < 4 ? st_->head.data() : bytes.data() - c.offset;
+  for (const auto& sec : c.sections)
+    d.sections.push_back({sec.id, static_cast<uint64_t>(sec.bytes.data() - base), sec.bytes.size(), sec.checksum});
+  return d;
 }
 
 void ChunkedDecompressor::decompress_chunk(uint64_t i, std::span<const uint8_t> bytes, void* out, uint64_t out_bytes,

@@ -21,6 +21,7 @@
 namespace sciz {
 
 bool cuda_available() { return dev::available(); }
+int cuda_device_count() { return dev::device_count(); }
 
 Device resolve_device(Device requested) {
   if (requested == Device::auto_select) return dev::available() ? Device::cuda : Device::cpu;

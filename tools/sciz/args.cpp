@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cctype>
 #include <cstdlib>
+#include <optional>
 
 #include "cli_error.hpp"
 
@@ -49,6 +51,10 @@ const std::vector<Spec>& specs() {
       {nullptr, "--delta-chain", true, data_in},
       {nullptr, "--szx-block", true, data_in},
       {nullptr, "--runs", true, {C::eval}},
+      {nullptr, "--chunk-mb", true, data_in},
+      {nullptr, "--slice", true, {C::decompress}},
+      {nullptr, "--gpu-memory", true, {C::compress, C::decompress, C::eval}},
+      {nullptr, "--devices", true, {C::compress, C::decompress, C::eval}},
       {"-q", "--quiet", false, {C::compress, C::decompress, C::eval}},
       {nullptr, "--json", false, {C::info, C::eval}},
   };
@@ -81,6 +87,65 @@ long long parse_int(const std::string& opt, const std::string& v, long long lo, 
   return x;
 }
 
+double parse_chunk_mb(const std::string& opt, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  const double x = v.empty() ? -1.0 : std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x) || x < 0 || errno == ERANGE)
+    usage_error(opt + " " + quote(v) + " must be a number of MiB >= 0 (0: the whole field in one chunk)");
+  return x;
+}
+
+// 512M, 2G, 1.5G, 4096: bytes with an optional binary K/M/G/T suffix.
+uint64_t parse_size(const std::string& opt, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  const double x = v.empty() ? -1.0 : std::strtod(v.c_str(), &end);
+  double unit = 1;
+  std::string rest = end ? std::string(end) : "";
+  if (rest.size() == 1 || (rest.size() == 2 && (rest[1] == 'B' || rest[1] == 'b') && rest[0] != 'B')) {
+    switch (std::toupper(static_cast<unsigned char>(rest[0]))) {
+      case 'K': unit = 1024.0; break;
+      case 'M': unit = 1048576.0; break;
+      case 'G': unit = 1073741824.0; break;
+      case 'T': unit = 1099511627776.0; break;
+      case 'B': unit = 1; break;
+      default: unit = 0;
+    }
+    rest.clear();
+  }
+  const double bytes = x * unit;
+  if (v.empty() || !rest.empty() || unit == 0 || !std::isfinite(bytes) || bytes < 1 || bytes > 1.8e19 || errno == ERANGE)
+    usage_error(opt + " " + quote(v) + " must be a size such as 512M, 2G or 1.5G (binary units), or bytes");
+  return static_cast<uint64_t>(bytes);
+}
+
+std::optional<uint64_t> parse_row(const std::string& opt, const std::string& whole, const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+  if (end != v.c_str() + v.size() || errno == ERANGE || v[0] == '-')
+    usage_error(opt + " " + quote(whole) + " must be A:B with row numbers (A: first row, B: one past the last)");
+  return x;
+}
+
+std::vector<int> parse_devices(const std::string& opt, const std::string& v, bool& all) {
+  all = v == "all";
+  std::vector<int> out;
+  if (all) return out;
+  size_t at = 0;
+  while (at <= v.size()) {
+    const size_t comma = v.find(',', at);
+    const std::string one = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    out.push_back(static_cast<int>(parse_int(opt, one, 0, 1023)));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (out.empty()) usage_error(opt + " " + quote(v) + " must be 'all' or device numbers such as 0,1");
+  return out;
+}
+
 Shape parse_dims(const std::string& v) {
   try {
     return Shape::parse(v);
@@ -111,6 +176,15 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
       if (o.szx_block % 32) usage_error(name + " " + quote(v) + " must be a multiple of 32 in 32..4096");
     }
     else if (ln == "--runs") o.runs = static_cast<int>(parse_int(name, v, 1, 100000));
+    else if (ln == "--chunk-mb") o.chunk_mb = parse_chunk_mb(name, v);
+    else if (ln == "--gpu-memory") o.gpu_memory = parse_size(name, v);
+    else if (ln == "--devices") o.devices = parse_devices(name, v, o.all_devices);
+    else if (ln == "--slice") {
+      const auto colon = v.find(':');
+      if (colon == std::string::npos) usage_error(name + " " + quote(v) + " must be A:B (rows A to B-1 of the slowest axis)");
+      o.slice = std::make_pair(parse_row(name, v, v.substr(0, colon)), parse_row(name, v, v.substr(colon + 1)));
+      o.slice_arg = v;
+    }
     else if (ln == "--quiet") o.quiet = true;
     else if (ln == "--json") o.json = true;
   } catch (const Error& e) {  // parse_dtype / parse_device already name the value

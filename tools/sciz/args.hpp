@@ -1,10 +1,12 @@
 // Command-line parsing: argv -> one validated Options, or a usage error naming the culprit.
 #pragma once
+#include <sciz/sciz.hpp>
 #include <sciz/types.hpp>
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sciz::cli {
@@ -26,6 +28,12 @@ struct Options {
   DeltaChain delta_chain = DeltaChain::auto_select;
   uint32_t szx_block = 128;
   int runs = 1;
+  double chunk_mb = kDefaultChunkMiB;
+  std::optional<std::pair<std::optional<uint64_t>, std::optional<uint64_t>>> slice;  // --slice A:B (either side may be open)
+  std::string slice_arg;
+  uint64_t gpu_memory = 0;
+  std::vector<int> devices;  // empty: the current device; filled from --devices (all: every visible one)
+  bool all_devices = false;
   bool quiet = false;
   bool json = false;
 

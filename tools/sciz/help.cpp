@@ -22,8 +22,9 @@ std::string pipeline_list() {
 const char* kUsage =
     "usage:\n"
     "  sciz compress   -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [-q]\n"
-    "  sciz decompress -i IN.sciz -o OUT [--device cpu|cuda|auto] [-q]\n"
+    "                  [--device cpu|cuda|auto] [--chunk-mb N] [--gpu-memory SIZE] [--devices LIST]\n"
+    "                  [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [-q]\n"
+    "  sciz decompress -i IN.sciz -o OUT [--slice A:B] [--device cpu|cuda|auto] [--gpu-memory SIZE] [--devices LIST] [-q]\n"
     "  sciz info       -i IN.sciz [--json]\n"
     "  sciz eval       -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
     "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--runs N] [--json] [-q]\n"
@@ -37,6 +38,13 @@ std::string input_text() {
          "  exactly product(DIMS) x 4 (f32) or x 8 (f64) bytes.\n"
          "  DIMS lists 1 to 4 sizes slowest to fastest varying, like a numpy shape: -d 100x500x500\n"
          "  is an array of shape (100, 500, 500) whose last index varies fastest in memory.\n";
+}
+
+std::string gpu_options() {
+  return "      --gpu-memory SIZE  GPU memory sciz may hold per device, e.g. 2G or 512M (default:\n"
+         "                       what is free); a field larger than that streams through in chunks\n"
+         "      --devices LIST   CUDA devices to spread chunks over: all, or e.g. 0,1 (default: the\n"
+         "                       current one); the stream is the same whatever the list\n";
 }
 
 std::string field_options() {
@@ -57,7 +65,12 @@ std::string field_options() {
          "                       serpentine (odd rows walked backwards: smaller streams on\n"
          "                       short rows, e.g. x1.2-1.6 on rows of 38-100 values)\n"
          "      --szx-block N    szx values per block, a multiple of 32 in 32..4096 (default\n"
-         "                       128; the GPU's fastest; larger blocks store fewer means)\n";
+         "                       128; the GPU's fastest; larger blocks store fewer means)\n"
+         "      --chunk-mb N     MiB of input per chunk, cut along the slowest axis (default 128;\n"
+         "                       0: the whole field in one chunk). Chunks are what streams through\n"
+         "                       memory, a GPU or several, and what --slice reads; smaller ones give\n"
+         "                       finer random access, larger ones a faster GPU\n" +
+         gpu_options();
 }
 
 const char* kExit =
@@ -91,29 +104,39 @@ std::string help_text(std::optional<Command> cmd) {
   switch (*cmd) {
     case Command::compress:
       return "usage: sciz compress -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-             "                     [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [-q]\n\n"
-             "Compresses a field into a .sciz stream. Exactly one of -r and -a is required.\n\n"
+             "                     [--device cpu|cuda|auto] [--chunk-mb N] [--gpu-memory SIZE] [--devices LIST]\n"
+             "                     [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [-q]\n\n"
+             "Compresses a field into a .sciz stream. Exactly one of -r and -a is required.\n"
+             "Works a chunk at a time: memory stays at a few chunks whatever the file's size (with\n"
+             "-r, one extra pass over the input finds its value range first). On a terminal, long\n"
+             "runs show chunks done, GB/s and the time left.\n\n"
              "options:\n" +
              field_options() +
              "  -o, --output PATH    the stream (written to PATH.tmp, renamed when complete)\n"
              "  -q, --quiet          no summary or progress on stderr\n\n" +
              input_text() + "\n" + kExit;
     case Command::decompress:
-      return "usage: sciz decompress -i IN.sciz -o OUT [--device cpu|cuda|auto] [-q]\n\n"
+      return "usage: sciz decompress -i IN.sciz -o OUT [--slice A:B] [--device cpu|cuda|auto] [--gpu-memory SIZE]\n"
+             "                       [--devices LIST] [-q]\n\n"
              "Decodes a stream into raw little-endian values of the original type, exactly\n"
              "product(dims) x sizeof(type) bytes (never padded, no header); 'sciz info' tells\n"
-             "the type and dims.\n\n"
+             "the type and dims. Works a chunk at a time: memory stays at a few chunks whatever\n"
+             "the stream's size.\n\n"
              "options:\n"
              "  -i, --input PATH     the .sciz stream\n"
              "  -o, --output PATH    raw output (written to PATH.tmp, renamed when complete)\n"
-             "      --device D       cpu, cuda or auto (default auto)\n"
+             "      --slice A:B      only rows A to B-1 of the slowest axis (A: or :B leave a side\n"
+             "                       open), reading and checking only the chunks that hold them;\n"
+             "                       e.g. --slice 10:20 of a 100x500x500 field writes 10x500x500\n"
+             "      --device D       cpu, cuda or auto (default auto)\n" +
+             gpu_options() +
              "  -q, --quiet          no progress on stderr\n\n" +
              std::string(kExit);
     case Command::info:
       return "usage: sciz info -i IN.sciz [--json]\n\n"
-             "Describes a stream: format version, type, dims, error bound, value range, pipeline\n"
-             "and its parameters, and every section (id, offset, length, checksum).\n"
-             "All checksums are verified.\n\n"
+             "Describes a stream: format version, type, dims, error bound, value range, pipeline,\n"
+             "its chunks (rows, offset, length, pipeline) and the first chunk's parameters and\n"
+             "sections (id, offset, length, checksum). All checksums are verified, a chunk at a time.\n\n"
              "options:\n"
              "  -i, --input PATH     the .sciz stream\n"
              "      --json           one JSON object instead of a table\n\n" +

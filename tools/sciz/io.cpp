@@ -6,6 +6,10 @@
 #include <cstring>
 #include <filesystem>
 #include <new>
+#include <utility>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "cli_error.hpp"
 #include "npy.hpp"
@@ -75,17 +79,56 @@ void Progress::phase(const std::string& what) const {
   if (enabled_) std::fprintf(stderr, "sciz: %s\n", what.c_str());
 }
 
-Field read_field(const Options& o, Progress& progress) {
+FieldFile::FieldFile(FieldFile&& o) noexcept { *this = std::move(o); }
+FieldFile& FieldFile::operator=(FieldFile&& o) noexcept {
+  if (this != &o) {
+    if (fd >= 0) ::close(fd);
+    path = std::move(o.path);
+    dtype = o.dtype;
+    shape = std::move(o.shape);
+    offset = o.offset;
+    fd = std::exchange(o.fd, -1);
+  }
+  return *this;
+}
+FieldFile::~FieldFile() {
+  if (fd >= 0) ::close(fd);
+}
+
+void read_at(int fd, uint64_t offset, void* dst, uint64_t n, const std::string& path) {
+  auto* p = static_cast<uint8_t*>(dst);
+  for (uint64_t done = 0; done < n;) {
+    const size_t want = static_cast<size_t>(std::min(kIoChunk, n - done));
+    const ssize_t got = ::pread(fd, p + done, want, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      data_error("cannot read " + quote(path) + ": " + std::strerror(errno));
+    }
+    if (got == 0)
+      data_error(quote(path) + " ended after " + std::to_string(offset + done) + " bytes, " +
+                 std::to_string(offset + n) + " expected");
+    done += static_cast<uint64_t>(got);
+  }
+}
+
+InputFile::InputFile(const std::string& p, const char* role) : path(p) {
+  FilePtr f = open_input(path, role, size);  // the checks and their messages
+  f.reset();
+  fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) data_error("cannot read " + std::string(role) + " " + quote(path) + ": " + std::strerror(errno));
+}
+InputFile::~InputFile() {
+  if (fd >= 0) ::close(fd);
+}
+
+FieldFile open_field(const Options& o) {
   const std::string& path = o.input;
   uint64_t size = 0;
   FilePtr f = open_input(path, "input", size);
-  progress.consider(size);
-  progress.phase("reading " + quote(path) + " (" + human_bytes(size) + ")");
-
   uint8_t pre[kNpyFixedLen] = {};
   const size_t got = std::fread(pre, 1, std::min<uint64_t>(size, kNpyFixedLen), f.get());
-  Field field;
-  uint64_t offset = 0;
+  FieldFile field;
+  field.path = path;
   if (has_npy_magic(pre, got)) {
     const uint64_t plen = npy_preamble_size(pre, got, path);
     if (plen > size) data_error(quote(path) + ": truncated npy header (need " + std::to_string(plen) + " bytes, file has " + std::to_string(size) + ")");
@@ -99,22 +142,34 @@ Field read_field(const Options& o, Progress& progress) {
       usage_error("-d " + o.dims_arg + " does not match the shape " + h.shape.str() + " of " + quote(path));
     field.dtype = h.dtype;
     field.shape = h.shape;
-    offset = h.data_offset;
+    field.offset = h.data_offset;
   } else {
     if (!o.dtype || !o.dims)
       usage_error("raw input " + quote(path) + " needs -t f32|f64 and -d DIMS (only .npy files carry their own)");
     field.dtype = *o.dtype;
     field.shape = *o.dims;
   }
-  const uint64_t need = field.shape.count() * dtype_size(field.dtype);
-  if (size - offset != need) {
-    const std::string kind = offset ? "npy data of " : "";
-    data_error("input " + quote(path) + " holds " + std::to_string(size - offset) + " bytes of " + kind + "data, but " +
-               field.shape.str() + " " + dtype_name(field.dtype) + " needs " + std::to_string(need) + " bytes");
+  const uint64_t need = field.bytes();
+  if (size - field.offset != need) {
+    const std::string kind = field.offset ? "npy data of " : "";
+    data_error("input " + quote(path) + " holds " + std::to_string(size - field.offset) + " bytes of " + kind +
+               "data, but " + field.shape.str() + " " + dtype_name(field.dtype) + " needs " + std::to_string(need) +
+               " bytes");
   }
-  field.data = HostBuffer::allocate(need, quote(path));
-  std::fseek(f.get(), static_cast<long>(offset), SEEK_SET);
-  read_exact(f.get(), field.data.data(), need, path);
+  field.fd = ::open(path.c_str(), O_RDONLY);
+  if (field.fd < 0) data_error("cannot read input " + quote(path) + ": " + std::strerror(errno));
+  return field;
+}
+
+Field read_field(const Options& o, Progress& progress) {
+  FieldFile ff = open_field(o);
+  progress.consider(ff.bytes());
+  progress.phase("reading " + quote(ff.path) + " (" + human_bytes(ff.bytes()) + ")");
+  Field field;
+  field.dtype = ff.dtype;
+  field.shape = ff.shape;
+  field.data = HostBuffer::allocate(ff.bytes(), quote(ff.path));
+  read_at(ff.fd, ff.offset, field.data.data(), ff.bytes(), ff.path);
   return field;
 }
 
@@ -153,6 +208,20 @@ void OutputFile::write(const void* data, uint64_t n) {
     const size_t want = static_cast<size_t>(std::min(kIoChunk, n - done));
     if (std::fwrite(p + done, 1, want, f_) != want) failed(std::strerror(errno));
     done += want;
+  }
+}
+
+void OutputFile::write_at(uint64_t offset, const void* data, uint64_t n) {
+  if (std::fflush(f_) != 0) failed(std::strerror(errno));  // stdio's buffer first, then the positional write
+  const auto* p = static_cast<const uint8_t*>(data);
+  for (uint64_t done = 0; done < n;) {
+    const ssize_t put = ::pwrite(fileno(f_), p + done, static_cast<size_t>(std::min(kIoChunk, n - done)),
+                                 static_cast<off_t>(offset + done));
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      failed(std::strerror(errno));
+    }
+    done += static_cast<uint64_t>(put);
   }
 }
 

@@ -41,9 +41,42 @@ class Progress {
   bool enabled_ = false;
 };
 
-// Reads -i as .npy (detected by its magic) or raw (-t and -d required), checks -t/-d against
-// an .npy header and the raw file size against the dims.
+// An input field's file, opened and described but not read: the values start at `offset`.
+struct FieldFile {
+  std::string path;
+  DType dtype;
+  Shape shape;
+  uint64_t offset = 0;  // the .npy preamble, or 0 for raw values
+  int fd = -1;
+  uint64_t bytes() const { return shape.count() * dtype_size(dtype); }
+  FieldFile() = default;
+  FieldFile(FieldFile&& o) noexcept;
+  FieldFile& operator=(FieldFile&& o) noexcept;
+  ~FieldFile();
+};
+
+// Opens -i as .npy (detected by its magic) or raw (-t and -d required), checks -t/-d against
+// an .npy header and the file size against the dims.
+FieldFile open_field(const Options& o);
+
+// n bytes at offset of an open file (positional: safe from several threads); each failure
+// named with the path.
+void read_at(int fd, uint64_t offset, void* dst, uint64_t n, const std::string& path);
+
+// The whole field in memory (eval).
 Field read_field(const Options& o, Progress& progress);
+
+// An open file to read positionally (a stream), with its size.
+struct InputFile {
+  std::string path;
+  int fd = -1;
+  uint64_t size = 0;
+  explicit InputFile(const std::string& path, const char* role);
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile();
+  void read(uint64_t offset, void* dst, uint64_t n) const { read_at(fd, offset, dst, n, path); }
+};
 
 // The whole file, e.g. a .sciz stream.
 HostBuffer read_whole(const std::string& path, const char* role, Progress& progress);
@@ -57,6 +90,8 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   void write(const void* data, uint64_t n);
+  // Overwrites bytes already written (e.g. a header whose room was left at the start).
+  void write_at(uint64_t offset, const void* data, uint64_t n);
   void commit();
   const std::string& path() const { return path_; }
 

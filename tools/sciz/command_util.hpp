@@ -1,0 +1,86 @@
+// What the subcommands share: library errors put in context, the options as the library
+// takes them, and small renderers.
+#pragma once
+#include <sciz/sciz.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "cli_error.hpp"
+#include "output.hpp"
+
+namespace sciz::cli {
+
+// Library errors get the object they concern (file, device) in front, and an exit status by
+// kind: a refused argument is a usage error, anything else (stream, device, I/O) a data error.
+template <class F>
+inline auto in_context(const std::string& ctx, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw CliError(e.status() == Status::invalid_argument ? kExitUsage : kExitData, ctx + ": " + e.what());
+  }
+}
+
+inline Device resolve(Device requested) {
+  return in_context("device " + quote(device_name(requested)), [&] { return resolve_device(requested); });
+}
+
+// The devices of --devices (all: every visible one), as the library takes them.
+inline std::vector<int> devices_of(const Options& o) {
+  if (!o.all_devices) return o.devices;
+  std::vector<int> v;
+  for (int d = 0; d < cuda_device_count(); ++d) v.push_back(d);
+  return v;
+}
+
+inline CompressOptions compress_options(const Options& o, Device d) {
+  CompressOptions co;
+  co.eb = o.bound();
+  co.pipeline = o.pipeline;
+  co.device = d;
+  co.radius = o.radius;
+  co.lossless = o.lossless;
+  co.delta_chain = o.delta_chain;
+  co.szx_block = o.szx_block;
+  co.chunk_mb = o.chunk_mb;
+  co.gpu_memory = o.gpu_memory;
+  co.devices = devices_of(o);
+  return co;
+}
+
+inline std::string bound_text(const Options& o, double eb_abs) {
+  std::string s = fmt_g(eb_abs) + " abs";
+  if (o.rel) s += " (rel " + o.rel_arg + ")";
+  return s;
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+inline std::string hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+  return buf;
+}
+
+inline std::vector<std::string> dims_json(const Shape& s) {
+  std::vector<std::string> v;
+  for (auto d : s.dims) v.push_back(std::to_string(d));
+  return v;
+}
+
+
+}  // namespace sciz::cli
