@@ -58,12 +58,12 @@ else
 fi
 
 # 3c. whole pipelines through the public API (sciz_bench_e2e): device-resident, host pinned and
-# pageable, and under a 512 MiB cap, on the 500 MB field at three bounds; then the 4 GB field
+# pageable, and under a 1 GiB cap, on the 500 MB field at three bounds; then the 4 GB field
 # (Isabel tiled 10x10x10) at 1e-3, device-resident, pinned, and under a 2 GiB cap.
 e2e_rows=()
 if [ -f "$FIELD" ] && [ "$(elapsed)" -lt 330 ]; then
   timeout 150 build-gpu/sciz_bench_e2e --field "$FIELD" --dims 100x100x100 --tile 5x5x5 --rel 1e-2,1e-3,1e-4 --runs 20 \
-    --host-runs 6 --gpu-memory 536870912 --json "$LOG/e2e_500mb.json" > "$LOG/e2e_500mb.log" 2>&1
+    --host-runs 6 --gpu-memory 1073741824 --json "$LOG/e2e_500mb.json" > "$LOG/e2e_500mb.log" 2>&1
   say "e2e 500 MB rc=$?"
   e2e_rows+=("$LOG/e2e_500mb.json")
 fi
