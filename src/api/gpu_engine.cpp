@@ -280,6 +280,100 @@ uint64_t compress_streamed(const FieldView& f, const CompressOptions& opt, const
   return at;
 }
 
+// Several GPUs whose memory holds their shares of the field: chunk i lives on device
+// i mod count. Each device takes its chunks up (its own PCIe link) and reduces their range;
+// with the whole field's range known, each device encodes its resident chunks and sends them
+// down to their places. The field crosses PCIe once, split over the links, and no host pass
+// over it is needed for the range.
+uint64_t compress_resident(const FieldView& f, const CompressOptions& opt, const std::vector<int>& devices,
+                           uint8_t* out, uint64_t capacity) {
+  const Pipeline& pipe = find_pipeline(opt.pipeline);
+  const ChunkPlan plan = plan_chunks(f.shape, f.dtype, opt.chunk_mb);
+  const size_t w = dtype_size(f.dtype);
+  const uint64_t chunk_in = plan.rows_per_chunk * plan.row_values * w;
+  const size_t D = devices.size();
+  const DeviceAllocator* alloc = dev::current_allocator();
+  // Where chunk i sits in its device's share.
+  std::vector<uint64_t> at_in_share(plan.count), share_bytes(D, 0);
+  for (uint64_t i = 0; i < plan.count; ++i) {
+    at_in_share[i] = share_bytes[i % D];
+    share_bytes[i % D] += plan.values(i) * w;
+  }
+  std::vector<dev::Buffer<uint8_t>> share(D);
+  std::vector<ValueRange> ranges(D);
+  workers::run(static_cast<int>(D), [&](int k) {
+    dev::set_device(devices[k]);
+    dev::AllocatorScope scope(alloc);
+    const Stream ws = workers::stream_for(devices[k]);
+    share[k] = dev::Buffer<uint8_t>(share_bytes[k], ws);
+    for (uint64_t i = k; i < plan.count; i += D)
+      dev::upload(share[k].get() + at_in_share[i],
+                  static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w, plan.values(i) * w, ws);
+    const uint64_t n = share_bytes[k] / w;
+    ranges[k] = f.dtype == DType::f32 ? value_range_cuda(reinterpret_cast<const float*>(share[k].get()), n, ws)
+                                      : value_range_cuda(reinterpret_cast<const double*>(share[k].get()), n, ws);
+  });
+  ValueRange vr;
+  for (const auto& r : ranges) {
+    if (r.finite) {
+      vr.min = vr.finite ? std::min(vr.min, r.min) : r.min;
+      vr.max = vr.finite ? std::max(vr.max, r.max) : r.max;
+    }
+    vr.finite += r.finite;
+    vr.nonfinite += r.nonfinite;
+  }
+  const Header h = field_header(f, opt, pipe, vr);
+  std::vector<ChunkEntry> entries(plan.count);
+  Committer commit(align16(stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count)));
+  std::vector<std::atomic<uint64_t>> next(D);
+  for (size_t k = 0; k < D; ++k) next[k] = 0;
+  const int per = kWorkersPerDevice;
+  workers::run(static_cast<int>(D) * per, [&](int wk) {
+    const size_t k = static_cast<size_t>(wk) % D;
+    dev::set_device(devices[k]);
+    dev::AllocatorScope scope(alloc);
+    const Stream ws = workers::stream_for(devices[k]);
+    CompressOptions wopt = opt;
+    wopt.stream = ws;
+    try {
+      dev::Buffer<uint8_t> d_chunk(raw_chunk_bytes(chunk_in), ws);
+      // This device's chunks in increasing order: the chunk before any of them is always
+      // held by a running worker, so placing them in order cannot deadlock.
+      for (uint64_t j; (j = next[k]++) * D + k < plan.count;) {
+        const uint64_t i = j * D + k;
+        EncodedChunk c = encode_rows(pipe, share[k].get() + at_in_share[i], f.dtype, plan.chunk_shape(f.shape, i),
+                                     h.eb_abs, wopt);
+        const uint64_t at = commit.place(i, c.bytes);
+        devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_chunk.get(), ws);
+        if (at + c.bytes <= capacity)
+          dev::download(out + at, d_chunk.get(), c.bytes, ws);
+        else
+          dev::sync(ws);
+        entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
+      }
+      dev::sync(ws);
+    } catch (const Aborted&) {
+      dev::sync(ws);
+    } catch (...) {
+      commit.abort();
+      try {
+        dev::sync(ws);
+      } catch (...) {
+      }
+      throw;
+    }
+  });
+  for (size_t k = 0; k < D; ++k) {  // freed on their own devices
+    dev::set_device(devices[k]);
+    share[k].reset();
+  }
+  const uint64_t at = commit.end();
+  if (at > capacity) fail_too_small(capacity, at);
+  const std::vector<uint8_t> head = write_stream_header(h, plan, entries);
+  std::memcpy(out, head.data(), head.size());
+  return at;
+}
+
 ValueRange host_range(const FieldView& f) {
   return f.dtype == DType::f32 ? value_range_cpu(static_cast<const float*>(f.data), f.shape.count())
                                : value_range_cpu(static_cast<const double*>(f.data), f.shape.count());
@@ -318,8 +412,29 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
     dev::download(grown->data(), d_stream.get(), size, s);
     return size;
   }
-  // Larger than the GPU's share, or over several GPUs: chunk by chunk, the range found on the
-  // host first (it fixes the bound every chunk uses).
+  const int home = dev::current_device();
+  if (devices.size() > 1) {
+    // Several GPUs, each holding its share of the chunks if it can.
+    bool all_fit = true;
+    for (int d : devices) {
+      dev::set_device(d);
+      const uint64_t b = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
+      all_fit = all_fit && bytes / devices.size() + chunk_in + kWorkersPerDevice * (2 * chunk_in + chunk_working_bytes(chunk_in)) <= b;
+    }
+    dev::set_device(home);
+    if (all_fit) {
+      dev::sync(s);  // the caller's earlier work on s before the workers read its field
+      if (out) return compress_resident(f, opt, devices, out, capacity);
+      std::unique_ptr<uint8_t[]> tmp(new uint8_t[max_stream]);
+      advise_huge_pages(tmp.get(), max_stream);
+      const uint64_t size = compress_resident(f, opt, devices, tmp.get(), max_stream);
+      grown->resize(size);
+      std::memcpy(grown->data(), tmp.get(), size);
+      return size;
+    }
+  }
+  // Larger than the GPUs' share: chunk by chunk, the range found on the host first (it fixes
+  // the bound every chunk uses).
   ValueRange vr;
   {
     TracePhase t("value range (host)");

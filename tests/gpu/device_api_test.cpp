@@ -276,3 +276,26 @@ TEST(DeviceApi, CappedGpuWritesTheSameStreamChunkByChunk) {
     EXPECT_THROW(compress({x.data(), DType::f32, s}, o), Error);
   }
 }
+
+TEST(DeviceApi, TwoGpusWriteTheOneGpuStream) {
+  REQUIRE_GPU();
+  if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device (the multi-device path runs on a device list of 0,0 above)";
+  const Shape s = Shape::parse("300x128x128");  // 19.7 MB in 1 MiB chunks: both GPUs busy
+  const auto x = field_of<float>(s, 13);
+  for (const char* p : {"lorenzo", "delta", "szx"}) {
+    SCOPED_TRACE(p);
+    CompressOptions o = opts(p, 1, Device::cuda);
+    const auto one = compress({x.data(), DType::f32, s}, o);
+    o.devices = {0, 1};
+    EXPECT_TRUE(compress({x.data(), DType::f32, s}, o) == one) << "two GPUs wrote another stream";
+    o.gpu_memory = uint64_t(40) << 20;  // each GPU too small for its share: chunks stream through both
+    EXPECT_TRUE(compress({x.data(), DType::f32, s}, o) == one) << "two capped GPUs wrote another stream";
+    DecompressOptions d;
+    d.device = Device::cuda;
+    d.devices = {0, 1};
+    std::vector<float> y(x.size()), ref(x.size());
+    decompress(StreamView(one), y.data(), y.size() * 4, d);
+    decompress(one, ref.data(), ref.size() * 4, Device::cpu);
+    EXPECT_TRUE(test::same_bits(ref, y)) << "two GPUs decoded other values";
+  }
+}
