@@ -299,6 +299,16 @@ uint64_t compress_resident(const FieldView& f, const CompressOptions& opt, const
     at_in_share[i] = share_bytes[i % D];
     share_bytes[i % D] += plan.values(i) * w;
   }
+  // The caller's current device is theirs: restored however this returns.
+  struct Home {
+    int d = dev::current_device();
+    ~Home() {
+      try {
+        dev::set_device(d);
+      } catch (...) {
+      }
+    }
+  } home;
   std::vector<dev::Buffer<uint8_t>> share(D);
   std::vector<ValueRange> ranges(D);
   workers::run(static_cast<int>(D), [&](int k) {
