@@ -28,6 +28,7 @@ DeviceBlob write_device(const uint64_t* d_idx, const T* d_val, uint64_t count, c
 template <class T>
 struct DeviceRuns {
   dev::Buffer<uint64_t> start, length;  // per run, length >= 1
+  dev::Buffer<uint64_t> first;          // per run, entries before it (the scatter balances by them)
   dev::Buffer<T> value;
   dev::Buffer<uint64_t> count;          // [0]: runs, [1]: entries (device)
   uint64_t capacity = 0;                // runs the buffers hold

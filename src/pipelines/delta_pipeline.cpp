@@ -4,7 +4,7 @@
 #include <sciz/error.hpp>
 
 #include "core/device.hpp"
-#include "core/exact_download.hpp"
+#include "core/exact_runs_cuda.hpp"
 #include "core/trace.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/staging.hpp"
@@ -61,11 +61,11 @@ void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
     d = delta::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, s, row);
   }
   out.params = delta::write_params(d.mode, d.row);
-  auto [exact, exact_bytes] = exact_runs_on_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
+  runs::DeviceBlob exact = runs::write_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
   out.add(kWidths, std::move(d.widths), delta::group_count(n));
   out.add(kInitial, std::move(d.initial), 4 * delta::layer_count(n));
   out.add(kPayload, std::move(d.payload), d.payload_bytes);
-  out.add(kExact, std::move(exact), exact_bytes);
+  out.add(kExact, std::move(exact.bytes), exact.size);
 }
 
 template <class T>

@@ -3,7 +3,7 @@
 #include <sciz/error.hpp>
 
 #include "core/device.hpp"
-#include "core/exact_download.hpp"
+#include "core/exact_runs_cuda.hpp"
 #include "core/trace.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/staging.hpp"
@@ -50,13 +50,13 @@ void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
     d = szx::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, job.opt.szx_block, s);
   }
   out.params = szx::write_params(d.block);
-  auto [exact, exact_bytes] = exact_runs_on_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
+  runs::DeviceBlob exact = runs::write_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
   out.add(kKinds, std::move(d.kinds), d.nblocks);
   out.add(kMus, std::move(d.mus), d.nblocks * sizeof(T));
   out.add(kMidCounts, std::move(d.mid_counts), 2 * d.nonconstant);
   out.add(kCodes, std::move(d.codes), d.code_bytes);
   out.add(kMid, std::move(d.mid), d.mid_bytes);
-  out.add(kExact, std::move(exact), exact_bytes);
+  out.add(kExact, std::move(exact.bytes), exact.size);
 }
 
 template <class T>
