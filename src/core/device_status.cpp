@@ -42,10 +42,11 @@ std::string device_status_message(const DeviceStatus& st) {
     case kStatusOk: return "";
     case kStatusChecksum: return "chunk " + w + ": section " + a + " checksum mismatch: stream is corrupted";
     case kStatusPadding: return "chunk " + w + ": padding byte " + a + " is not zero: stream is corrupted";
-    case kStatusRunsHeader: return "exact values: " + a + " entries in " + b + " runs do not fit the field";
+    case kStatusRunsHeader: return "exact values: " + a + " entries in " + b + " runs do not fit the field or the section";
     case kStatusRunsOverrun: return "exact values: run " + a + " leaves the field or the entry count";
     case kStatusRunsPalette: return "exact values: run " + a + " names palette index " + b;
-    case kStatusRunsTotals: return "exact values: runs hold " + a + " entries, header says " + b;
+    case kStatusRunsTotals:  // equal counts: the runs end before the section does
+      return "exact values: runs hold " + a + " entries, header says " + b + (st.a == st.b ? " (and trailing bytes)" : "");
     case kStatusRunsTruncated: return "exact values: section ends inside a run at byte " + a;
     case kStatusOutliersHeader: return "outliers: " + a + " entries of width " + b + " do not fit the section";
     case kStatusOutliersOrder: return "outliers: index " + b + " at entry " + a + " is out of range or out of order";
