@@ -1,8 +1,26 @@
 #include "api/chunk_codec.hpp"
 
+#include <cmath>
+
+#include "core/error_bound.hpp"
 #include "core/geometry.hpp"
 
 namespace sciz {
+
+Header field_header(DType dtype, const Shape& shape, const CompressOptions& opt, const Pipeline& pipe,
+                    const ValueRange& vr) {
+  Header h;
+  h.dtype = dtype;
+  h.shape = shape;
+  h.eb_mode = opt.eb.mode;
+  h.eb_value = opt.eb.value;
+  h.eb_abs = resolve_bound(opt.eb, vr);
+  h.value_min = vr.finite ? vr.min + 0.0 : NAN;  // + 0.0: -0 and +0 read the same
+  h.value_max = vr.finite ? vr.max + 0.0 : NAN;
+  h.nonfinite = vr.nonfinite;
+  h.pipeline = pipe.name();
+  return h;
+}
 
 ChunkOut encode_chunk(const Pipeline& pipe, const void* data, bool on_device, DType dtype, const Shape& chunk_shape,
                       double eb_abs, Device device, const CompressOptions& opt) {

@@ -4,9 +4,14 @@
 #include <sciz/sciz.hpp>
 
 #include "core/container.hpp"
+#include "core/value_range.hpp"
 #include "pipelines/pipeline.hpp"
 
 namespace sciz {
+
+// The stream header of a field: its bound resolved once over the whole field's range.
+Header field_header(DType dtype, const Shape& shape, const CompressOptions& opt, const Pipeline& pipe,
+                    const ValueRange& vr);
 
 // Rows plan.rows(i) of the field, starting at `data` (host or device, see on_device), through
 // `pipe`, or stored verbatim when the pipeline would expand them.

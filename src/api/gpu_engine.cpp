@@ -19,6 +19,7 @@
 #include "core/host_transfer.hpp"
 #include "core/trace.hpp"
 #include "core/value_range.hpp"
+#include "api/chunk_codec.hpp"
 #include "pipelines/pipeline.hpp"
 
 namespace sciz::gpu {
@@ -33,17 +34,7 @@ ValueRange device_range(const FieldView& f, Stream s) {
 }
 
 Header field_header(const FieldView& f, const CompressOptions& opt, const Pipeline& pipe, const ValueRange& vr) {
-  Header h;
-  h.dtype = f.dtype;
-  h.shape = f.shape;
-  h.eb_mode = opt.eb.mode;
-  h.eb_value = opt.eb.value;
-  h.eb_abs = resolve_bound(opt.eb, vr);
-  h.value_min = vr.finite ? vr.min + 0.0 : NAN;
-  h.value_max = vr.finite ? vr.max + 0.0 : NAN;
-  h.nonfinite = vr.nonfinite;
-  h.pipeline = pipe.name();
-  return h;
+  return sciz::field_header(f.dtype, f.shape, opt, pipe, vr);
 }
 
 // Chunk rows on the device through the pipeline, or, where that would expand them, the rows
@@ -224,6 +215,38 @@ int workers_within(uint64_t budget, uint64_t chunk_in) {
   return static_cast<int>(std::clamp<uint64_t>(budget / each, 1, kWorkersPerDevice));
 }
 
+// A streaming worker's body: its stream drained however it ends; an earlier chunk's failure
+// ends it quietly (that failure is the one reported), its own aborts the others.
+template <class F>
+void as_worker(Committer& commit, Stream ws, F&& body) {
+  try {
+    body();
+    dev::sync(ws);
+  } catch (const Aborted&) {
+    dev::sync(ws);
+  } catch (...) {
+    commit.abort();
+    try {
+      dev::sync(ws);
+    } catch (...) {
+    }
+    throw;
+  }
+}
+
+// Places an encoded chunk in order, writes it into d_chunk and sends it down to its place in
+// out (waiting for ws: d_chunk is free again on return).
+ChunkEntry send_down(Committer& commit, uint64_t i, const EncodedChunk& c, uint8_t* d_chunk, uint8_t* out,
+                     uint64_t capacity, Stream ws) {
+  const uint64_t at = commit.place(i, c.bytes);
+  devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_chunk, ws);
+  if (at + c.bytes <= capacity)
+    dev::download(out + at, d_chunk, c.bytes, ws);
+  else
+    dev::sync(ws);
+  return {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
+}
+
 // A host field through one or more GPUs a chunk at a time: each worker uploads its chunk's
 // rows, encodes them, writes the chunk and downloads it to its place, while the other workers'
 // copies and kernels run beside it. `vr` is the whole field's range, found beforehand.
@@ -247,31 +270,15 @@ uint64_t compress_streamed(const FieldView& f, const CompressOptions& opt, const
     const Stream ws = workers::stream_for(device);
     CompressOptions wopt = opt;
     wopt.stream = ws;
-    try {
+    as_worker(commit, ws, [&] {
       dev::Buffer<uint8_t> d_rows(chunk_in, ws), d_chunk(raw_chunk_bytes(chunk_in), ws);
       for (uint64_t i; (i = next++) < plan.count;) {
         const uint8_t* rows = static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w;
         dev::upload(d_rows.get(), rows, plan.values(i) * w, ws);
         EncodedChunk c = encode_rows(pipe, d_rows.get(), f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, wopt);
-        const uint64_t at = commit.place(i, c.bytes);
-        devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_chunk.get(), ws);
-        if (at + c.bytes <= capacity)
-          dev::download(out + at, d_chunk.get(), c.bytes, ws);  // synchronizes ws: d_chunk is free again
-        else
-          dev::sync(ws);
-        entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
+        entries[i] = send_down(commit, i, c, d_chunk.get(), out, capacity, ws);
       }
-      dev::sync(ws);
-    } catch (const Aborted&) {
-      dev::sync(ws);
-    } catch (...) {
-      commit.abort();
-      try {
-        dev::sync(ws);
-      } catch (...) {
-      }
-      throw;
-    }
+    });
   });
   const uint64_t at = commit.end();
   if (at > capacity) fail_too_small(capacity, at);
@@ -345,7 +352,7 @@ uint64_t compress_resident(const FieldView& f, const CompressOptions& opt, const
     const Stream ws = workers::stream_for(devices[k]);
     CompressOptions wopt = opt;
     wopt.stream = ws;
-    try {
+    as_worker(commit, ws, [&] {
       dev::Buffer<uint8_t> d_chunk(raw_chunk_bytes(chunk_in), ws);
       // This device's chunks in increasing order: the chunk before any of them is always
       // held by a running worker, so placing them in order cannot deadlock.
@@ -353,25 +360,9 @@ uint64_t compress_resident(const FieldView& f, const CompressOptions& opt, const
         const uint64_t i = j * D + k;
         EncodedChunk c = encode_rows(pipe, share[k].get() + at_in_share[i], f.dtype, plan.chunk_shape(f.shape, i),
                                      h.eb_abs, wopt);
-        const uint64_t at = commit.place(i, c.bytes);
-        devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_chunk.get(), ws);
-        if (at + c.bytes <= capacity)
-          dev::download(out + at, d_chunk.get(), c.bytes, ws);
-        else
-          dev::sync(ws);
-        entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
+        entries[i] = send_down(commit, i, c, d_chunk.get(), out, capacity, ws);
       }
-      dev::sync(ws);
-    } catch (const Aborted&) {
-      dev::sync(ws);
-    } catch (...) {
-      commit.abort();
-      try {
-        dev::sync(ws);
-      } catch (...) {
-      }
-      throw;
-    }
+    });
   });
   for (size_t k = 0; k < D; ++k) {  // freed on their own devices
     dev::set_device(devices[k]);

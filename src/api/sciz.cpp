@@ -82,16 +82,7 @@ std::vector<uint8_t> compress_cpu(const FieldView& f, const CompressOptions& opt
     TracePhase t("value range");
     vr = range_of(field, opt.stream);
   }
-  Header h;
-  h.dtype = f.dtype;
-  h.shape = f.shape;
-  h.eb_mode = opt.eb.mode;
-  h.eb_value = opt.eb.value;
-  h.eb_abs = resolve_bound(opt.eb, vr);
-  h.value_min = vr.finite ? vr.min : NAN;
-  h.value_max = vr.finite ? vr.max : NAN;
-  h.nonfinite = vr.nonfinite;
-  h.pipeline = pipe.name();
+  const Header h = field_header(f.dtype, f.shape, opt, pipe, vr);
   std::vector<ChunkOut> chunks(plan.count);
   for_each_chunk(plan.count, true, [&](uint64_t i) {
     chunks[i] = encode_chunk(pipe, at_row(field.data, plan, plan.row0(i), f.dtype), false, f.dtype,

@@ -113,31 +113,19 @@ class DeltaPipeline final : public Pipeline {
   }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
-    if (job.dtype == DType::f32)
-      compress_typed<float>(job, params, sections);
-    else
-      compress_typed<double>(job, params, sections);
+    with_type(job.dtype, [&]<class T>() { compress_typed<T>(job, params, sections); });
   }
 
   void decompress(const DecompressJob& job) const override {
-    if (job.chunk->header.dtype == DType::f32)
-      decompress_typed<float>(job);
-    else
-      decompress_typed<double>(job);
+    with_type(job.chunk->header.dtype, [&]<class T>() { decompress_typed<T>(job); });
   }
 
   void compress_device(const CompressJob& job, DeviceChunkOut& out) const override {
-    if (job.dtype == DType::f32)
-      compress_device_typed<float>(job, out);
-    else
-      compress_device_typed<double>(job, out);
+    with_type(job.dtype, [&]<class T>() { compress_device_typed<T>(job, out); });
   }
 
   void decompress_device(const DeviceDecodeJob& job) const override {
-    if (job.header->dtype == DType::f32)
-      decompress_device_typed<float>(job);
-    else
-      decompress_device_typed<double>(job);
+    with_type(job.header->dtype, [&]<class T>() { decompress_device_typed<T>(job); });
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {

@@ -79,6 +79,16 @@ class Pipeline {
   virtual void decompress_device(const DeviceDecodeJob& job) const;
 };
 
+// Calls f.template operator()<float>() or <double>() by dtype: the pipelines' typed bodies are
+// templates over the value type, their virtual entry points one line each.
+template <class F>
+void with_type(DType dtype, F&& f) {
+  if (dtype == DType::f32)
+    f.template operator()<float>();
+  else
+    f.template operator()<double>();
+}
+
 const Pipeline& find_pipeline(const std::string& name);  // throws invalid_argument naming it
 std::vector<std::string> pipeline_names();
 
