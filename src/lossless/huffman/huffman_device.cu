@@ -26,6 +26,7 @@
 #include "lossless/codes/device_check.cuh"
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/huffman/huffman_cuda.cuh"
+#include "lossless/huffman/huffman_decode.cuh"
 
 namespace sciz::huffman::cuda {
 namespace {
@@ -328,23 +329,7 @@ __global__ void __launch_bounds__(kGroup)
       const uint64_t lo = c * h.chunk, hi = min(h.n, lo + h.chunk);
       uint64_t used = 0;
       bool ok = true;
-      auto next = [&]() {
-        uint32_t s, l;
-        ok &= decode_symbol(br, t, slow, s, l);
-        used += l;
-        return s;
-      };
-      uint64_t i = lo;
-      for (; i + 8 <= hi; i += 8) {
-        uint32_t w[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const uint32_t a = next();
-          w[j] = a | next() << 16;
-        }
-        *reinterpret_cast<uint4*>(out + i) = make_uint4(w[0], w[1], w[2], w[3]);
-      }
-      for (; i < hi; ++i) out[i] = static_cast<uint16_t>(next());
+      decode_chunk_symbols(br, t, slow, out, lo, hi, used, ok);
       if (!ok || used != bits) report(st, kStatusHuffmanDecode, where, c, 0);
     }
     __syncthreads();  // tmp is reused
