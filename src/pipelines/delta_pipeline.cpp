@@ -104,13 +104,6 @@ class DeltaPipeline final : public Pipeline {
  public:
   const char* name() const override { return "delta"; }
 
-  uint64_t max_compressed_bytes(DType dtype, const Shape& shape) const override {
-    const uint64_t n = shape.count(), w = dtype_size(dtype), groups = n / 32 + 1, layers = n / 32768 + 1;
-    // Every group at width 31 (128 bytes per 32 values), every layer's padding and initial
-    // value, and every value also stored exactly (worst case of the runs: two 10-byte
-    // varints and a value per run).
-    return kMaxHeaderBytes + groups * (1 + 128) + layers * (4 + 16) + 24 + n * (20 + w);
-  }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
     with_type(job.dtype, [&]<class T>() { compress_typed<T>(job, params, sections); });

@@ -194,14 +194,6 @@ class LorenzoPipeline final : public Pipeline {
  public:
   const char* name() const override { return "lorenzo"; }
 
-  uint64_t max_compressed_bytes(DType dtype, const Shape& shape) const override {
-    const Extent e = effective_extent(shape);
-    const uint64_t n = e.count();
-    const uint64_t iw = 8;  // index width, worst case
-    // Every value may be both an outlier and stored exactly: summing the worst cases keeps
-    // the bound obviously safe. Exact runs: at most n runs of two 10-byte varints and a value.
-    return kMaxHeaderBytes + codes::max_encoded_bytes(n) + 16 + n * (iw + 4) + 24 + n * (20 + dtype_size(dtype));
-  }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
     with_type(job.dtype, [&]<class T>() { compress_typed<T>(job, params, sections); });

@@ -66,7 +66,6 @@ class Pipeline {
  public:
   virtual ~Pipeline() = default;
   virtual const char* name() const = 0;
-  virtual uint64_t max_compressed_bytes(DType dtype, const Shape& shape) const = 0;
   virtual void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const = 0;
   virtual void decompress(const DecompressJob& job) const = 0;
   virtual std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const = 0;
@@ -97,7 +96,5 @@ std::unique_ptr<Pipeline> make_raw_pipeline();
 std::unique_ptr<Pipeline> make_szx_pipeline();
 std::unique_ptr<Pipeline> make_delta_pipeline();
 
-// Generous bound on magic + header + section table of any stream we write.
-inline constexpr uint64_t kMaxHeaderBytes = 4096;
 
 }  // namespace sciz

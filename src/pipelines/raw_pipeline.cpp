@@ -17,9 +17,6 @@ class RawPipeline final : public Pipeline {
  public:
   const char* name() const override { return "raw"; }
 
-  uint64_t max_compressed_bytes(DType dtype, const Shape& shape) const override {
-    return shape.count() * dtype_size(dtype) + kMaxHeaderBytes;
-  }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
     const uint64_t bytes = job.shape.count() * dtype_size(job.dtype);

@@ -94,12 +94,6 @@ class SzxPipeline final : public Pipeline {
  public:
   const char* name() const override { return "szx"; }
 
-  uint64_t max_compressed_bytes(DType dtype, const Shape& shape) const override {
-    const uint64_t n = shape.count(), w = dtype_size(dtype), blocks = n / 32 + 1;
-    // Every value kept whole and also stored exactly (worst case of the exact runs: two
-    // 10-byte varints and a value per run), plus every per-block array at the smallest block.
-    return kMaxHeaderBytes + n * w + n / 4 + blocks * (1 + w + 2 + 1) + 24 + n * (20 + w);
-  }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
     with_type(job.dtype, [&]<class T>() { compress_typed<T>(job, params, sections); });
