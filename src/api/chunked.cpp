@@ -148,6 +148,14 @@ std::vector<uint8_t> ChunkedCompressor::header() const {
 struct ChunkedDecompressor::State {
   std::vector<uint8_t> head;  // owned: the parsed sections of old streams point into it
   ParsedStream ps;
+  // Chunk i parsed from its bytes (checked against the index) with every checksum verified.
+  ParsedChunk parse(uint64_t i, std::span<const uint8_t> bytes) const {
+    SCIZ_REQUIRE(i < ps.chunks.size(), Status::invalid_argument, "no chunk " + std::to_string(i));
+    SCIZ_REQUIRE(ps.header.version < 4 || bytes.size() == ps.chunks[i].length, Status::invalid_argument,
+                 "chunk " + std::to_string(i) + " is " + std::to_string(ps.chunks[i].length) + " bytes, got " +
+                     std::to_string(bytes.size()));
+    return parse_chunk(ps, i, bytes, true);
+  }
 };
 
 uint64_t ChunkedDecompressor::head_bytes(std::span<const uint8_t> first12, uint64_t stream_bytes) {
@@ -182,11 +190,7 @@ ChunkInfo ChunkedDecompressor::chunk(uint64_t i) const {
 }
 
 ChunkInfo ChunkedDecompressor::verify_chunk(uint64_t i, std::span<const uint8_t> bytes) const {
-  SCIZ_REQUIRE(i < st_->ps.chunks.size(), Status::invalid_argument, "no chunk " + std::to_string(i));
-  SCIZ_REQUIRE(st_->ps.header.version < 4 || bytes.size() == st_->ps.chunks[i].length, Status::invalid_argument,
-               "chunk " + std::to_string(i) + " is " + std::to_string(st_->ps.chunks[i].length) + " bytes, got " +
-                   std::to_string(bytes.size()));
-  const ParsedChunk c = parse_chunk(st_->ps, i, bytes, true);
+  const ParsedChunk c = st_->parse(i, bytes);
   return {c.row0, c.rows, c.offset, c.length, c.header.pipeline};
 }
 
@@ -204,11 +208,7 @@ StreamInfo ChunkedDecompressor::summary() const {
 }
 
 ChunkedDecompressor::ChunkDetail ChunkedDecompressor::describe_chunk(uint64_t i, std::span<const uint8_t> bytes) const {
-  SCIZ_REQUIRE(i < st_->ps.chunks.size(), Status::invalid_argument, "no chunk " + std::to_string(i));
-  SCIZ_REQUIRE(st_->ps.header.version < 4 || bytes.size() == st_->ps.chunks[i].length, Status::invalid_argument,
-               "chunk " + std::to_string(i) + " is " + std::to_string(st_->ps.chunks[i].length) + " bytes, got " +
-                   std::to_string(bytes.size()));
-  const ParsedChunk c = parse_chunk(st_->ps, i, bytes, true);
+  const ParsedChunk c = st_->parse(i, bytes);
   ChunkDetail d;
   d.info = {c.row0, c.rows, c.offset, c.length, c.header.pipeline};
   try {
@@ -225,11 +225,7 @@ ChunkedDecompressor::ChunkDetail ChunkedDecompressor::describe_chunk(uint64_t i,
 
 void ChunkedDecompressor::decompress_chunk(uint64_t i, std::span<const uint8_t> bytes, void* out, uint64_t out_bytes,
                                            Device device, bool out_on_device, Stream s) {
-  SCIZ_REQUIRE(i < st_->ps.chunks.size(), Status::invalid_argument, "no chunk " + std::to_string(i));
-  SCIZ_REQUIRE(st_->ps.header.version < 4 || bytes.size() == st_->ps.chunks[i].length, Status::invalid_argument,
-               "chunk " + std::to_string(i) + " is " + std::to_string(st_->ps.chunks[i].length) + " bytes, got " +
-                   std::to_string(bytes.size()));
-  const ParsedChunk c = parse_chunk(st_->ps, i, bytes, true);
+  const ParsedChunk c = st_->parse(i, bytes);
   const uint64_t need = c.rows * row_bytes();
   SCIZ_REQUIRE(out_bytes == need && out != nullptr, Status::invalid_argument,
                "output of chunk " + std::to_string(i) + " holds " + std::to_string(out_bytes) + " bytes, it decodes to " +

@@ -436,34 +436,31 @@ Header chunk_header(const ParsedStream& ps, uint64_t i, const ChunkHead& head) {
 }
 
 namespace {
-ParsedStream read_rows(std::span<const uint8_t> stream, uint64_t first_chunk, uint64_t end_chunk, bool verify) {
-  ParsedStream ps = read_stream_head(stream, stream.size());
-  if (ps.header.version < 4) {
-    read_chunk(ps, 0, stream, verify);
-    return ps;
-  }
-  end_chunk = std::min<uint64_t>(end_chunk, ps.chunks.size());
-  for (uint64_t i = first_chunk; i < end_chunk; ++i)
+// Chunks [first, end) of the stream whose head ps holds (versions 1 to 3: their one chunk).
+void read_chunks(ParsedStream& ps, std::span<const uint8_t> stream, uint64_t first, uint64_t end, bool verify) {
+  if (ps.header.version < 4) return read_chunk(ps, 0, stream, verify);
+  for (uint64_t i = first; i < end; ++i)
     read_chunk(ps, i, stream.subspan(ps.chunks[i].offset, ps.chunks[i].length), verify);
-  return ps;
 }
 }  // namespace
 
 ParsedStream read_stream(std::span<const uint8_t> stream, bool verify_sections) {
-  return read_rows(stream, 0, UINT64_MAX, verify_sections);
+  ParsedStream ps = read_stream_head(stream, stream.size());
+  read_chunks(ps, stream, 0, ps.chunks.size(), verify_sections);
+  return ps;
 }
 
 ParsedStream read_stream_rows(std::span<const uint8_t> stream, uint64_t row_begin, uint64_t row_end) {
   ParsedStream ps = read_stream_head(stream, stream.size());
-  if (ps.header.version < 4) {
-    read_chunk(ps, 0, stream, true);
-    return ps;
+  uint64_t a = 0, b = 1;
+  if (ps.header.version >= 4) {
+    SCIZ_REQUIRE(row_begin < row_end && row_end <= ps.plan.rows_total, Status::invalid_argument,
+                 "rows " + num(row_begin) + ":" + num(row_end) + " are not a non-empty range inside the " +
+                     num(ps.plan.rows_total) + " rows of the slowest axis");
+    a = ps.plan.chunk_of_row(row_begin);
+    b = ps.plan.chunk_of_row(row_end - 1) + 1;
   }
-  SCIZ_REQUIRE(row_begin < row_end && row_end <= ps.plan.rows_total, Status::invalid_argument,
-               "rows " + num(row_begin) + ":" + num(row_end) + " are not a non-empty range inside the " +
-                   num(ps.plan.rows_total) + " rows of the slowest axis");
-  const uint64_t a = ps.plan.chunk_of_row(row_begin), b = ps.plan.chunk_of_row(row_end - 1) + 1;
-  for (uint64_t i = a; i < b; ++i) read_chunk(ps, i, stream.subspan(ps.chunks[i].offset, ps.chunks[i].length), true);
+  read_chunks(ps, stream, a, b, true);
   return ps;
 }
 
