@@ -82,6 +82,9 @@ struct Validated {
 };
 template <class T>
 Validated<T> validate(const Sections& s, uint64_t n);
+// What validate() checks from lengths alone (mode, row, n and the two fixed-size sections),
+// shared with the device decoder, which checks the contents on the device.
+void check_layout(uint8_t mode, uint64_t row, uint64_t n, uint64_t widths_bytes, uint64_t initial_bytes);
 
 // Decodes n values into out (eb: the stream's resolved bound). A stream that does not fit
 // throws Error(corrupt_stream) before any out-of-bounds read or write.

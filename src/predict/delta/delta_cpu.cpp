@@ -711,24 +711,29 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats, uint64_t row
   return e;
 }
 
-template <class T>
-Validated<T> validate(const Sections& s, uint64_t n) {
+void check_layout(uint8_t mode, uint64_t row, uint64_t n, uint64_t widths_bytes, uint64_t initial_bytes) {
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "delta: field of " + std::to_string(n) + " values");
-  if (s.mode == kModeLinear) {
-    SCIZ_REQUIRE(s.row == 0, Status::corrupt_stream, "delta: a linear chain with a row length");
+  if (mode == kModeLinear) {
+    SCIZ_REQUIRE(row == 0, Status::corrupt_stream, "delta: a linear chain with a row length");
   } else {
-    SCIZ_REQUIRE(s.mode == kModeSerpentine, Status::corrupt_stream, "delta: unknown chain mode " + std::to_string(s.mode));
-    SCIZ_REQUIRE(s.row >= 2 && s.row <= kMaxRow && s.row < n && n % s.row == 0, Status::corrupt_stream,
-                 "delta: serpentine rows of " + std::to_string(s.row) + " values do not tile a field of " +
+    SCIZ_REQUIRE(mode == kModeSerpentine, Status::corrupt_stream, "delta: unknown chain mode " + std::to_string(mode));
+    SCIZ_REQUIRE(row >= 2 && row <= kMaxRow && row < n && n % row == 0, Status::corrupt_stream,
+                 "delta: serpentine rows of " + std::to_string(row) + " values do not tile a field of " +
                      std::to_string(n));
   }
   const uint64_t L = layer_count(n), G = group_count(n);
-  SCIZ_REQUIRE(s.widths.size() == G, Status::corrupt_stream,
-               "delta: widths section holds " + std::to_string(s.widths.size()) + " bytes, the field has " +
+  SCIZ_REQUIRE(widths_bytes == G, Status::corrupt_stream,
+               "delta: widths section holds " + std::to_string(widths_bytes) + " bytes, the field has " +
                    std::to_string(G) + " groups of 32");
-  SCIZ_REQUIRE(s.initial.size() == 4 * L, Status::corrupt_stream,
-               "delta: initial values section holds " + std::to_string(s.initial.size()) + " bytes, expected " +
+  SCIZ_REQUIRE(initial_bytes == 4 * L, Status::corrupt_stream,
+               "delta: initial values section holds " + std::to_string(initial_bytes) + " bytes, expected " +
                    std::to_string(4 * L));
+}
+
+template <class T>
+Validated<T> validate(const Sections& s, uint64_t n) {
+  check_layout(s.mode, s.row, n, s.widths.size(), s.initial.size());
+  const uint64_t L = layer_count(n), G = group_count(n);
   Validated<T> v;
   v.layer_off.assign(L + 1, 0);
   for (uint64_t l = 0; l < L; ++l) {

@@ -923,22 +923,8 @@ void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, double eb, 
   // What depends only on lengths is checked here, as validate() does; contents on the device.
   SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::corrupt_stream,
                "delta: error bound " + std::to_string(eb) + " must be finite and positive");
-  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "delta: field of " + std::to_string(n) + " values");
-  if (sec.mode == kModeLinear) {
-    SCIZ_REQUIRE(sec.row == 0, Status::corrupt_stream, "delta: a linear chain with a row length");
-  } else {
-    SCIZ_REQUIRE(sec.mode == kModeSerpentine, Status::corrupt_stream, "delta: unknown chain mode " + std::to_string(sec.mode));
-    SCIZ_REQUIRE(sec.row >= 2 && sec.row <= kMaxRow && sec.row < n && n % sec.row == 0, Status::corrupt_stream,
-                 "delta: serpentine rows of " + std::to_string(sec.row) + " values do not tile a field of " +
-                     std::to_string(n));
-  }
+  check_layout(sec.mode, sec.row, n, sec.widths.size, sec.initial.size);
   const uint64_t L = layer_count(n), G = group_count(n);
-  SCIZ_REQUIRE(sec.widths.size == G, Status::corrupt_stream,
-               "delta: widths section holds " + std::to_string(sec.widths.size) + " bytes, the field has " +
-                   std::to_string(G) + " groups of 32");
-  SCIZ_REQUIRE(sec.initial.size == 4 * L, Status::corrupt_stream,
-               "delta: initial values section holds " + std::to_string(sec.initial.size) + " bytes, expected " +
-                   std::to_string(4 * L));
   SCIZ_REQUIRE(L < (uint64_t(1) << 31), Status::corrupt_stream, "delta: too many layers for one launch");
   const runs::DeviceRuns<T> exact = runs::parse_device<T>(sec.exact.data, sec.exact.size, n, st, 4, s);
   if (L == 0) return;

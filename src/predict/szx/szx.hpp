@@ -71,6 +71,9 @@ struct Validated {
 };
 template <class T>
 Validated<T> validate(const Sections& s, uint64_t n);
+// What validate() checks from lengths alone (block size, n and the two per-block sections),
+// shared with the device decoder, which checks the contents on the device.
+void check_layout(uint32_t block, uint64_t n, int value_bytes, uint64_t kinds_bytes, uint64_t mus_bytes);
 
 // Decodes n values into out. Every length, count and code is validated first; a stream that
 // does not fit throws Error(corrupt_stream) before any out-of-bounds read or write.

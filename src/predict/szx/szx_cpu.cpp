@@ -343,22 +343,26 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
   return e;
 }
 
+void check_layout(uint32_t block, uint64_t n, int value_bytes, uint64_t kinds_bytes, uint64_t mus_bytes) {
+  SCIZ_REQUIRE(valid_block(block), Status::corrupt_stream,
+               "szx: block size " + std::to_string(block) + " is not a multiple of 32 in 32..4096");
+  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "szx: field of " + std::to_string(n) + " values");
+  const uint64_t nblocks = (n + block - 1) / block;
+  SCIZ_REQUIRE(kinds_bytes == nblocks, Status::corrupt_stream,
+               "szx: block kinds section holds " + std::to_string(kinds_bytes) + " bytes, the field has " +
+                   std::to_string(nblocks) + " blocks");
+  SCIZ_REQUIRE(mus_bytes == nblocks * value_bytes, Status::corrupt_stream,
+               "szx: block means section holds " + std::to_string(mus_bytes) + " bytes, expected " +
+                   std::to_string(nblocks * value_bytes));
+}
+
 template <class T>
 Validated<T> validate(const Sections& s, uint64_t n) {
   constexpr int W = Traits<T>::kBytes;
-  SCIZ_REQUIRE(valid_block(s.block), Status::corrupt_stream,
-               "szx: block size " + std::to_string(s.block) + " is not a multiple of 32 in 32..4096");
-  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "szx: field of " + std::to_string(n) + " values");
+  check_layout(s.block, n, W, s.kinds.size(), s.mus.size());
   const uint32_t B = s.block;
   const uint64_t nblocks = (n + B - 1) / B;
   auto block_len = [&](uint64_t b) { return static_cast<uint32_t>(std::min<uint64_t>(B, n - b * B)); };
-
-  SCIZ_REQUIRE(s.kinds.size() == nblocks, Status::corrupt_stream,
-               "szx: block kinds section holds " + std::to_string(s.kinds.size()) + " bytes, the field has " +
-                   std::to_string(nblocks) + " blocks");
-  SCIZ_REQUIRE(s.mus.size() == nblocks * W, Status::corrupt_stream,
-               "szx: block means section holds " + std::to_string(s.mus.size()) + " bytes, expected " +
-                   std::to_string(nblocks * W));
   Validated<T> v;
   uint64_t codes_expected = 0;
   for (uint64_t b = 0; b < nblocks; ++b) {

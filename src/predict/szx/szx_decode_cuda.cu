@@ -438,17 +438,9 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
 template <class T>
 void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, T* d_out, DeviceStatus* st, cudaStream_t s) {
   constexpr int W = Traits<T>::kBytes;
-  SCIZ_REQUIRE(valid_block(sec.block), Status::corrupt_stream,
-               "szx: block size " + std::to_string(sec.block) + " is not a multiple of 32 in 32..4096");
-  SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "szx: field of " + std::to_string(n) + " values");
+  check_layout(sec.block, n, W, sec.kinds.size, sec.mus.size);
   const uint32_t B = sec.block;
   const uint64_t nblocks = (n + B - 1) / B;
-  SCIZ_REQUIRE(sec.kinds.size == nblocks, Status::corrupt_stream,
-               "szx: block kinds section holds " + std::to_string(sec.kinds.size) + " bytes, the field has " +
-                   std::to_string(nblocks) + " blocks");
-  SCIZ_REQUIRE(sec.mus.size == nblocks * W, Status::corrupt_stream,
-               "szx: block means section holds " + std::to_string(sec.mus.size) + " bytes, expected " +
-                   std::to_string(nblocks * W));
   require_grid(nblocks, Status::corrupt_stream);
   const runs::DeviceRuns<T> exact = runs::parse_device<T>(sec.exact.data, sec.exact.size, n, st, 6, s);
   if (nblocks == 0) return;
