@@ -173,16 +173,6 @@ Field read_field(const Options& o, Progress& progress) {
   return field;
 }
 
-HostBuffer read_whole(const std::string& path, const char* role, Progress& progress) {
-  uint64_t size = 0;
-  FilePtr f = open_input(path, role, size);
-  progress.consider(size);
-  progress.phase("reading " + quote(path) + " (" + human_bytes(size) + ")");
-  HostBuffer b = HostBuffer::allocate(size, quote(path));
-  read_exact(f.get(), b.data(), size, path);
-  return b;
-}
-
 OutputFile::OutputFile(const std::string& path) : path_(path), tmp_(path + ".tmp") {
   std::error_code ec;
   if (fs::is_directory(path, ec)) data_error("cannot write output " + quote(path) + ": it is a directory");

@@ -78,9 +78,6 @@ struct InputFile {
   void read(uint64_t offset, void* dst, uint64_t n) const { read_at(fd, offset, dst, n, path); }
 };
 
-// The whole file, e.g. a .sciz stream.
-HostBuffer read_whole(const std::string& path, const char* role, Progress& progress);
-
 // Opens PATH.tmp at once, so an unwritable output fails before any expensive work, and
 // renames it to PATH on commit(). Destroyed without commit, it removes the temporary.
 class OutputFile {
