@@ -8,8 +8,8 @@ namespace sciz {
 
 template <class F>
 void for_each_chunk(uint64_t n, bool parallel, F&& f) {
-  if (!parallel || n < 2 || static_cast<uint64_t>(thread_count(n)) < 2 ||
-      n < static_cast<uint64_t>(thread_count(UINT64_MAX))) {
+  const uint64_t threads = static_cast<uint64_t>(thread_count(UINT64_MAX));
+  if (!parallel || threads < 2 || n < threads) {
     for (uint64_t i = 0; i < n; ++i) f(i);
     return;
   }
