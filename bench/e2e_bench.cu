@@ -20,6 +20,7 @@
 
 #include "bench_host.hpp"
 #include "core/cuda_check.cuh"
+#include "gpu_trace.hpp"
 
 using namespace sciz;
 
@@ -36,13 +37,14 @@ struct Args {
   bool host = true, cpu_check = true;
   double chunk_mb = kDefaultChunkMiB;
   bool pageable = true;
+  bool trace = false;  // one extra call of each row under the CUPTI timeline (not timed)
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "sciz_bench_e2e: %s\nusage: sciz_bench_e2e --field PATH --dims ZxYxX [--tile AxBxC] [--rel 1e-2,1e-3]\n"
                "  [--pipelines lorenzo,delta,szx] [--runs 20] [--host-runs N] [--no-host] [--no-cpu-check]\n"
-               "  [--gpu-memory BYTES] [--devices 0,1] [--chunk-mb MiB] [--no-pageable] [--json OUT]\n",
+               "  [--gpu-memory BYTES] [--devices 0,1] [--chunk-mb MiB] [--no-pageable] [--trace] [--json OUT]\n",
                why.c_str());
   std::exit(2);
 }
@@ -75,6 +77,7 @@ Args parse_args(int argc, char** argv) {
     else if (k == "--no-host") a.host = false;
     else if (k == "--no-cpu-check") a.cpu_check = false;
     else if (k == "--no-pageable") a.pageable = false;
+    else if (k == "--trace") a.trace = true;
     else if (k == "--gpu-memory") a.gpu_memory = std::stoull(val());
     else if (k == "--devices") {
       for (const auto& d : split(val())) a.devices.push_back(std::stoi(d));
@@ -111,6 +114,16 @@ double time_on(cudaStream_t s, int warmups, int runs, const std::function<void()
   SCIZ_CUDA_CHECK(cudaEventDestroy(t0));
   SCIZ_CUDA_CHECK(cudaEventDestroy(t1));
   return median(ms);
+}
+
+// One untimed call of body() under the CUPTI timeline, printed under `title`.
+void traced(bool on, cudaStream_t s, const std::string& title, const std::function<void()>& body) {
+  if (!on) return;
+  SCIZ_CUDA_CHECK(cudaStreamSynchronize(s));
+  gputrace::begin();
+  body();
+  SCIZ_CUDA_CHECK(cudaStreamSynchronize(s));
+  gputrace::end_and_print(title.c_str(), stdout);
 }
 
 struct Row {
@@ -173,6 +186,11 @@ int main(int argc, char** argv) try {
       dopt.stream = s;
       SCIZ_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, bytes, s));
       const double d_ms = time_on(s, a.warmups, a.runs, [&] { decompress(StreamView(d_s, size, true), d_y, bytes, dopt); });
+      char tag[96];
+      std::snprintf(tag, sizeof tag, "%s rel %.0e", p.c_str(), rel);
+      traced(a.trace, s, std::string(tag) + " device compress", [&] { size = compress_into(dev_field, d_s, cap, true, o); });
+      traced(a.trace, s, std::string(tag) + " device decompress",
+             [&] { decompress(StreamView(d_s, size, true), d_y, bytes, dopt); });
       // Every point, and the stream against the CPU twin's.
       std::vector<float> y(n);
       std::vector<uint8_t> gpu_stream(size);
@@ -207,6 +225,10 @@ int main(int argc, char** argv) try {
           uint64_t n_st = 0;
           const double hc = time_on(s, 1, a.host_runs, [&] { n_st = compress_into({in, DType::f32, shape}, sbuf, cap, false, ho); });
           const double hdm = time_on(s, 1, a.host_runs, [&] { decompress(StreamView(sbuf, n_st), out, bytes, hd); });
+          traced(a.trace, s, std::string(tag) + " " + what + " compress",
+                 [&] { n_st = compress_into({in, DType::f32, shape}, sbuf, cap, false, ho); });
+          traced(a.trace, s, std::string(tag) + " " + what + " decompress",
+                 [&] { decompress(StreamView(sbuf, n_st), out, bytes, hd); });
           std::vector<float> yy(out, out + n);
           bench::Quality hq;
           bench::check_quality(x, yy, info.eb_abs, hq);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -112,8 +113,12 @@ class Committer {
 };
 
 // Workers per device: enough that one chunk's synchronization and launches hide behind
-// another's kernels.
-constexpr int kWorkersPerDevice = 3;
+// another's kernels. SCIZ_WORKERS overrides it for measurements.
+const int kWorkersPerDevice = [] {
+  const char* v = std::getenv("SCIZ_WORKERS");
+  const int k = v ? std::atoi(v) : 0;
+  return k > 0 ? std::min(k, 16) : 3;
+}();
 
 }  // namespace
 

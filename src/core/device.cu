@@ -1,5 +1,6 @@
 // Device memory from the stream-ordered pool and checked copies; see device.hpp.
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ void keep_pool_memory(int device) {
   SCIZ_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
   uint64_t threshold = UINT64_MAX;
   SCIZ_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  if (const char* v = std::getenv("SCIZ_POOL_DEPS"); v && *v == '0') {  // measurement switch
+    int off = 0;
+    SCIZ_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowInternalDependencies, &off));
+  }
   done[device] = true;
 }
 
