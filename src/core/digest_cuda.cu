@@ -6,7 +6,7 @@
 // by funnel shifts when a range is not 8-byte aligned.
 //
 // A lane's rounds wait on its loads unless they are issued well ahead: each lane keeps the
-// next 8 stripes' words in flight while it runs the current 8 (measured on the H100, a 17 MB
+// next 16 stripes' words in flight while it runs the current 16 (measured on the H100, a 17 MB
 // chunk's sections: 62-97 us with one group of loads at a time in 256-thread CTAs, which also
 // left most SMs idle for a chunk of ~1,000 blocks; CTAs are 64 threads now).
 #include <sciz/error.hpp>
@@ -49,7 +49,7 @@ __device__ __forceinline__ uint64_t word_at(const uint8_t* p) {
 // Lane `lane` (0..3) of xxh64 over the stripes of [p, p + len); the quad's four threads call
 // it together and the first gets the full hash (finish included). With `to`, every byte of the
 // range is also stored there (whole words when p and to are both 8-byte aligned, else byte by
-// byte). Loads run 8 stripes ahead of the rounds that consume them.
+// byte). Loads run a batch of 16 stripes ahead of the rounds that consume them.
 __device__ uint64_t quad_hash(const uint8_t* p, uint64_t len, unsigned lane, unsigned quad_mask, uint8_t* to = nullptr) {
   const uint64_t stripes = len / 32;
   uint64_t v = xxh::lane_init(static_cast<int>(lane), 0);
@@ -58,25 +58,26 @@ __device__ uint64_t quad_hash(const uint8_t* p, uint64_t len, unsigned lane, uns
   if (((reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(to)) & 7) == 0) {
     const uint64_t* w = reinterpret_cast<const uint64_t*>(q);
     uint64_t* out = to ? reinterpret_cast<uint64_t*>(to + 8 * lane) : nullptr;
-    uint64_t cur[8], nxt[8];
-    if (stripes >= 8) {
+    constexpr int kAhead = 16;  // stripes per batch; the next batch's loads fly during this one's rounds
+    uint64_t cur[kAhead], nxt[kAhead];
+    if (stripes >= kAhead) {
 #pragma unroll
-      for (int k = 0; k < 8; ++k) cur[k] = __ldg(w + 4 * k);
+      for (int k = 0; k < kAhead; ++k) cur[k] = __ldg(w + 4 * k);
     }
-    for (; s + 8 <= stripes; s += 8) {
-      const bool more = s + 16 <= stripes;
+    for (; s + kAhead <= stripes; s += kAhead) {
+      const bool more = s + 2 * kAhead <= stripes;
       if (more) {
 #pragma unroll
-        for (int k = 0; k < 8; ++k) nxt[k] = __ldg(w + 4 * (s + 8 + k));
+        for (int k = 0; k < kAhead; ++k) nxt[k] = __ldg(w + 4 * (s + kAhead + k));
       }
       if (out) {
 #pragma unroll
-        for (int k = 0; k < 8; ++k) out[4 * (s + k)] = cur[k];
+        for (int k = 0; k < kAhead; ++k) out[4 * (s + k)] = cur[k];
       }
 #pragma unroll
-      for (int k = 0; k < 8; ++k) v = xxh::round(v, cur[k]);
+      for (int k = 0; k < kAhead; ++k) v = xxh::round(v, cur[k]);
 #pragma unroll
-      for (int k = 0; k < 8; ++k) cur[k] = nxt[k];
+      for (int k = 0; k < kAhead; ++k) cur[k] = nxt[k];
     }
     for (; s < stripes; ++s) {
       const uint64_t x = __ldg(w + 4 * s);
