@@ -52,8 +52,20 @@ void write_header(uint8_t* blob, StageId id, uint64_t n);
 // blob is shorter than its header or was written by another stage. No other check.
 uint64_t peek_header(std::span<const uint8_t> blob, StageId id);
 
-// A size-preserving stage's blob: n <= max_out and the blob holds exactly 8 + n bytes.
-// Returns n.
+// Everything a byte stage's header alone can be checked against, as both twins check it
+// before allocating: the stage byte, n <= max_out, and the blob's size (exactly 8 + n bytes
+// for a size-preserving stage; room for the table for a reducer). Returns n.
+uint64_t check_header(StageId id, uint64_t header, uint64_t blob_bytes, uint64_t max_out);
+
+// The same for a codes stage's blob, which opens with its symbol count: at most max_out bytes
+// of codes, and no more symbols than a blob of this size can hold. Returns the decoded bytes.
+uint64_t check_codes_header(StageId id, uint64_t symbols, uint64_t blob_bytes, uint64_t max_out, int code_width);
+
+// What a codes stage's encoder needs of the context: code width 1 or 2, an alphabet of at
+// most 256 (1-byte codes) or 65536 codes, the centre inside it. Throws invalid_argument.
+void check_codes_context(StageId id, const Context& ctx);
+
+// A size-preserving stage's blob (check_header). Returns n.
 uint64_t check_same_size(std::span<const uint8_t> blob, StageId id, uint64_t max_out);
 
 // A reducing stage's blob, validated: n <= max_out, the table inside the blob (checked before
