@@ -87,18 +87,33 @@ Fault decode_block(const uint8_t* p, uint32_t size, uint8_t* out, uint32_t bytes
   if (need != size) return {kBlockSize, size, need};
   if (F == Family::rre && m > 0 && !(bm[0] & 1)) return {kBlockFirst, 0, 0};
   const uint8_t* ks = p + pos;
+  // Mixed bitmap bytes are expanded without branches (kept bits of real data are close to
+  // random, and a mispredicted branch per symbol cost 5x); their reads clamp to the last kept
+  // symbol, so none goes past the kept symbols once they are used up.
+  const uint8_t* last = kept ? ks + (kept - 1) * W : ks;
   uint_t<W> cur = 0;
   for (uint32_t j = 0; j < lv.size[0]; ++j) {
-    const uint32_t i0 = 8 * j, end = i0 + 8 < m ? i0 + 8 : m;
+    const uint32_t i0 = 8 * j, count = m - i0 < 8 ? m - i0 : 8;
+    uint8_t* o = out + static_cast<uint64_t>(i0) * W;
     const uint8_t b = bm[j];
-    for (uint32_t i = i0; i < end; ++i) {
-      if ((b >> (i - i0)) & 1) {
-        cur = load_sym<W>(ks);
-        ks += W;
-      } else if (F == Family::rze) {
-        cur = 0;
-      }
-      store_sym<W>(out + static_cast<uint64_t>(i) * W, cur);
+    if (b == 0) {  // nothing kept: repeats of the last kept symbol, or zeros
+      if (F == Family::rze) std::memset(o, 0, count * W);
+      else
+        for (uint32_t t = 0; t < count; ++t) store_sym<W>(o + t * W, cur);
+      continue;
+    }
+    if (b == 0xFF) {  // all kept (a full byte of bits is always 8 symbols: padding bits are zero)
+      std::memcpy(o, ks, 8 * W);
+      ks += 8 * W;
+      cur = load_sym<W>(ks - W);
+      continue;
+    }
+    for (uint32_t t = 0; t < count; ++t) {
+      const uint32_t k = (b >> t) & 1u;
+      const uint_t<W> v = load_sym<W>(ks < last ? ks : last);
+      cur = k ? v : (F == Family::rze ? uint_t<W>(0) : cur);
+      store_sym<W>(o + t * W, cur);
+      ks += k * W;
     }
   }
   std::memcpy(out + static_cast<uint64_t>(m) * W, ks, tail);

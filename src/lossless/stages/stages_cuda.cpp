@@ -16,6 +16,17 @@ namespace {
 
 std::string who(StageId id) { return std::string("stage ") + stage_name(id) + ": "; }
 
+// The checks the CPU decoder makes of a header before allocating.
+uint64_t checked_header(StageId id, uint64_t h, uint64_t bytes, uint64_t max_out, const Context& ctx) {
+  if (family_of(id) == Family::codes) return check_codes_header(id, h, bytes, max_out, ctx.code_width);
+  return check_header(id, h, bytes, max_out);
+}
+
+void require_header_bytes(StageId id, uint64_t bytes) {
+  SCIZ_REQUIRE(bytes >= 8, Status::corrupt_stream,
+               who(id) + "blob of " + std::to_string(bytes) + " bytes is shorter than its 8-byte header");
+}
+
 dev::Buffer<DeviceStatus> zeroed_status(cudaStream_t s) {
   dev::Buffer<DeviceStatus> st(1, s);
   dev::zero(st.get(), sizeof(DeviceStatus), s);
@@ -49,13 +60,11 @@ uint64_t encode_stage_cuda(StageId id, const uint8_t* d_in, uint64_t n, uint8_t*
 uint64_t declared_bytes_cuda(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t max_out, const Context& ctx,
                              cudaStream_t s) {
   max_encoded_bytes(id, 0, ctx);  // refuses an unknown id
-  SCIZ_REQUIRE(bytes >= 8, Status::corrupt_stream,
-               who(id) + "blob of " + std::to_string(bytes) + " bytes is shorter than its 8-byte header");
+  require_header_bytes(id, bytes);
   uint64_t h = 0;
   dev::copy_to_host(&h, d_blob, 8, s);
   dev::sync(s);
-  if (family_of(id) == Family::codes) return check_codes_header(id, h, bytes, max_out, ctx.code_width);
-  return check_header(id, h, bytes, max_out);
+  return checked_header(id, h, bytes, max_out, ctx);
 }
 
 void decode_stage_cuda(StageId id, const uint8_t* d_blob, uint64_t bytes, uint8_t* d_out, uint64_t out_bytes,
@@ -110,15 +119,16 @@ void decode_cuda(std::span<const StageId> chain, const uint8_t* d_blob, uint64_t
   dev::Buffer<uint8_t> cur;
   const uint8_t* in = d_blob;
   for (size_t i = chain.size(); i-- > 0;) {
-    // The stage decoded before this one may have failed: its message is the one to give.
+    // One synchronization learns this blob's header and whether the stage decoded before
+    // this one failed, whose message is then the one to give.
+    require_header_bytes(chain[i], bytes);
     DeviceStatus hs;
+    uint64_t h = 0;
     dev::copy_to_host(&hs, st.get(), sizeof hs, s);
-    uint64_t n = 0;
-    {
-      dev::sync(s);
-      throw_if_failed(hs, "stage list " + chain_name(chain));
-      n = declared_bytes_cuda(chain[i], in, bytes, cap[i], ctx, s);
-    }
+    dev::copy_to_host(&h, in, 8, s);
+    dev::sync(s);
+    throw_if_failed(hs, "stage list " + chain_name(chain));
+    const uint64_t n = checked_header(chain[i], h, bytes, cap[i], ctx);
     uint8_t* out = d_out;
     dev::Buffer<uint8_t> next;
     if (i > 0) {
