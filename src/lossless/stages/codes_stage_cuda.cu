@@ -4,11 +4,13 @@
 #include <sciz/error.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "lossless/codes/codes_device.hpp"
 #include "lossless/stages/registry.hpp"
+#include "lossless/stages/stage_cpu.hpp"
 #include "lossless/stages/stage_cuda.cuh"
 #include "lossless/stages/stage_cuda.hpp"
 
@@ -49,6 +51,13 @@ __global__ void __launch_bounds__(kThreads)
 uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, uint8_t* d_out,
                       uint64_t capacity, cudaStream_t s) {
   const uint64_t syms = n / ctx.code_width;
+  if (syms == 0) {  // no codes: the device coders are built for fields, which are never empty
+    const std::vector<uint8_t> blob = cpu::codes_encode(id, {}, ctx);
+    SCIZ_REQUIRE(blob.size() <= capacity, Status::internal, std::string("stage ") + stage_name(id) + ": empty blob too large");
+    dev::copy_to_device(d_out, blob.data(), blob.size(), s);
+    dev::sync(s);  // blob is a host temporary
+    return blob.size();
+  }
   dev::Buffer<uint16_t> sym(syms, s);
   dev::Buffer<unsigned long long> bad(1, s);
   SCIZ_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0xFF, sizeof(unsigned long long), s));
@@ -84,6 +93,15 @@ uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context
 void codes_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, const Context& ctx, uint8_t* d_out,
                   DeviceStatus* st, cudaStream_t s) {
   const uint64_t syms = n / ctx.code_width;
+  if (syms == 0) {  // no codes: a valid blob is a few dozen bytes, checked by the CPU decoder
+    SCIZ_REQUIRE(bytes <= 4096, Status::corrupt_stream,
+                 std::string("stage ") + stage_name(id) + ": " + std::to_string(bytes) + " bytes for no codes");
+    std::vector<uint8_t> blob(bytes);
+    dev::copy_to_host(blob.data(), d_blob, bytes, s);
+    dev::sync(s);
+    cpu::codes_decode(id, blob, ctx, 0);
+    return;
+  }
   dev::Buffer<uint16_t> sym(syms, s);  // 16-byte aligned, as the decoders want
   codes::decode_device(static_cast<Lossless>(id), DeviceSpan{d_blob, bytes}, sym.get(), syms, st, s);
   narrow_kernel<<<grid_for(syms, kThreads), kThreads, 0, s>>>(sym.get(), syms, ctx.code_width,

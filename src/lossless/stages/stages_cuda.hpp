@@ -28,7 +28,8 @@ uint64_t encode_stage_cuda(StageId id, const uint8_t* d_in, uint64_t n, uint8_t*
 uint64_t declared_bytes_cuda(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t max_out, const Context& ctx,
                              cudaStream_t s);
 // Decodes into d_out[0, out_bytes), out_bytes being what declared_bytes_cuda() returned.
-// Failures go to st (device memory); nothing is written once st holds one. No synchronization.
+// Failures go to st (device memory); nothing is written once st holds one. No synchronization,
+// except for a codes stage of no codes, whose few bytes the CPU decoder checks (it throws).
 void decode_stage_cuda(StageId id, const uint8_t* d_blob, uint64_t bytes, uint8_t* d_out, uint64_t out_bytes,
                        const Context& ctx, DeviceStatus* st, cudaStream_t s);
 
