@@ -1,6 +1,6 @@
 // sciz_stages_bench: the lossless stages on the CPU, on real quant codes.
 //
-//   sciz_stages_bench [--data DIR] [--field FILE] [--reps N]
+//   sciz_stages_bench [--data DIR] [--field FILE] [--reps N] [--only STAGE]
 //
 // Throughput: every stage alone, encode and decode, on lorenzo's 2-byte codes (radius 512, rel
 // 1e-3) of one field (default: the CESM TREFHT field, 7.2M values), best of N runs, GB/s of the
@@ -79,9 +79,11 @@ int main(int argc, char** argv) {
   fs::path data = fs::path(SCIZ_SOURCE_DIR) / ".." / "shared" / "data";
   std::string field = "geocat_cesm_TREFHT_8members_8x110x64x128.f32";
   int reps = 5;
+  std::string only;  // --only NAME: that stage's throughput and nothing else
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--data") data = argv[i + 1];
+    else if (a == "--only") only = argv[i + 1];
     else if (a == "--field") field = argv[i + 1];
     else if (a == "--reps") reps = std::stoi(argv[i + 1]);
   }
@@ -96,6 +98,7 @@ int main(int argc, char** argv) {
                 in.size() / 2, in.size() / 1e6, reps);
     std::printf("%-14s %10s %12s %12s\n", "stage", "ratio", "enc GB/s", "dec GB/s");
     for (StageId id : all_stages()) {
+      if (!only.empty() && only != stage_name(id)) continue;
       std::vector<uint8_t> blob, out;
       const double te = best_seconds(reps, [&] { blob = encode_stage_cpu(id, in, ctx); });
       const double td = best_seconds(reps, [&] { out = decode_stage_cpu(id, blob, in.size(), ctx); });
@@ -108,6 +111,7 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (!only.empty()) return 0;
   // Ratio of the chains on 1-byte codes.
   const char* fields[] = {"isabel_TCf25_downsampled5xy_100x100x100.f32", "geocat_cesm_TREFHT_8members_8x110x64x128.f32",
                           "ferret_navy_winds_uwnd_132x73x144.f32", "s3d_chi_scalar_dissipation_chunk_50x50x50.f32",

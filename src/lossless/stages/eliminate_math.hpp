@@ -68,6 +68,14 @@ SCIZ_HD uint8_t level0_byte(const uint8_t* block, uint32_t m, uint32_t j) {
   uint8_t b = 0;
   const uint32_t i0 = 8 * j;
   uint_t<W> prev = i0 > 0 ? load_sym<W>(block + static_cast<uint64_t>(i0 - 1) * W) : uint_t<W>(0);
+  if (i0 + 8 <= m && i0 > 0) {  // a whole byte inside the block: a fixed trip count the compiler unrolls
+    for (uint32_t t = 0; t < 8; ++t) {
+      const uint_t<W> v = load_sym<W>(block + static_cast<uint64_t>(i0 + t) * W);
+      b |= static_cast<uint8_t>(F == Family::rze ? v != 0 : v != prev) << t;
+      prev = v;
+    }
+    return b;
+  }
   for (uint32_t t = 0; t < 8 && i0 + t < m; ++t) {
     const uint_t<W> v = load_sym<W>(block + static_cast<uint64_t>(i0 + t) * W);
     const bool k = F == Family::rze ? v != 0 : (i0 + t == 0 || v != prev);
