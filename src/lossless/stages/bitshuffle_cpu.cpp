@@ -13,7 +13,7 @@ namespace {
 template <bool Forward>
 void shuffle_blocks(const uint8_t* in, uint8_t* out, uint64_t n, int w) {
   const int64_t blocks = static_cast<int64_t>(block_count(n));
-#pragma omp parallel for schedule(static) num_threads(thread_count(static_cast<uint64_t>(blocks)))
+#pragma omp parallel for schedule(static) num_threads(thread_count(static_cast<uint64_t>(blocks) / kBlocksPerThread))
   for (int64_t b = 0; b < blocks; ++b) {
     const uint64_t at = static_cast<uint64_t>(b) * kBlockBytes;
     const uint32_t bytes = block_size(n, static_cast<uint64_t>(b));

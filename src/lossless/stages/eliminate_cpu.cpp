@@ -136,7 +136,7 @@ Bytes encode(StageId id, In in) {
   const uint64_t n = in.size(), blocks = block_count(n);
   std::unique_ptr<uint8_t[]> slots(new uint8_t[n ? n : 1]);  // each slot is written before it is read
   std::vector<uint16_t> entry(blocks);
-#pragma omp parallel for schedule(dynamic, 16) num_threads(thread_count(blocks))
+#pragma omp parallel for schedule(dynamic, 4) num_threads(thread_count(blocks / kBlocksPerThread))
   for (int64_t b = 0; b < static_cast<int64_t>(blocks); ++b) {
     const uint64_t at = static_cast<uint64_t>(b) * kBlockBytes;
     entry[b] = encode_block<F, W>(in.data() + at, block_size(n, b), slots.get() + at);
@@ -158,7 +158,7 @@ Bytes decode(StageId id, In blob, uint64_t max_out) {
   const Table t = parse_table(blob, id, max_out);
   Bytes out(t.n);
   std::vector<Fault> fault(t.blocks);
-#pragma omp parallel for schedule(dynamic, 16) num_threads(thread_count(t.blocks))
+#pragma omp parallel for schedule(dynamic, 4) num_threads(thread_count(t.blocks / kBlocksPerThread))
   for (int64_t b = 0; b < static_cast<int64_t>(t.blocks); ++b) {
     uint8_t* dst = out.data() + static_cast<uint64_t>(b) * kBlockBytes;
     const uint32_t bytes = block_size(t.n, b);

@@ -10,6 +10,10 @@
 
 namespace sciz::stages::cpu {
 
+// Blocks per OpenMP thread at least: a parallel region costs microseconds (far more when the
+// machine is busy and a thread waits at the barrier for a core), which 4 blocks of work repay.
+inline constexpr uint64_t kBlocksPerThread = 4;
+
 using Bytes = std::vector<uint8_t>;
 using In = std::span<const uint8_t>;
 

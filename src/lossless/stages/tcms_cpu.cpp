@@ -14,7 +14,7 @@ namespace {
 template <int W, bool Forward>
 void map(const uint8_t* in, uint8_t* out, uint64_t n) {
   const int64_t m = static_cast<int64_t>(n / W);
-#pragma omp parallel for schedule(static) num_threads(thread_count(static_cast<uint64_t>(m) / 65536 + 1))
+#pragma omp parallel for schedule(static) num_threads(thread_count(n / (kBlocksPerThread * kBlockBytes)))
   for (int64_t i = 0; i < m; ++i) {
     const uint_t<W> v = load_sym<W>(in + i * W);
     store_sym<W>(out + i * W, Forward ? tcms_forward(v) : tcms_inverse(v));
