@@ -76,6 +76,27 @@ TEST(StageRegistry, ChainsParseAndRefuseWhatBreaksTheRules) {
             Status::corrupt_stream);
 }
 
+TEST(StageRegistry, StageListsAsFormat5WouldRecordThem) {
+  const StageList cr{parse_chain("interp-cr"), 1};
+  const auto b = write_stage_list(cr);
+  EXPECT_EQ(b, (std::vector<uint8_t>{4, 1, 0x02, 0x32, 0x13, 0x40}));
+  std::vector<uint8_t> more = b;
+  more.push_back(0xEE);  // what follows the list in params is left alone
+  size_t used = 0;
+  const StageList back = read_stage_list(more, used);
+  EXPECT_EQ(used, b.size());
+  EXPECT_EQ(back.chain, cr.chain);
+  EXPECT_EQ(back.code_width, 1);
+  // Lorenzo's format-4 byte L is the list {1, 2, L}.
+  EXPECT_EQ(write_stage_list({chain_for_lossless(Lossless::zrle_huffman), 2}), (std::vector<uint8_t>{1, 2, 5}));
+  const std::vector<std::vector<uint8_t>> bad = {
+      {}, {1}, {0, 2}, {9, 2, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30}, {1, 3, 0x30}, {1, 0, 0x30},
+      {2, 2, 0x30}, {1, 2, 0x14}, {1, 2, 0x00}, {2, 1, 0x30, 0x02}};
+  for (const auto& v : bad)
+    EXPECT_EQ(status_of([&] { read_stage_list(v, used); }), Status::corrupt_stream) << ::testing::PrintToString(v);
+  EXPECT_EQ(status_of([] { write_stage_list({Chain{StageId::rre1}, 4}); }), Status::invalid_argument);
+}
+
 TEST(StageChains, NamedChainsRoundTripOnQuantCodes) {
   std::vector<std::pair<test::NamedBytes, Context>> inputs;
   for (auto& c : test::fixture_codes(1)) inputs.push_back({std::move(c), Context{1, 256, 128}});

@@ -102,6 +102,34 @@ std::string chain_name(std::span<const StageId> chain) {
   return s;
 }
 
+std::vector<uint8_t> write_stage_list(const StageList& list) {
+  check_chain(list.chain, Status::invalid_argument);
+  SCIZ_REQUIRE(list.code_width == 1 || list.code_width == 2, Status::invalid_argument,
+               "stage list: code width " + std::to_string(list.code_width) + " (1 or 2 bytes)");
+  std::vector<uint8_t> b{static_cast<uint8_t>(list.chain.size()), list.code_width};
+  for (StageId id : list.chain) b.push_back(static_cast<uint8_t>(id));
+  return b;
+}
+
+StageList read_stage_list(std::span<const uint8_t> bytes, size_t& used) {
+  SCIZ_REQUIRE(bytes.size() >= 2, Status::corrupt_stream,
+               "stage list: " + std::to_string(bytes.size()) + " bytes, shorter than its count and code width");
+  const size_t count = bytes[0];
+  StageList l;
+  l.code_width = bytes[1];
+  SCIZ_REQUIRE(count >= 1 && count <= kMaxChain, Status::corrupt_stream,
+               "stage list: " + std::to_string(count) + " stages (1 to " + std::to_string(kMaxChain) + ")");
+  SCIZ_REQUIRE(l.code_width == 1 || l.code_width == 2, Status::corrupt_stream,
+               "stage list: code width " + std::to_string(l.code_width) + " (1 or 2 bytes)");
+  SCIZ_REQUIRE(bytes.size() >= 2 + count, Status::corrupt_stream,
+               "stage list: " + std::to_string(count) + " stages need " + std::to_string(2 + count) + " bytes, " +
+                   std::to_string(bytes.size()) + " present");
+  for (size_t i = 0; i < count; ++i) l.chain.push_back(static_cast<StageId>(bytes[2 + i]));
+  check_chain(l.chain, Status::corrupt_stream);
+  used = 2 + count;
+  return l;
+}
+
 Chain chain_for_lossless(Lossless l) {
   SCIZ_REQUIRE(l != Lossless::auto_select, Status::invalid_argument,
                "lossless 'auto' is chosen per field: only a concrete stage maps to a stage list");

@@ -38,6 +38,17 @@ void check_chain(std::span<const StageId> chain, Status status);
 // "interp-tp" = tcms1,bit1,rre1 (throughput, no Huffman). nullopt for another name.
 std::optional<Chain> preset_chain(std::string_view name);
 
+// A stage list as format 5 (draft, docs/FORMAT.md) would record it in a pipeline's params:
+// u8 count (1..8), u8 code width (1 or 2), u8 id[count].
+struct StageList {
+  Chain chain;
+  uint8_t code_width = 2;
+};
+std::vector<uint8_t> write_stage_list(const StageList& list);  // invalid_argument on a bad list
+// Reads one list from the front of bytes, checking it (corrupt_stream, naming what is wrong);
+// `used` receives its length.
+StageList read_stage_list(std::span<const uint8_t> bytes, size_t& used);
+
 // Lorenzo's stage choice as a chain: the one codes stage whose blob is byte for byte the
 // section format 4 writes, so lorenzo can record a stage list (format 5) without any
 // section changing. auto_select has no chain (it is resolved per field first): invalid_argument.
