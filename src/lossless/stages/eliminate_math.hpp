@@ -29,6 +29,7 @@
 namespace sciz::stages {
 
 inline constexpr int kMaxLevels = 5;  // levels 0..4 of a block of at most 16384 symbols
+static_assert(kBlockBytes <= 8 * 8 * 8 * 8 * 8, "levels 0..4 end in one byte for every block");
 
 struct Levels {
   int top = 0;                      // D: the level stored verbatim
