@@ -54,6 +54,12 @@ enum StatusCode : uint32_t {
   kStatusHuffmanDecode = 438,     // a: chunk that does not decode to its stated bit count
   kStatusHuffmanTruncated = 439,  // a: blob bytes, b: bytes its header and codebook need
   kStatusEncoderInternal = 499,   // a device encoder's own consistency check (a bug, not a stream)
+  // 500..599 the lossless stages of src/lossless/stages; `where` is the stage id.
+  kStatusStageHeader = 500,       // a: the blob's header, b: the header the caller's size implies
+  kStatusStageEntry = 501,        // a: block, b: its table entry (not possible for its size)
+  kStatusStageTotal = 502,        // a: bytes the table calls for, b: bytes of the blob
+  kStatusStageBlock = 503,        // a: block, b: its BlockFault (lossless/stages/eliminate_math.hpp)
+  kStatusStageCode = 504,         // a: index, b: a decoded code above 255 for 1-byte codes
 };
 
 // Which huffman blob a kStatusHuffman* report names (its `where`).

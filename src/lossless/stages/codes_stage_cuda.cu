@@ -1,0 +1,112 @@
+// The quant-code stages as chain stages, CUDA twin: the device encoders and decoders of
+// src/lossless/codes (codes_device.hpp), with 1- or 2-byte codes gathered into the aligned
+// 16-bit symbols they read, and scattered back (1-byte codes checked to fit a byte).
+#include <sciz/error.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.cuh"
+#include "core/device.hpp"
+#include "lossless/codes/codes_device.hpp"
+#include "lossless/stages/registry.hpp"
+#include "lossless/stages/stage_cpu.hpp"
+#include "lossless/stages/stage_cuda.cuh"
+#include "lossless/stages/stage_cuda.hpp"
+
+namespace sciz::stages::cuda {
+namespace {
+
+// Codes of w bytes -> 16-bit symbols; the first index of a code outside the alphabet goes to *bad.
+__global__ void __launch_bounds__(kThreads)
+    widen_kernel(const uint8_t* __restrict__ in, uint64_t n, int w, uint32_t alphabet, uint16_t* __restrict__ out,
+                 unsigned long long* bad) {
+  for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<uint64_t>(gridDim.x) * kThreads) {
+    const uint16_t v = w == 1 ? in[i] : static_cast<uint16_t>(in[2 * i] | in[2 * i + 1] << 8);
+    out[i] = v;
+    if (v >= alphabet) atomicMin(bad, static_cast<unsigned long long>(i));
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    narrow_kernel(const uint16_t* __restrict__ in, uint64_t n, int w, uint32_t id, uint8_t* __restrict__ out,
+                  DeviceStatus* st) {
+  if (check::gate(st)) return;
+  for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<uint64_t>(gridDim.x) * kThreads) {
+    const uint16_t v = in[i];
+    if (w == 1) {
+      if (v > 255) report(st, kStatusStageCode, id, i, v);
+      out[i] = static_cast<uint8_t>(v);
+    } else {
+      out[2 * i] = static_cast<uint8_t>(v);
+      out[2 * i + 1] = static_cast<uint8_t>(v >> 8);
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, uint8_t* d_out,
+                      uint64_t capacity, cudaStream_t s) {
+  const uint64_t syms = n / ctx.code_width;
+  if (syms == 0) {  // no codes: the device coders are built for fields, which are never empty
+    const std::vector<uint8_t> blob = cpu::codes_encode(id, {}, ctx);
+    SCIZ_REQUIRE(blob.size() <= capacity, Status::internal, std::string("stage ") + stage_name(id) + ": empty blob too large");
+    dev::copy_to_device(d_out, blob.data(), blob.size(), s);
+    dev::sync(s);  // blob is a host temporary
+    return blob.size();
+  }
+  dev::Buffer<uint16_t> sym(syms, s);
+  dev::Buffer<unsigned long long> bad(1, s);
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0xFF, sizeof(unsigned long long), s));
+  widen_kernel<<<grid_for(syms, kThreads), kThreads, 0, s>>>(d_in, syms, ctx.code_width, ctx.alphabet, sym.get(), bad.get());
+  SCIZ_CUDA_CHECK_LAUNCH("codes widen_kernel");
+  unsigned long long first_bad = 0;
+  dev::copy_to_host(&first_bad, bad.get(), sizeof first_bad, s);
+  dev::sync(s);
+  if (first_bad != ~0ull) {
+    uint16_t v = 0;
+    dev::copy_to_host(&v, sym.get() + first_bad, sizeof v, s);
+    dev::sync(s);
+    fail(Status::invalid_argument, std::string("stage ") + stage_name(id) + ": code " + std::to_string(v) + " at " +
+                                       std::to_string(first_bad) + " is outside the alphabet of " +
+                                       std::to_string(ctx.alphabet));
+  }
+  dev::Buffer<DeviceStatus> st(1, s);
+  dev::zero(st.get(), sizeof(DeviceStatus), s);
+  codes::DeviceEncoded e =
+      codes::encode_device(sym.get(), syms, ctx.alphabet, ctx.centre, static_cast<Lossless>(id), st.get(), s);
+  SCIZ_REQUIRE(e.size <= capacity, Status::internal,
+               std::string("stage ") + stage_name(id) + ": blob of " + std::to_string(e.size) +
+                   " bytes exceeds its bound " + std::to_string(capacity));
+  dev::copy_on_device(d_out, e.bytes.get(), e.size, s);
+  DeviceStatus hs;
+  dev::copy_to_host(&hs, st.get(), sizeof hs, s);
+  dev::sync(s);
+  SCIZ_REQUIRE(hs.code == 0, Status::internal,
+               std::string("stage ") + stage_name(id) + " (CUDA encoder): " + device_status_message(hs));
+  return e.size;
+}
+
+void codes_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, const Context& ctx, uint8_t* d_out,
+                  DeviceStatus* st, cudaStream_t s) {
+  const uint64_t syms = n / ctx.code_width;
+  if (syms == 0) {  // no codes: a valid blob is a few dozen bytes, checked by the CPU decoder
+    SCIZ_REQUIRE(bytes <= 4096, Status::corrupt_stream,
+                 std::string("stage ") + stage_name(id) + ": " + std::to_string(bytes) + " bytes for no codes");
+    std::vector<uint8_t> blob(bytes);
+    dev::copy_to_host(blob.data(), d_blob, bytes, s);
+    dev::sync(s);
+    cpu::codes_decode(id, blob, ctx, 0);
+    return;
+  }
+  dev::Buffer<uint16_t> sym(syms, s);  // 16-byte aligned, as the decoders want
+  codes::decode_device(static_cast<Lossless>(id), DeviceSpan{d_blob, bytes}, sym.get(), syms, st, s);
+  narrow_kernel<<<grid_for(syms, kThreads), kThreads, 0, s>>>(sym.get(), syms, ctx.code_width,
+                                                              static_cast<uint32_t>(id), d_out, st);
+  SCIZ_CUDA_CHECK_LAUNCH("codes narrow_kernel");
+}
+
+}  // namespace sciz::stages::cuda

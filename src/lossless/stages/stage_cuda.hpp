@@ -1,0 +1,37 @@
+// The CUDA twins of the stage families, behind the dispatch in stages_cuda.cpp (host-only
+// interface; kernels in <family>_cuda.cu, stubs in stages_nocuda.cpp). Device pointers in and
+// out, all work queued on s. Encoders write the blob into d_out, which has room for
+// max_encoded_bytes(); decoders get the decoded size the caller learnt and checked from the
+// header (declared_bytes_cuda) and report any failure into st, writing nothing once st holds
+// one. Bytes are the CPU twin's.
+#pragma once
+#include <cstdint>
+
+#include "core/cuda_fwd.hpp"
+#include "core/device_status.hpp"
+#include "lossless/stages/stage_id.hpp"
+
+namespace sciz::stages::cuda {
+
+// Size-preserving stages: no synchronization.
+void tcms_encode(StageId id, const uint8_t* d_in, uint64_t n, uint8_t* d_out, cudaStream_t s);
+void tcms_decode(StageId id, const uint8_t* d_blob, uint64_t n, uint8_t* d_out, DeviceStatus* st, cudaStream_t s);
+void bit_encode(StageId id, const uint8_t* d_in, uint64_t n, uint8_t* d_out, cudaStream_t s);
+void bit_decode(StageId id, const uint8_t* d_blob, uint64_t n, uint8_t* d_out, DeviceStatus* st, cudaStream_t s);
+
+// RRE and RZE: the encoder synchronizes once, to learn the blob's size, which it returns.
+uint64_t eliminate_encode(StageId id, const uint8_t* d_in, uint64_t n, uint8_t* d_out, cudaStream_t s);
+void eliminate_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, uint8_t* d_out, DeviceStatus* st,
+                      cudaStream_t s);
+
+// Codes stages (src/lossless/codes on the device). Encoding checks the codes against the
+// alphabet (throws invalid_argument) and synchronizes to learn sizes; returns the blob's size.
+uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, uint8_t* d_out,
+                      uint64_t capacity, cudaStream_t s);
+void codes_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, const Context& ctx, uint8_t* d_out,
+                  DeviceStatus* st, cudaStream_t s);
+
+// Reports kStatusStageHeader unless the blob's first 8 bytes are make_header(id, n).
+void check_header(StageId id, const uint8_t* d_blob, uint64_t n, DeviceStatus* st, cudaStream_t s);
+
+}  // namespace sciz::stages::cuda

@@ -1,0 +1,55 @@
+// Lossless stages and chains, CUDA twin (host-only interface): device pointers in and out, all
+// work on the caller's stream, the CPU twin's bytes (stages.hpp). Built without CUDA, every
+// call throws Error(no_device).
+//
+// Host synchronizations: a size-preserving stage (tcms, bit) none; a reducer (rre, rze) one,
+// to learn its blob's size; a codes stage two (the alphabet check and the encoder's counts).
+// Decoding learns each blob's declared size from its header (one synchronization, which also
+// reads the status of the stage decoded before it) and validates everything else on the
+// device, writing nothing once a check has failed.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/cuda_fwd.hpp"
+#include "core/device.hpp"
+#include "core/device_status.hpp"
+#include "lossless/stages/stage_id.hpp"
+
+namespace sciz::stages {
+
+// One stage. d_out has room for max_encoded_bytes(id, n, ctx) (else invalid_argument); returns
+// the blob's size.
+uint64_t encode_stage_cuda(StageId id, const uint8_t* d_in, uint64_t n, uint8_t* d_out, uint64_t capacity,
+                           const Context& ctx, cudaStream_t s);
+// The decoded size of a device blob, checked as the CPU decoder checks it before allocating
+// (stage byte, max_out, the blob's size): one synchronization. Throws corrupt_stream.
+uint64_t declared_bytes_cuda(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t max_out, const Context& ctx,
+                             cudaStream_t s);
+// Decodes into d_out[0, out_bytes), out_bytes being what declared_bytes_cuda() returned.
+// Failures go to st (device memory); nothing is written once st holds one. No synchronization,
+// except for a codes stage of no codes, whose few bytes the CPU decoder checks (it throws).
+void decode_stage_cuda(StageId id, const uint8_t* d_blob, uint64_t bytes, uint8_t* d_out, uint64_t out_bytes,
+                       const Context& ctx, DeviceStatus* st, cudaStream_t s);
+
+struct DeviceBlob {
+  dev::Buffer<uint8_t> bytes;
+  uint64_t size = 0;
+};
+
+// A chain (check_chain() rules).
+DeviceBlob encode_cuda(std::span<const StageId> chain, const uint8_t* d_in, uint64_t n, const Context& ctx,
+                       cudaStream_t s);
+// Decodes to exactly out_bytes bytes at d_out, bounding every intermediate blob as decode_cpu()
+// does; throws corrupt_stream naming the stage. Synchronizes once per stage and at the end.
+void decode_cuda(std::span<const StageId> chain, const uint8_t* d_blob, uint64_t bytes, uint8_t* d_out,
+                 uint64_t out_bytes, const Context& ctx, cudaStream_t s);
+
+// Host bytes through the device twin (tests, tools): upload, run, download.
+std::vector<uint8_t> encode_cuda_host(std::span<const StageId> chain, std::span<const uint8_t> in, const Context& ctx,
+                                      cudaStream_t s);
+std::vector<uint8_t> decode_cuda_host(std::span<const StageId> chain, std::span<const uint8_t> blob,
+                                      uint64_t out_bytes, const Context& ctx, cudaStream_t s);
+
+}  // namespace sciz::stages
