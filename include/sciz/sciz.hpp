@@ -44,6 +44,10 @@ struct CompressOptions {
   Device device = Device::auto_select;
   int32_t radius = 512;  // lorenzo: quant codes span [0, 2 radius); 1..32768
   Lossless lossless = Lossless::auto_select;  // lorenzo: stage for the quant codes
+  // lorenzo: a stage list for the quant codes instead (docs/LOSSLESS.md, "Stages and chains"),
+  // e.g. "huffman,rre4,tcms8,rze1", or a named list ("interp-cr", "interp-tp"): a codes stage
+  // first (or none), then byte stages. Empty: the one stage `lossless` names. Give one of them.
+  std::string stages;
   DeltaChain delta_chain = DeltaChain::auto_select;  // delta: chain order (types.hpp)
   uint32_t szx_block = 128;  // szx: values per block, a multiple of 32 in 32..4096
   // MiB of input per chunk, cut along the slowest axis (dims[0]); <= 0: the whole field in

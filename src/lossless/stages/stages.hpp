@@ -34,5 +34,11 @@ std::vector<uint8_t> encode_cpu(std::span<const StageId> chain, std::span<const 
 std::vector<uint8_t> decode_cpu(std::span<const StageId> chain, std::span<const uint8_t> blob, uint64_t out_bytes,
                                 const Context& ctx = {});
 uint64_t max_encoded_bytes(std::span<const StageId> chain, uint64_t n, const Context& ctx = {});
+// Decodes every stage of a chain of two or more but the first, giving the first stage's blob,
+// so a caller can decode that stage itself (lorenzo decodes its codes stage straight into its
+// codes). out_bytes is what the whole chain decodes to; every blob is bounded as decode_cpu()
+// bounds it, the one returned by what chain[0] can write for out_bytes.
+std::vector<uint8_t> decode_tail_cpu(std::span<const StageId> chain, std::span<const uint8_t> blob,
+                                     uint64_t out_bytes, const Context& ctx = {});
 
 }  // namespace sciz::stages

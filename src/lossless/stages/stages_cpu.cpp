@@ -79,24 +79,47 @@ uint64_t max_encoded_bytes(std::span<const StageId> chain, uint64_t n, const Con
   return n;
 }
 
-std::vector<uint8_t> decode_cpu(std::span<const StageId> chain, std::span<const uint8_t> blob, uint64_t out_bytes,
-                                const Context& ctx) {
-  check_chain(chain, Status::corrupt_stream);
-  // cap[i]: the largest input stage i can have seen, so the largest blob stage i - 1 wrote.
+namespace {
+
+// cap[i]: the largest input stage i can have seen for a chain decoding to out_bytes, so the
+// largest blob stage i - 1 wrote.
+std::vector<uint64_t> input_caps(std::span<const StageId> chain, uint64_t out_bytes, const Context& ctx) {
   std::vector<uint64_t> cap(chain.size());
   cap[0] = out_bytes;
   for (size_t i = 1; i < chain.size(); ++i) cap[i] = max_encoded_bytes(chain[i - 1], cap[i - 1], ctx);
+  return cap;
+}
+
+// Decodes chain[last], chain[last - 1], ..., chain[stop]: the input of stage `stop`.
+std::vector<uint8_t> decode_down_to(std::span<const StageId> chain, size_t stop, std::span<const uint8_t> blob,
+                                    uint64_t out_bytes, const Context& ctx) {
+  check_chain(chain, Status::corrupt_stream);
+  const std::vector<uint64_t> cap = input_caps(chain, out_bytes, ctx);
   std::vector<uint8_t> cur;
   std::span<const uint8_t> in = blob;
-  for (size_t i = chain.size(); i-- > 0;) {
+  for (size_t i = chain.size(); i-- > stop;) {
     std::vector<uint8_t> next = decode_stage_cpu(chain[i], in, cap[i], ctx);
     cur = std::move(next);
     in = cur;
   }
+  return cur;
+}
+
+}  // namespace
+
+std::vector<uint8_t> decode_cpu(std::span<const StageId> chain, std::span<const uint8_t> blob, uint64_t out_bytes,
+                                const Context& ctx) {
+  std::vector<uint8_t> cur = decode_down_to(chain, 0, blob, out_bytes, ctx);
   SCIZ_REQUIRE(cur.size() == out_bytes, Status::corrupt_stream,
                "stage list " + chain_name(chain) + ": decodes to " + std::to_string(cur.size()) + " bytes, expected " +
                    std::to_string(out_bytes));
   return cur;
+}
+
+std::vector<uint8_t> decode_tail_cpu(std::span<const StageId> chain, std::span<const uint8_t> blob,
+                                     uint64_t out_bytes, const Context& ctx) {
+  SCIZ_REQUIRE(chain.size() >= 2, Status::internal, "decode_tail_cpu: a chain of one stage has no tail");
+  return decode_down_to(chain, 1, blob, out_bytes, ctx);
 }
 
 }  // namespace sciz::stages

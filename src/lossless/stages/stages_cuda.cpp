@@ -109,45 +109,83 @@ DeviceBlob encode_cuda(std::span<const StageId> chain, const uint8_t* d_in, uint
   return cur;
 }
 
-void decode_cuda(std::span<const StageId> chain, const uint8_t* d_blob, uint64_t bytes, uint8_t* d_out,
-                 uint64_t out_bytes, const Context& ctx, cudaStream_t s) {
+namespace {
+
+// Decodes chain[last], ..., chain[stop]: stage stop's input goes to d_out (stop 0: exactly
+// out_bytes bytes), or with d_out null into a buffer returned.
+DeviceBlob decode_down_to(std::span<const StageId> chain, size_t stop, const uint8_t* d_blob, uint64_t bytes,
+                          uint8_t* d_out, uint64_t out_bytes, const Context& ctx, cudaStream_t s, DeviceStatus* st_in) {
+  const bool to_caller = d_out != nullptr;
   check_chain(chain, Status::corrupt_stream);
   std::vector<uint64_t> cap(chain.size());
   cap[0] = out_bytes;
   for (size_t i = 1; i < chain.size(); ++i) cap[i] = max_encoded_bytes(chain[i - 1], cap[i - 1], ctx);
-  const dev::Buffer<DeviceStatus> st = zeroed_status(s);
+  dev::Buffer<DeviceStatus> own;
+  DeviceStatus* st = st_in;
+  if (st == nullptr) {
+    own = zeroed_status(s);
+    st = own.get();
+  }
+  const std::string what = "stage list " + chain_name(chain);
   dev::Buffer<uint8_t> cur;
   const uint8_t* in = d_blob;
-  for (size_t i = chain.size(); i-- > 0;) {
-    // One synchronization learns this blob's header and whether the stage decoded before
-    // this one failed, whose message is then the one to give.
-    require_header_bytes(chain[i], bytes);
-    DeviceStatus hs;
-    uint64_t h = 0;
-    dev::copy_to_host(&hs, st.get(), sizeof hs, s);
-    dev::copy_to_host(&h, in, 8, s);
-    dev::sync(s);
-    throw_if_failed(hs, "stage list " + chain_name(chain));
-    const uint64_t n = checked_header(chain[i], h, bytes, cap[i], ctx);
+  DeviceBlob result;
+  for (size_t i = chain.size(); i-- > stop;) {
+    const StageId id = chain[i];
+    const Family f = family_of(id);
+    require_header_bytes(id, bytes);
+    uint64_t n;
+    if (i == 0) {
+      n = out_bytes;  // the stage's decoder checks the header against it on the device
+    } else if (f == Family::tcms || f == Family::bit) {
+      n = bytes - kHeaderBytes;  // likewise: a size-preserving blob is 8 bytes longer than its input
+      SCIZ_REQUIRE(n <= cap[i], Status::corrupt_stream,
+                   who(id) + "blob of " + std::to_string(bytes) + " bytes decodes to more than the " +
+                       std::to_string(cap[i]) + " bytes expected");
+    } else {
+      // One synchronization learns this blob's header and whether a stage decoded before it
+      // failed, whose message is then the one to give.
+      DeviceStatus hs;
+      uint64_t h = 0;
+      dev::copy_to_host(&hs, st, sizeof hs, s);
+      dev::copy_to_host(&h, in, 8, s);
+      dev::sync(s);
+      throw_if_failed(hs, what);
+      n = checked_header(id, h, bytes, cap[i], ctx);
+    }
     uint8_t* out = d_out;
     dev::Buffer<uint8_t> next;
-    if (i > 0) {
+    if (i > stop || !to_caller) {
       next = dev::Buffer<uint8_t>(n, s);
       out = next.get();
-    } else {
-      SCIZ_REQUIRE(n == out_bytes, Status::corrupt_stream,
-                   "stage list " + chain_name(chain) + ": decodes to " + std::to_string(n) + " bytes, expected " +
-                       std::to_string(out_bytes));
     }
-    decode_stage_cuda(chain[i], in, bytes, out, n, ctx, st.get(), s);
-    cur = std::move(next);
-    in = cur.get();
+    decode_stage_cuda(id, in, bytes, out, n, ctx, st, s);
+    if (i == stop && !to_caller) result = {std::move(next), n};
+    cur = std::move(next);  // the previous blob is released in stream order, after its reader
+    in = out;
     bytes = n;
   }
-  DeviceStatus hs;
-  dev::copy_to_host(&hs, st.get(), sizeof hs, s);
-  dev::sync(s);
-  throw_if_failed(hs, "stage list " + chain_name(chain));
+  if (st_in == nullptr) {
+    DeviceStatus hs;
+    dev::copy_to_host(&hs, st, sizeof hs, s);
+    dev::sync(s);
+    throw_if_failed(hs, what);
+  }
+  return result;
+}
+
+}  // namespace
+
+void decode_cuda(std::span<const StageId> chain, const uint8_t* d_blob, uint64_t bytes, uint8_t* d_out,
+                 uint64_t out_bytes, const Context& ctx, cudaStream_t s, DeviceStatus* st) {
+  SCIZ_REQUIRE(d_out != nullptr, Status::invalid_argument, "stage list: no output buffer");
+  decode_down_to(chain, 0, d_blob, bytes, d_out, out_bytes, ctx, s, st);
+}
+
+DeviceBlob decode_tail_cuda(std::span<const StageId> chain, const uint8_t* d_blob, uint64_t bytes, uint64_t out_bytes,
+                            const Context& ctx, cudaStream_t s, DeviceStatus* st) {
+  SCIZ_REQUIRE(chain.size() >= 2, Status::internal, "decode_tail_cuda: a chain of one stage has no tail");
+  return decode_down_to(chain, 1, d_blob, bytes, nullptr, out_bytes, ctx, s, st);
 }
 
 std::vector<uint8_t> encode_cuda_host(std::span<const StageId> chain, std::span<const uint8_t> in, const Context& ctx,

@@ -4,9 +4,10 @@
 //
 // Host synchronizations: a size-preserving stage (tcms, bit) none; a reducer (rre, rze) one,
 // to learn its blob's size; a codes stage two (the alphabet check and the encoder's counts).
-// Decoding learns each blob's declared size from its header (one synchronization, which also
-// reads the status of the stage decoded before it) and validates everything else on the
-// device, writing nothing once a check has failed.
+// Decoding learns a reducer's or codes stage's declared size from its header (one
+// synchronization, which also reads the status of the stage decoded before it), a tcms or bit
+// blob's from its length, and validates everything else on the device, writing nothing once a
+// check has failed.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -42,9 +43,18 @@ struct DeviceBlob {
 DeviceBlob encode_cuda(std::span<const StageId> chain, const uint8_t* d_in, uint64_t n, const Context& ctx,
                        cudaStream_t s);
 // Decodes to exactly out_bytes bytes at d_out, bounding every intermediate blob as decode_cpu()
-// does; throws corrupt_stream naming the stage. Synchronizes once per stage and at the end.
+// does; throws corrupt_stream naming the stage. Failures go to st when given (device memory;
+// one already there, such as a checksum the caller's kernels found bad, stops every kernel and
+// is the one reported), and the caller reads st; else to a status of its own, read at the end.
+// Synchronizes to read the header of each reducer or codes stage but the first (a tcms or bit
+// blob declares its size by its length, and the first stage decodes to out_bytes; the device
+// checks their headers), and at the end when st is not given.
 void decode_cuda(std::span<const StageId> chain, const uint8_t* d_blob, uint64_t bytes, uint8_t* d_out,
-                 uint64_t out_bytes, const Context& ctx, cudaStream_t s);
+                 uint64_t out_bytes, const Context& ctx, cudaStream_t s, DeviceStatus* st = nullptr);
+// Every stage of a chain of two or more but the first (decode_tail_cpu): the first stage's
+// blob, left on the device. The same checks and synchronizations as decode_cuda().
+DeviceBlob decode_tail_cuda(std::span<const StageId> chain, const uint8_t* d_blob, uint64_t bytes, uint64_t out_bytes,
+                            const Context& ctx, cudaStream_t s, DeviceStatus* st = nullptr);
 
 // Host bytes through the device twin (tests, tools): upload, run, download.
 std::vector<uint8_t> encode_cuda_host(std::span<const StageId> chain, std::span<const uint8_t> in, const Context& ctx,
