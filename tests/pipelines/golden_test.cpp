@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/checksum.hpp"
+#include "lossless/stages/registry.hpp"
 #include "support/test_data.hpp"
 
 using namespace sciz;
@@ -161,6 +162,14 @@ TEST(Golden, DecodesToRecordedBitsAndEncoderIsStable) {
     const StreamInfo info = inspect(golden);
     const double eb = info.eb_abs;
     if (g.chunk_mb < 1) EXPECT_GT(info.chunks.size(), 1u) << "a chunked golden must hold several chunks";
+    // Every version's params read as a stage list: format 1 to 4's lossless byte as one stage.
+    if (info.chunks[0].pipeline == "lorenzo" && (*g.stages || g.lossless != Lossless::auto_select)) {
+      std::string list;
+      for (const auto& [k, v] : info.params)
+        if (k == "stages") list = v;
+      const std::string want = *g.stages ? stages::chain_name(stages::parse_chain(g.stages)) : lossless_name(g.lossless);
+      EXPECT_EQ(list, want + " (2-byte codes)");
+    }
     if (g.dtype == DType::f32) {
       std::vector<float> a(s.count()), b(s.count());
       std::memcpy(a.data(), raw.data(), raw.size());
