@@ -47,4 +47,59 @@ SCIZ_HD void unshuffle_group(const uint8_t* in, uint8_t* out, int w, uint32_t g,
   for (int t = 0; t < 8; ++t) out[(8 * j + t) * w + q] = static_cast<uint8_t>(y >> (8 * t));
 }
 
+// 32 symbols at once (groups j .. j + 3 of a block, j a multiple of 4): the unit of the GPU's
+// thread and the CPU's inner loop. `sym` holds the 32 W-byte symbols as 8W little-endian words;
+// plane word p (of 8W) holds plane p's bytes j .. j + 3, that is bit p of the 32 symbols, bit i
+// for symbol i. Plane word p goes to byte offset p * g + j of the block.
+SCIZ_HD uint32_t byte_of(const uint32_t* w, int i) {
+  return (w[i >> 2] >> (8 * (i & 3))) & 0xFFu;
+}
+
+template <int W>
+SCIZ_HD void shuffle32(const uint32_t* sym, uint32_t* plane) {
+SCIZ_UNROLL
+  for (int p = 0; p < 8 * W; ++p) plane[p] = 0;
+SCIZ_UNROLL
+  for (int jj = 0; jj < 4; ++jj)
+SCIZ_UNROLL
+    for (int q = 0; q < W; ++q) {
+      uint64_t x;
+      if constexpr (W == 1) {
+        x = sym[2 * jj] | static_cast<uint64_t>(sym[2 * jj + 1]) << 32;
+      } else {
+        x = 0;
+SCIZ_UNROLL
+        for (int t = 0; t < 8; ++t) x |= static_cast<uint64_t>(byte_of(sym, (8 * jj + t) * W + q)) << (8 * t);
+      }
+      const uint64_t y = transpose8x8(x);
+SCIZ_UNROLL
+      for (int r = 0; r < 8; ++r) plane[8 * q + r] |= static_cast<uint32_t>((y >> (8 * r)) & 0xFFu) << (8 * jj);
+    }
+}
+
+template <int W>
+SCIZ_HD void unshuffle32(const uint32_t* plane, uint32_t* sym) {
+SCIZ_UNROLL
+  for (int k = 0; k < 8 * W; ++k) sym[k] = 0;
+SCIZ_UNROLL
+  for (int jj = 0; jj < 4; ++jj)
+SCIZ_UNROLL
+    for (int q = 0; q < W; ++q) {
+      uint64_t x = 0;
+SCIZ_UNROLL
+      for (int r = 0; r < 8; ++r) x |= static_cast<uint64_t>((plane[8 * q + r] >> (8 * jj)) & 0xFFu) << (8 * r);
+      const uint64_t y = transpose8x8(x);
+      if constexpr (W == 1) {
+        sym[2 * jj] = static_cast<uint32_t>(y);
+        sym[2 * jj + 1] = static_cast<uint32_t>(y >> 32);
+      } else {
+SCIZ_UNROLL
+        for (int t = 0; t < 8; ++t) {
+          const int i = (8 * jj + t) * W + q;
+          sym[i >> 2] |= static_cast<uint32_t>((y >> (8 * t)) & 0xFFu) << (8 * (i & 3));
+        }
+      }
+    }
+}
+
 }  // namespace sciz::stages

@@ -25,4 +25,30 @@ SCIZ_HD U tcms_inverse(U u) {
   return static_cast<U>(static_cast<U>(u >> 1) ^ static_cast<U>(U(0) - static_cast<U>(u & 1u)));
 }
 
+// The same over the 8 / W symbols of an 8-byte little-endian word at once (symbols never
+// straddle words: W divides 8), so both twins move whole words. Each symbol is a lane of W
+// bytes; a shift across lanes brings in a neighbour's bit, which the lane masks clear.
+template <int W>
+SCIZ_HD constexpr uint64_t lane_low() {  // bit 0 of every lane
+  return W == 1 ? 0x0101010101010101ull : W == 2 ? 0x0001000100010001ull : W == 4 ? 0x0000000100000001ull : 1ull;
+}
+template <int W>
+SCIZ_HD constexpr uint64_t lane_high() {  // the top bit of every lane
+  return lane_low<W>() << (8 * W - 1);
+}
+template <int W>
+SCIZ_HD constexpr uint64_t lane_ones() {  // one lane of ones: times a lane's low bit, that lane all ones
+  return W == 8 ? ~0ull : (1ull << (8 * W)) - 1;
+}
+
+template <int W>
+SCIZ_HD uint64_t tcms_forward_word(uint64_t x) {
+  return ((x << 1) & ~lane_low<W>()) ^ (((x & lane_high<W>()) >> (8 * W - 1)) * lane_ones<W>());
+}
+
+template <int W>
+SCIZ_HD uint64_t tcms_inverse_word(uint64_t x) {
+  return ((x >> 1) & ~lane_high<W>()) ^ ((x & lane_low<W>()) * lane_ones<W>());
+}
+
 }  // namespace sciz::stages
