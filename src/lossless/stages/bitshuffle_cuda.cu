@@ -1,6 +1,10 @@
-// BIT_w, CUDA twin: a CTA per 16 KiB block, staged through shared memory both ways so that
-// global reads and writes stay coalesced; a thread per (8-symbol group, byte of symbol) does
-// the 8 x 8 transpose of bitshuffle_math.hpp.
+// BIT_w, CUDA twin. Full 16 KiB blocks with word-aligned buffers (a chain's, and blob bodies
+// at offset 8 of one): a thread per 32 symbols (shuffle32 / unshuffle32 of
+// bitshuffle_math.hpp) in registers, no shared memory and no synchronization. Its 32 W
+// contiguous bytes move in 16-, 8- or 4-byte accesses as the buffer allows; its 8 W plane
+// words are 4-byte accesses that a warp makes into one 128-byte segment per plane. The last
+// partial block, and buffers that are not word-aligned, go through the general kernel: a CTA
+// per block staged through shared memory, a thread per (8-symbol group, byte of symbol).
 #include "core/cuda_check.cuh"
 #include "lossless/stages/bitshuffle_math.hpp"
 #include "lossless/stages/framing.hpp"
@@ -10,15 +14,75 @@
 namespace sciz::stages::cuda {
 namespace {
 
+// 4k bytes at p (aligned to A) <-> words w[0, k).
+template <int A>
+__device__ void load_words(const uint8_t* p, uint32_t* w, int k) {
+  if constexpr (A == 16) {
+    for (int i = 0; i < k / 4; ++i) {
+      const uint4 v = reinterpret_cast<const uint4*>(p)[i];
+      w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+    }
+  } else if constexpr (A == 8) {
+    for (int i = 0; i < k / 2; ++i) {
+      const uint2 v = reinterpret_cast<const uint2*>(p)[i];
+      w[2 * i] = v.x, w[2 * i + 1] = v.y;
+    }
+  } else {
+    for (int i = 0; i < k; ++i) w[i] = reinterpret_cast<const uint32_t*>(p)[i];
+  }
+}
+
+template <int A>
+__device__ void store_words(uint8_t* p, const uint32_t* w, int k) {
+  if constexpr (A == 16) {
+    for (int i = 0; i < k / 4; ++i) reinterpret_cast<uint4*>(p)[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+  } else if constexpr (A == 8) {
+    for (int i = 0; i < k / 2; ++i) reinterpret_cast<uint2*>(p)[i] = make_uint2(w[2 * i], w[2 * i + 1]);
+  } else {
+    for (int i = 0; i < k; ++i) reinterpret_cast<uint32_t*>(p)[i] = w[i];
+  }
+}
+
+// The first `full` blocks. A: alignment of the symbols' side (in when shuffling, out when not);
+// the planes' side is 4-byte aligned.
+template <int W, bool Forward, int A>
+__global__ void __launch_bounds__(kThreads)
+    bit_full_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, uint64_t full, uint64_t header,
+                    uint8_t* header_dst, const DeviceStatus* st) {
+  if (check::gate(st)) return;
+  write_header_bytes(header_dst, header);
+  constexpr uint32_t g = kBlockBytes / (8 * W);  // groups of a full block
+  constexpr uint32_t per_block = g / 4;          // threads of a block
+  const uint64_t total = full * per_block;
+  for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x; i < total;
+       i += static_cast<uint64_t>(gridDim.x) * kThreads) {
+    const uint64_t at = i / per_block * kBlockBytes;
+    const uint32_t t = static_cast<uint32_t>(i % per_block);
+    uint32_t a[8 * W], b[8 * W];
+    if constexpr (Forward) {
+      load_words<A>(in + at + 32 * W * t, a, 8 * W);
+      shuffle32<W>(a, b);
+      SCIZ_UNROLL
+      for (int p = 0; p < 8 * W; ++p) *reinterpret_cast<uint32_t*>(out + at + p * g + 4 * t) = b[p];
+    } else {
+      SCIZ_UNROLL
+      for (int p = 0; p < 8 * W; ++p) a[p] = *reinterpret_cast<const uint32_t*>(in + at + p * g + 4 * t);
+      unshuffle32<W>(a, b);
+      store_words<A>(out + at + 32 * W * t, b, 8 * W);
+    }
+  }
+}
+
+// Blocks first.. : any alignment, any block size.
 template <bool Forward>
 __global__ void __launch_bounds__(kThreads)
-    bit_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, uint64_t n, int w, uint64_t header,
-               uint8_t* header_dst, const DeviceStatus* st) {
+    bit_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, uint64_t n, uint64_t first, int w,
+               uint64_t header, uint8_t* header_dst, const DeviceStatus* st) {
   if (check::gate(st)) return;
   write_header_bytes(header_dst, header);
   __shared__ uint8_t a[kBlockBytes], b[kBlockBytes];
   const uint64_t blocks = block_count(n);
-  for (uint64_t blk = blockIdx.x; blk < blocks; blk += gridDim.x) {
+  for (uint64_t blk = first + blockIdx.x; blk < blocks; blk += gridDim.x) {
     const uint64_t at = blk * kBlockBytes;
     const uint32_t bytes = block_size(n, blk);
     for (uint32_t i = threadIdx.x; i < bytes; i += kThreads) a[i] = in[at + i];
@@ -40,8 +104,24 @@ __global__ void __launch_bounds__(kThreads)
 template <bool Forward>
 void launch(StageId id, const uint8_t* in, uint8_t* out, uint64_t n, uint8_t* header_dst, const DeviceStatus* st,
             cudaStream_t s) {
-  bit_kernel<Forward><<<grid_for(block_count(n), 1), kThreads, 0, s>>>(in, out, n, width_of(id), make_header(id, n),
-                                                                       header_dst, st);
+  const uint64_t header = make_header(id, n), full = n / kBlockBytes;
+  const uintptr_t sym = reinterpret_cast<uintptr_t>(Forward ? in : out);
+  const uintptr_t planes = reinterpret_cast<uintptr_t>(Forward ? out : in);
+  uint64_t first = 0;  // blocks the general kernel starts from
+  if (full > 0 && sym % 4 == 0 && planes % 4 == 0) {
+    with_width(width_of(id), [&]<int W>() {
+      const unsigned grid = grid_for(full * (kBlockBytes / (32 * W)), kThreads);
+      if (sym % 16 == 0) bit_full_kernel<W, Forward, 16><<<grid, kThreads, 0, s>>>(in, out, full, header, header_dst, st);
+      else if (sym % 8 == 0) bit_full_kernel<W, Forward, 8><<<grid, kThreads, 0, s>>>(in, out, full, header, header_dst, st);
+      else bit_full_kernel<W, Forward, 4><<<grid, kThreads, 0, s>>>(in, out, full, header, header_dst, st);
+    });
+    SCIZ_CUDA_CHECK_LAUNCH("bit_full_kernel");
+    if (full == block_count(n)) return;
+    first = full;
+    header_dst = nullptr;  // written above
+  }
+  bit_kernel<Forward><<<grid_for(block_count(n) - first, 1), kThreads, 0, s>>>(in, out, n, first, width_of(id), header,
+                                                                              header_dst, st);
   SCIZ_CUDA_CHECK_LAUNCH("bit_kernel");
 }
 

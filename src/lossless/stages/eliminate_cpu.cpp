@@ -17,21 +17,26 @@
 namespace sciz::stages::cpu {
 namespace {
 
-// Encodes one block into slot (room for `bytes`); returns its table entry.
+// Encodes one block into slot (room for `bytes`); returns its table entry. Level 0 comes 64
+// symbols at a time from kept_bits64, the GPU thread's unit (eliminate_math.hpp).
 template <Family F, int W>
 uint16_t encode_block(const uint8_t* in, uint32_t bytes, uint8_t* slot) {
   const uint32_t m = bytes / W, tail = bytes % W;
   const Levels lv = bitmap_levels(m);
-  uint8_t bm[kMaxLevelBytes];
-  for (uint32_t j = 0; j < lv.size[0]; ++j) bm[j] = level0_byte<F, W>(in, m, j);
+  uint8_t bm[kMaxLevelBytes + 8];
+  uint64_t bits[kBlockBytes / 64];
+  const uint32_t units = (m + 63) / 64;
+  uint64_t kept = 0;
+  for (uint32_t u = 0; u < units; ++u) {
+    bits[u] = kept_bits64<F, W>(in, m, 64 * u);
+    std::memcpy(bm + 8 * u, &bits[u], 8);  // level 0 is at offset 0; bytes past it are rewritten below
+    kept += static_cast<uint64_t>(__builtin_popcountll(bits[u]));
+  }
   for (int k = 0; k < lv.top; ++k)
     for (uint32_t j = 0; j < lv.size[k + 1]; ++j) bm[lv.at[k + 1] + j] = upper_byte(bm + lv.at[k], lv.size[k], j);
-  uint64_t size = lv.size[lv.top] + tail;
+  uint64_t size = lv.size[lv.top] + tail + kept * W;
   for (int k = 1; k <= lv.top; ++k)  // level k's set bits count the stored bytes of level k - 1
     for (uint32_t j = 0; j < lv.size[k]; ++j) size += popcount8(bm[lv.at[k] + j]);
-  uint64_t kept = 0;
-  for (uint32_t j = 0; j < lv.size[0]; ++j) kept += popcount8(bm[j]);
-  size += kept * W;
   if (size >= bytes) {
     std::memcpy(slot, in, bytes);
     return static_cast<uint16_t>(bytes | kRawFlag);
@@ -40,14 +45,27 @@ uint16_t encode_block(const uint8_t* in, uint32_t bytes, uint8_t* slot) {
   std::memcpy(p, bm + lv.at[lv.top], lv.size[lv.top]);
   p += lv.size[lv.top];
   for (int k = lv.top - 1; k >= 0; --k)
-    for (uint32_t j = 0; j < lv.size[k]; ++j)
-      if (bm[lv.at[k] + j]) *p++ = bm[lv.at[k] + j];
-  for (uint32_t j = 0; j < lv.size[0]; ++j)
-    for (uint32_t b = bm[j]; b; b &= b - 1) {
-      const uint32_t i = 8 * j + static_cast<uint32_t>(__builtin_ctz(b));
-      std::memcpy(p, in + static_cast<uint64_t>(i) * W, W);
+    for (uint32_t j = 0; j < lv.size[k]; ++j) {  // branch-free: mixed bitmaps mispredict
+      const uint8_t b = bm[lv.at[k] + j];
+      *p = b;
+      p += b != 0;
+    }
+  for (uint32_t u = 0; u < units; ++u) {
+    const uint8_t* sym = in + static_cast<uint64_t>(64 * u) * W;
+    if (W == 1 && __builtin_popcountll(bits[u]) > 16) {
+      // Dense: every symbol stored, the pointer advanced by its bit (no branch to mispredict);
+      // the slot has room, since the payload is shorter than the block.
+      for (uint32_t i = 0; i < 64 && 64 * u + i < m; ++i) {
+        *p = sym[i];
+        p += (bits[u] >> i) & 1;
+      }
+      continue;
+    }
+    for (uint64_t b = bits[u]; b; b &= b - 1) {
+      std::memcpy(p, sym + static_cast<uint64_t>(__builtin_ctzll(b)) * W, W);
       p += W;
     }
+  }
   std::memcpy(p, in + static_cast<uint64_t>(m) * W, tail);
   return static_cast<uint16_t>(size);
 }
@@ -72,14 +90,16 @@ Fault decode_block(const uint8_t* p, uint32_t size, uint8_t* out, uint32_t bytes
     if (lv.size[k] && (level[lv.size[k] - 1] & padding_mask(level_bits(lv, m, k)))) return {kBlockPadding, uint64_t(k), 0};
     if (k == 0) break;
     uint8_t* lower = bm + lv.at[k - 1];
-    for (uint32_t j = 0; j < lv.size[k - 1]; ++j) {
-      if (!((level[j / 8] >> (j % 8)) & 1)) {
-        lower[j] = 0;
-        continue;
-      }
-      if (pos >= size) return {kBlockSize, size, uint64_t(pos) + 1};
-      lower[j] = p[pos++];
+    uint32_t stored = 0;  // level k's set bits: level k - 1's stored bytes, all checked to be there first
+    for (uint32_t j = 0; j < lv.size[k]; ++j) stored += popcount8(level[j]);
+    if (pos + stored > size) return {kBlockSize, size, uint64_t(pos) + stored};
+    const uint8_t* src = p + pos;
+    for (uint32_t j = 0; j < lv.size[k - 1]; ++j) {  // branch-free, reads only the stored bytes
+      const uint32_t bit = (level[j / 8] >> (j % 8)) & 1u;
+      lower[j] = bit ? *src : 0;
+      src += bit;
     }
+    pos += stored;
   }
   uint64_t kept = 0;
   for (uint32_t j = 0; j < lv.size[0]; ++j) kept += popcount8(bm[j]);

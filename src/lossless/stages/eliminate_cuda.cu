@@ -1,23 +1,29 @@
-// RRE_w and RZE_w, CUDA twin: a CTA per 16 KiB block, the layout of eliminate_math.hpp.
+// RRE_w and RZE_w, CUDA twin: a CTA of 256 threads per 16 KiB block, the layout of
+// eliminate_math.hpp. Thread t owns symbols 64t .. 64t + 63 of its block: their level-0 bits are
+// one 64-bit word (kept_bits64, shared with the CPU twin) and their level-1 byte is byte t, so
+// the level-0 bytes and the kept symbols are placed by one block scan of two packed counts.
+// The levels above (at most 32 + 4 + 1 bytes) are one warp's work.
 //
-// Thread t owns byte t of level k + 1 for every k, hence bytes 8t .. 8t + 7 of level k (level 1
-// has at most 256 bytes, one per thread), and symbols 64t .. 64t + 63 (the bits of its 8
-// level-0 bytes). So every compaction, in either direction, is one block scan of per-thread
-// counts: the stored bytes of a level (popcounts of the level above) and the kept symbols
-// (popcounts of level 0).
+// Encoding is one pass: a CTA takes blocks in order from an atomic counter, codes each in
+// shared memory, learns where its payload goes by decoupled look-back (core/lookback.cuh) and
+// writes payload and table entry straight into the blob, in 4-byte stores whatever the
+// payload's alignment. One copy of the total to the host learns the blob's size.
 //
-// Encoding: each block is coded in shared memory and written to its own 16 KiB slot with its
-// size; a device scan of the sizes places the payloads; one copy of the total to the host
-// learns the blob's size. Decoding: the table is checked and scanned on the device, and each
-// block's CTA parses its payload in shared memory, checking every count against the payload
-// before it reads, and writes its output only once the block checked out.
+// Decoding: the table is checked and scanned on the device; each block's CTA loads its payload
+// into shared memory in 4-byte loads (kept inside the blob), parses the levels down (a warp
+// for levels 4 .. 1, a block scan for level 0, a second for the kept symbols), checks every
+// count against the payload before it reads, and writes its block only once it checked out.
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <sciz/error.hpp>
 
+#include <cstdlib>
+
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
+#include "core/lookback.cuh"
+#include "lossless/stages/eliminate_cuda.cuh"
 #include "lossless/stages/eliminate_math.hpp"
 #include "lossless/stages/framing.hpp"
 #include "lossless/stages/stage_cuda.cuh"
@@ -28,117 +34,160 @@ namespace sciz::stages::cuda {
 namespace {
 
 static_assert(kThreads * 64 >= kBlockBytes, "a thread owns 64 symbols, so a CTA covers a block of 1-byte symbols");
-static_assert(kThreads * 8 * 8 >= kBlockBytes, "level 1 has at most one byte per thread");
+static_assert(kThreads == 256, "level 1 (at most 256 bytes) is one byte per thread");
 
 using Scan = cub::BlockScan<uint32_t, kThreads>;
+using Agg = lookback::Counts<3>;
+using Packing = lookback::Packing<24, 24, 12>;  // a payload's size (< 2^15) in the first word
 
-struct Shared {
-  uint8_t in[kBlockBytes];   // encode: the block; decode: its payload
-  uint8_t out[kBlockBytes];  // encode: the payload; decode: the block
-  uint8_t bm[kMaxLevelBytes];
+constexpr uint32_t kWords = kBlockBytes / 4 + 4;  // a block's bytes as words, with room past the end
+
+// ---- moving spans between global and shared memory in 4-byte accesses ----
+
+// Bytes [src, src + size) into words, starting at byte (src % 4) of words[0] (returned): the
+// aligned words that cover the span, each read whole where it lies in [lo, hi) and byte by
+// byte at the edges, so nothing outside [lo, hi) is read. All threads call it.
+__device__ uint32_t load_span(const uint8_t* src, uint32_t size, const uint8_t* lo, const uint8_t* hi, uint32_t* words) {
+  const uint32_t shift = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(src) & 3);
+  const uint8_t* base = src - shift;
+  const uint32_t nw = (shift + size + 3) / 4;
+  for (uint32_t k = threadIdx.x; k < nw; k += kThreads) {
+    const uint8_t* p = base + 4 * k;
+    if (p >= lo && p + 4 <= hi) {
+      words[k] = *reinterpret_cast<const uint32_t*>(p);
+    } else {
+      uint32_t v = 0;
+      for (int b = 0; b < 4; ++b)
+        if (p + b >= lo && p + b < hi) v |= static_cast<uint32_t>(p[b]) << (8 * b);
+      words[k] = v;
+    }
+  }
+  return shift;
+}
+
+// Bytes [shift, shift + size) of words to dst, any alignment: the head and tail bytes alone,
+// the rest as aligned 4-byte stores assembled by funnel shifts (words has a word past the span).
+// All threads call it.
+__device__ void store_span(uint8_t* dst, const uint32_t* words, uint32_t shift, uint32_t size) {
+  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(words) + shift;
+  const uint32_t head = min(size, static_cast<uint32_t>((4 - (reinterpret_cast<uintptr_t>(dst) & 3)) & 3));
+  if (threadIdx.x < head) dst[threadIdx.x] = bytes[threadIdx.x];
+  const uint32_t body = (size - head) / 4, s0 = shift + head, w0 = s0 / 4, bits = 8 * (s0 % 4);
+  uint32_t* out = reinterpret_cast<uint32_t*>(dst + head);
+  for (uint32_t k = threadIdx.x; k < body; k += kThreads)
+    out[k] = bits ? __funnelshift_r(words[w0 + k], words[w0 + k + 1], bits) : words[w0 + k];
+  const uint32_t done = head + 4 * body;
+  if (threadIdx.x < size - done) dst[done + threadIdx.x] = bytes[done + threadIdx.x];
+}
+
+// ---- encoding ----
+
+struct EncodeShared {
+  uint32_t in[kWords];   // the block
+  uint32_t out[kWords];  // its payload
+  uint8_t bm[kMaxLevelBytes + 7];
+  Levels lv;  // in shared memory: indexed by level at run time, it would live in local memory
   typename Scan::TempStorage scan;
+  unsigned long long tile;
+  uint32_t upper;   // payload bytes before level 0's stored bytes
+  uint64_t offset;  // where the payload goes, from the start of the payloads
 };
 
-// Exclusive prefix of v over the CTA, and the total.
-__device__ uint32_t exclusive_sum(Shared& sh, uint32_t v, uint32_t& total) {
-  uint32_t r;
-  Scan(sh.scan).ExclusiveSum(v, r, total);
-  __syncthreads();  // the temp storage is reused by the next scan
-  return r;
-}
-
-// Level k + 1's byte t (0 past its end): the count of stored bytes thread t owns in level k.
-__device__ uint8_t owned_bits(const Shared& sh, const Levels& lv, int k) {
-  return threadIdx.x < lv.size[k + 1] ? sh.bm[lv.at[k + 1] + threadIdx.x] : 0;
-}
-
-// Kept symbols among thread t's 64 (its 8 level-0 bytes).
-__device__ uint32_t owned_kept(const Shared& sh, const Levels& lv) {
-  uint32_t c = 0;
-  for (uint32_t j = 8 * threadIdx.x; j < 8 * threadIdx.x + 8 && j < lv.size[0]; ++j) c += popcount8(sh.bm[j]);
-  return c;
+// Warp 0: levels 2 .. top from level 1, then the payload's first part (level top verbatim, the
+// non-zero bytes of levels top - 1 .. 1) into out; returns its length in every lane.
+__device__ uint32_t upper_levels(EncodeShared& sh, const Levels& lv) {
+  const uint32_t lane = threadIdx.x & 31;
+  for (int k = 1; k < lv.top; ++k) {
+    for (uint32_t j = lane; j < lv.size[k + 1]; j += 32) sh.bm[lv.at[k + 1] + j] = upper_byte(sh.bm + lv.at[k], lv.size[k], j);
+    __syncwarp();
+  }
+  uint8_t* out = reinterpret_cast<uint8_t*>(sh.out);
+  if (lane < lv.size[lv.top]) out[lane] = sh.bm[lv.at[lv.top] + lane];
+  uint32_t pos = lv.size[lv.top];
+  for (int k = lv.top - 1; k >= 1; --k)
+    for (uint32_t base = 0; base < lv.size[k]; base += 32) {
+      const uint32_t j = base + lane;
+      const uint8_t v = j < lv.size[k] ? sh.bm[lv.at[k] + j] : 0;
+      const uint32_t mask = __ballot_sync(0xffffffffu, v != 0);
+      if (v) out[pos + __popc(mask & ((1u << lane) - 1))] = v;
+      pos += __popc(mask);
+    }
+  return pos;
 }
 
 template <Family F, int W>
 __global__ void __launch_bounds__(kThreads)
-    encode_kernel(const uint8_t* __restrict__ in, uint64_t n, uint8_t* __restrict__ slots, uint64_t* __restrict__ sizes,
-                  uint16_t* __restrict__ entries) {
-  __shared__ Shared sh;
-  const uint64_t blocks = block_count(n);
-  if (blockIdx.x == 0 && threadIdx.x == 0) sizes[blocks] = 0;  // so the scan's last offset is the total
-  for (uint64_t blk = blockIdx.x; blk < blocks; blk += gridDim.x) {
+    encode_kernel(const uint8_t* __restrict__ in, uint64_t n, uint8_t* __restrict__ blob, uint64_t header,
+                  lookback::State<3> ls) {
+  __shared__ __align__(16) EncodeShared sh;
+  const uint64_t blocks = block_count(n), payload_at = kHeaderBytes + 2 * blocks;
+  const uint32_t t = threadIdx.x, warp = t / 32;
+  uint8_t* sin = reinterpret_cast<uint8_t*>(sh.in);
+  uint8_t* sout = reinterpret_cast<uint8_t*>(sh.out);
+  for (;;) {
+    const uint64_t blk = lookback::next_tile(ls, blocks, &sh.tile);
+    if (blk >= blocks) return;
     const uint32_t bytes = block_size(n, blk), m = bytes / W, tail = bytes % W;
     const uint8_t* src = in + blk * kBlockBytes;
-    uint8_t* slot = slots + blk * kBlockBytes;
-    for (uint32_t i = threadIdx.x; i < bytes; i += kThreads) sh.in[i] = src[i];
+    if (reinterpret_cast<uintptr_t>(in) % 4 == 0) {
+      load_span(src, bytes, src, src + bytes, sh.in);
+    } else {
+      for (uint32_t i = t; i < bytes; i += kThreads) sin[i] = src[i];
+    }
+    if (t == 0) sh.lv = bitmap_levels(m);
     __syncthreads();
-    const Levels lv = bitmap_levels(m);
-    for (uint32_t j = threadIdx.x; j < lv.size[0]; j += kThreads) sh.bm[j] = level0_byte<F, W>(sh.in, m, j);
+
+    // Level 0 (8 bytes a thread) and level 1 (a byte a thread), in registers and shared memory.
+    const Levels& lv = sh.lv;
+    const uint64_t bits = kept_bits64<F, W>(sin, m, 64 * t);
+    for (uint32_t k = 0; k < 8 && 8 * t + k < lv.size[0]; ++k) sh.bm[8 * t + k] = static_cast<uint8_t>(bits >> (8 * k));
+    const uint32_t l1 = nonzero_bytes8(bits);
+    if (lv.top >= 1 && t < lv.size[1]) sh.bm[lv.at[1] + t] = static_cast<uint8_t>(l1);
     __syncthreads();
-    for (int k = 0; k < lv.top; ++k) {
-      for (uint32_t j = threadIdx.x; j < lv.size[k + 1]; j += kThreads)
-        sh.bm[lv.at[k + 1] + j] = upper_byte(sh.bm + lv.at[k], lv.size[k], j);
-      __syncthreads();
+    if (warp == 0) {
+      const uint32_t upper = upper_levels(sh, lv);
+      if (t == 0) sh.upper = upper;
     }
-    // Offsets of everything a thread writes, and the payload's size, before writing anything.
-    uint32_t level_off[kMaxLevels] = {}, level_at[kMaxLevels] = {};
-    uint32_t pos = lv.size[lv.top];
-    for (int k = lv.top - 1; k >= 0; --k) {
-      uint32_t count;
-      level_off[k] = exclusive_sum(sh, popcount8(owned_bits(sh, lv, k)), count);
-      level_at[k] = pos;
-      pos += count;
-    }
-    uint32_t kept;
-    const uint32_t kept_off = exclusive_sum(sh, owned_kept(sh, lv), kept);
-    const uint32_t size = pos + kept * W + tail;
-    if (size >= bytes) {  // stored raw
-      for (uint32_t i = threadIdx.x; i < bytes; i += kThreads) slot[i] = sh.in[i];
-      if (threadIdx.x == 0) {
-        entries[blk] = static_cast<uint16_t>(bytes | kRawFlag);
-        sizes[blk] = bytes;
-      }
-      __syncthreads();
-      continue;
-    }
-    if (threadIdx.x < lv.size[lv.top]) sh.out[threadIdx.x] = sh.bm[lv.at[lv.top] + threadIdx.x];
-    for (int k = lv.top - 1; k >= 0; --k) {
-      uint32_t o = level_at[k] + level_off[k];
-      for (uint32_t j = 8 * threadIdx.x; j < 8 * threadIdx.x + 8 && j < lv.size[k]; ++j)
-        if (sh.bm[lv.at[k] + j]) sh.out[o++] = sh.bm[lv.at[k] + j];
-    }
-    uint8_t* ko = sh.out + pos + kept_off * W;
-    for (uint32_t j = 8 * threadIdx.x; j < 8 * threadIdx.x + 8 && j < lv.size[0]; ++j)
-      for (uint32_t b = sh.bm[j]; b; b &= b - 1) {
-        const uint32_t i = 8 * j + static_cast<uint32_t>(__ffs(b) - 1);
-        for (int q = 0; q < W; ++q) ko[q] = sh.in[i * W + q];
+    // Level 0's stored bytes (none when level 0 is the top, stored whole) and kept symbols: one
+    // scan of both counts, packed (at most 2048 and 16384).
+    const uint32_t c0 = lv.top >= 1 ? static_cast<uint32_t>(__popc(l1)) : 0;
+    const uint32_t ck = static_cast<uint32_t>(__popcll(bits));
+    uint32_t before, total;
+    Scan(sh.scan).ExclusiveSum(ck << 16 | c0, before, total);
+    __syncthreads();
+    const uint32_t upper = sh.upper, c0_total = total & 0xFFFFu, kept = total >> 16;
+    const uint32_t size = upper + c0_total + kept * W + tail;
+    const bool raw = size >= bytes;
+    if (!raw) {
+      uint32_t o = upper + (before & 0xFFFFu);
+      if (lv.top >= 1)
+        for (int k = 0; k < 8; ++k) {
+          const uint8_t b = static_cast<uint8_t>(bits >> (8 * k));
+          if (b) sout[o++] = b;
+        }
+      uint8_t* ko = sout + upper + c0_total + W * (before >> 16);
+      for (uint64_t b = bits; b; b &= b - 1) {
+        const uint32_t i = 64 * t + static_cast<uint32_t>(__ffsll(static_cast<long long>(b)) - 1);
+        for (int q = 0; q < W; ++q) ko[q] = sin[i * W + q];
         ko += W;
       }
-    for (uint32_t i = threadIdx.x; i < tail; i += kThreads) sh.out[pos + kept * W + i] = sh.in[m * W + i];
-    __syncthreads();
-    for (uint32_t i = threadIdx.x; i < size; i += kThreads) slot[i] = sh.out[i];
-    if (threadIdx.x == 0) {
-      entries[blk] = static_cast<uint16_t>(size);
-      sizes[blk] = size;
+      if (t < tail) sout[size - tail + t] = sin[m * W + t];
+    }
+    const uint32_t psize = raw ? bytes : size;
+    if (warp == 0) {
+      const Agg before_tile = lookback::exclusive_prefix<Packing>(ls, blk, Agg{{psize, 0, 0}});
+      if (t == 0) sh.offset = before_tile.w[0];
     }
     __syncthreads();
+    store_span(blob + payload_at + sh.offset, raw ? sh.in : sh.out, 0, psize);
+    const uint16_t entry = static_cast<uint16_t>(raw ? bytes | kRawFlag : size);
+    if (t < 2) blob[kHeaderBytes + 2 * blk + t] = static_cast<uint8_t>(entry >> (8 * t));
+    if (blk == 0 && t < 8) blob[t] = static_cast<uint8_t>(header >> (8 * t));
+    __syncthreads();  // shared memory is refilled for the next block
   }
 }
 
-// Copies each block's payload from its slot to its place; block 0 also writes the header.
-__global__ void __launch_bounds__(kThreads)
-    place_kernel(const uint8_t* __restrict__ slots, const uint64_t* __restrict__ offset, const uint16_t* __restrict__ entries,
-                 uint64_t n, uint64_t header, uint8_t* __restrict__ blob) {
-  write_header_bytes(blob, header);
-  const uint64_t blocks = block_count(n), payload_at = kHeaderBytes + 2 * blocks;
-  for (uint64_t blk = blockIdx.x; blk < blocks; blk += gridDim.x) {
-    const uint32_t size = entry_bytes(entries[blk]);
-    uint8_t* dst = blob + payload_at + offset[blk];
-    const uint8_t* src = slots + blk * kBlockBytes;
-    for (uint32_t i = threadIdx.x; i < size; i += kThreads) dst[i] = src[i];
-    if (threadIdx.x < 2) blob[kHeaderBytes + 2 * blk + threadIdx.x] = static_cast<uint8_t>(entries[blk] >> (8 * threadIdx.x));
-  }
-}
+// ---- decoding ----
 
 // Checks every table entry against its block's size and gathers the payload sizes.
 __global__ void __launch_bounds__(kThreads)
@@ -159,81 +208,126 @@ __global__ void total_kernel(const uint64_t* offset, uint64_t blocks, uint64_t b
   if (total != bytes) report(st, kStatusStageTotal, id, total, bytes);
 }
 
+struct DecodeShared {
+  uint32_t pay[kWords + 1];  // the payload, from byte `shift` of word 0
+  uint32_t out[kWords];      // the block
+  uint8_t bm[kMaxLevelBytes + 7];
+  Levels lv;  // in shared memory, as EncodeShared's
+  typename Scan::TempStorage scan;
+  uint32_t fault, pos;
+};
+
+// Warp 0: level top from the payload, then levels top - 1 .. 1 down from it, each level's
+// padding checked; returns the payload bytes used (in every lane) or a fault.
+__device__ uint32_t decode_upper(DecodeShared& sh, const uint8_t* pay, uint32_t size, const Levels& lv, uint32_t m,
+                                 uint32_t& fault) {
+  const uint32_t lane = threadIdx.x & 31;
+  uint32_t pos = lv.size[lv.top];
+  if (pos > size) {
+    fault = kBlockSize;
+    return pos;
+  }
+  if (lane < pos) sh.bm[lv.at[lv.top] + lane] = pay[lane];
+  __syncwarp();
+  for (int k = lv.top; k >= 1; --k) {
+    if (lv.size[k] && (sh.bm[lv.at[k] + lv.size[k] - 1] & padding_mask(level_bits(lv, m, k)))) {
+      fault = kBlockPadding;
+      return pos;
+    }
+    if (k == 1) break;  // level 0, the largest, is the whole CTA's work
+    for (uint32_t base = 0; base < lv.size[k - 1]; base += 32) {
+      const uint32_t j = base + lane;
+      const bool set = j < lv.size[k - 1] && ((sh.bm[lv.at[k] + j / 8] >> (j % 8)) & 1);
+      const uint32_t mask = __ballot_sync(0xffffffffu, set);
+      if (pos + __popc(mask) > size) {
+        fault = kBlockSize;
+        return pos;
+      }
+      if (j < lv.size[k - 1]) sh.bm[lv.at[k - 1] + j] = set ? pay[pos + __popc(mask & ((1u << lane) - 1))] : 0;
+      pos += __popc(mask);
+    }
+    __syncwarp();
+  }
+  return pos;
+}
+
 template <Family F, int W>
 __global__ void __launch_bounds__(kThreads)
-    decode_kernel(const uint8_t* __restrict__ blob, const uint64_t* __restrict__ offset, uint64_t n, uint32_t id,
-                  uint8_t* __restrict__ out, DeviceStatus* st) {
+    decode_kernel(const uint8_t* __restrict__ blob, uint64_t blob_bytes, const uint64_t* __restrict__ offset, uint64_t n,
+                  uint32_t id, uint8_t* __restrict__ out, DeviceStatus* st) {
   if (check::gate(st)) return;
-  __shared__ Shared sh;
+  __shared__ __align__(16) DecodeShared sh;
   const uint64_t blocks = block_count(n), payload_at = kHeaderBytes + 2 * blocks;
+  const uint32_t t = threadIdx.x;
+  uint8_t* sout = reinterpret_cast<uint8_t*>(sh.out);
   for (uint64_t blk = blockIdx.x; blk < blocks; blk += gridDim.x) {
     const uint32_t bytes = block_size(n, blk), m = bytes / W, tail = bytes % W;
     const uint16_t e = static_cast<uint16_t>(check::load_le(blob + kHeaderBytes + 2 * blk, 2));
     const uint32_t size = entry_bytes(e);
-    const uint8_t* src = blob + payload_at + offset[blk];
+    const uint32_t shift = load_span(blob + payload_at + offset[blk], size, blob, blob + blob_bytes, sh.pay);
     uint8_t* dst = out + blk * kBlockBytes;
+    if (t == 0) sh.lv = bitmap_levels(m);
+    __syncthreads();
     if (e & kRawFlag) {
-      for (uint32_t i = threadIdx.x; i < bytes; i += kThreads) dst[i] = src[i];
-      continue;
-    }
-    for (uint32_t i = threadIdx.x; i < size; i += kThreads) sh.in[i] = src[i];
-    const Levels lv = bitmap_levels(m);
-    uint32_t fault = kBlockOk, pos = lv.size[lv.top];
-    if (pos > size) fault = kBlockSize;
-    else if (threadIdx.x < pos) sh.bm[lv.at[lv.top] + threadIdx.x] = src[threadIdx.x];
-    __syncthreads();
-    // Down the levels: every count is block-wide, so every thread reaches the same verdict.
-    for (int k = lv.top; k >= 0 && fault == kBlockOk; --k) {
-      if (lv.size[k] && (sh.bm[lv.at[k] + lv.size[k] - 1] & padding_mask(level_bits(lv, m, k)))) {
-        fault = kBlockPadding;
-        break;
-      }
-      if (k == 0) break;
-      const uint8_t bits = owned_bits(sh, lv, k - 1);
-      uint32_t count;
-      uint32_t r = pos + exclusive_sum(sh, popcount8(bits), count);
-      if (pos + count > size) {
-        fault = kBlockSize;
-        break;
-      }
-      for (uint32_t t = 0; t < 8; ++t) {
-        const uint32_t j = 8 * threadIdx.x + t;
-        if (j < lv.size[k - 1]) sh.bm[lv.at[k - 1] + j] = ((bits >> t) & 1) ? sh.in[r++] : 0;
-      }
-      pos += count;
-      __syncthreads();
-    }
-    uint32_t kept = 0, kept_off = 0;
-    if (fault == kBlockOk) {
-      kept_off = exclusive_sum(sh, owned_kept(sh, lv), kept);
-      if (pos + kept * W + tail != size) fault = kBlockSize;
-      else if (F == Family::rre && m > 0 && !(sh.bm[0] & 1)) fault = kBlockFirst;
-    }
-    if (fault != kBlockOk) {
-      if (threadIdx.x == 0) report(st, kStatusStageBlock, id, blk, fault);
+      store_span(dst, sh.pay, shift, bytes);
       __syncthreads();
       continue;
     }
-    const uint8_t* ks = sh.in + pos;
-    uint32_t rank = kept_off;
-    uint_t<W> cur = (F == Family::rre && rank > 0) ? load_sym<W>(ks + (rank - 1) * W) : uint_t<W>(0);
-    for (uint32_t i = 64 * threadIdx.x; i < 64 * threadIdx.x + 64 && i < m; ++i) {
-      if ((sh.bm[i / 8] >> (i % 8)) & 1) cur = load_sym<W>(ks + (rank++) * W);
-      else if (F == Family::rze) cur = 0;
-      store_sym<W>(sh.out + i * W, cur);
+    const uint8_t* pay = reinterpret_cast<const uint8_t*>(sh.pay) + shift;
+    const Levels& lv = sh.lv;
+    if (t < 32) {
+      uint32_t fault = kBlockOk;
+      const uint32_t pos = decode_upper(sh, pay, size, lv, m, fault);
+      if (t == 0) sh.fault = fault, sh.pos = pos;
     }
-    for (uint32_t i = threadIdx.x; i < tail; i += kThreads) sh.out[m * W + i] = sh.in[pos + kept * W + i];
     __syncthreads();
-    for (uint32_t i = threadIdx.x; i < bytes; i += kThreads) dst[i] = sh.out[i];
+    uint32_t fault = sh.fault, pos = sh.pos;
+    // Level 0 (unless it is the top, read whole above): thread t's 8 bytes from its level-1 byte.
+    uint32_t l1 = 0;
+    if (lv.top >= 1 && t < lv.size[1]) l1 = sh.bm[lv.at[1] + t];
+    uint32_t before, total;
+    Scan(sh.scan).ExclusiveSum(fault == kBlockOk && lv.top >= 1 ? static_cast<uint32_t>(__popc(l1)) : 0u, before, total);
+    if (fault == kBlockOk && pos + total > size) fault = kBlockSize;
+    if (fault == kBlockOk && lv.top >= 1) {
+      uint32_t r = pos + before;
+      for (uint32_t k = 0; k < 8 && 8 * t + k < lv.size[0]; ++k) sh.bm[8 * t + k] = ((l1 >> k) & 1) ? pay[r++] : 0;
+    }
+    pos += total;
+    __syncthreads();
+    // Thread t's level-0 word; bits past m are padding, which must be zero.
+    uint64_t bits = 0;
+    for (uint32_t k = 0; k < 8 && 8 * t + k < lv.size[0]; ++k) bits |= static_cast<uint64_t>(sh.bm[8 * t + k]) << (8 * k);
+    const uint32_t first = 64 * t;
+    const uint64_t valid = first < m ? low_bits64(m - first) : 0;
+    if (__syncthreads_or(fault == kBlockOk && (bits & ~valid) != 0) && fault == kBlockOk) fault = kBlockPadding;
+    uint32_t kept_before, kept;
+    Scan(sh.scan).ExclusiveSum(static_cast<uint32_t>(__popcll(bits)), kept_before, kept);
+    if (fault == kBlockOk && pos + kept * W + tail != size) fault = kBlockSize;
+    if (fault == kBlockOk && F == Family::rre && m > 0 && !(sh.bm[0] & 1)) fault = kBlockFirst;
+    if (fault != kBlockOk) {  // block-uniform: every count above is the CTA's
+      if (t == 0) report(st, kStatusStageBlock, id, blk, fault);
+      __syncthreads();
+      continue;
+    }
+    // Symbols 64t .. 64t + 63: kept ones from the payload in order, the others repeat the last
+    // kept one (rre) or are zero (rze).
+    const uint8_t* ks = pay + pos + kept_before * W;
+    uint_t<W> cur = (F == Family::rre && kept_before > 0) ? load_sym<W>(ks - W) : uint_t<W>(0);
+    const uint32_t end = first < m ? min(m, first + 64) : first;
+    for (uint32_t i = first; i < end; ++i) {
+      if ((bits >> (i - first)) & 1) {
+        cur = load_sym<W>(ks);
+        ks += W;
+      } else if (F == Family::rze) {
+        cur = 0;
+      }
+      store_sym<W>(sout + i * W, cur);
+    }
+    if (t < tail) sout[m * W + t] = pay[pos + kept * W + t];
+    __syncthreads();
+    store_span(dst, sh.out, 0, bytes);
     __syncthreads();
   }
-}
-
-void exclusive_sum(const uint64_t* in, uint64_t* out, uint64_t count, cudaStream_t s) {
-  size_t temp_bytes = 0;
-  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, static_cast<int64_t>(count), s));
-  dev::Buffer<uint8_t> temp(temp_bytes, s);
-  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, in, out, static_cast<int64_t>(count), s));
 }
 
 template <class F>
@@ -245,23 +339,40 @@ decltype(auto) with_family(StageId id, F&& f) {
 
 }  // namespace
 
+bool use_baseline() {
+  static const bool b = [] {
+    const char* v = std::getenv("SCIZ_STAGES_BASELINE");
+    return v != nullptr && v[0] == '1';
+  }();
+  return b;
+}
+
+void exclusive_scan(const uint64_t* in, uint64_t* out, uint64_t count, cudaStream_t s) {
+  size_t temp_bytes = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, static_cast<int64_t>(count), s));
+  dev::Buffer<uint8_t> temp(temp_bytes, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, in, out, static_cast<int64_t>(count), s));
+}
+
 uint64_t eliminate_encode(StageId id, const uint8_t* d_in, uint64_t n, uint8_t* d_out, cudaStream_t s) {
+  if (use_baseline()) return eliminate_encode_baseline(id, d_in, n, d_out, s);
   const uint64_t blocks = block_count(n);
-  dev::Buffer<uint8_t> slots(n, s);
-  dev::Buffer<uint64_t> sizes(blocks + 1, s), offset(blocks + 1, s);
-  dev::Buffer<uint16_t> entries(blocks, s);
+  if (blocks == 0) {  // the header alone
+    const uint64_t h = make_header(id, n);
+    dev::copy_to_device(d_out, &h, 8, s);
+    dev::sync(s);  // h is a host temporary
+    return kHeaderBytes;
+  }
+  lookback::Storage<3> ls(blocks, s);
+  ls.reset(s);
   with_family(id, [&]<Family F, int W>() {
-    encode_kernel<F, W><<<grid_for(blocks, 1), kThreads, 0, s>>>(d_in, n, slots.get(), sizes.get(), entries.get());
+    encode_kernel<F, W><<<grid_for(blocks, 1), kThreads, 0, s>>>(d_in, n, d_out, make_header(id, n), ls.state());
     SCIZ_CUDA_CHECK_LAUNCH("eliminate encode_kernel");
   });
-  exclusive_sum(sizes.get(), offset.get(), blocks + 1, s);
-  place_kernel<<<grid_for(blocks, 1), kThreads, 0, s>>>(slots.get(), offset.get(), entries.get(), n, make_header(id, n),
-                                                       d_out);
-  SCIZ_CUDA_CHECK_LAUNCH("eliminate place_kernel");
-  uint64_t total = 0;
-  dev::copy_to_host(&total, offset.get() + blocks, sizeof total, s);
+  lookback::Counts<3> total{};
+  ls.totals(&total, s);
   dev::sync(s);  // the one synchronization: the caller needs the blob's size
-  return kHeaderBytes + 2 * blocks + total;
+  return kHeaderBytes + 2 * blocks + total.w[0];
 }
 
 void eliminate_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, uint8_t* d_out, DeviceStatus* st,
@@ -273,11 +384,12 @@ void eliminate_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_
   dev::Buffer<uint64_t> sizes(blocks + 1, s), offset(blocks + 1, s);
   table_kernel<<<grid_for(blocks, kThreads), kThreads, 0, s>>>(d_blob, n, sid, sizes.get(), st);
   SCIZ_CUDA_CHECK_LAUNCH("eliminate table_kernel");
-  exclusive_sum(sizes.get(), offset.get(), blocks + 1, s);
+  exclusive_scan(sizes.get(), offset.get(), blocks + 1, s);
   total_kernel<<<1, 1, 0, s>>>(offset.get(), blocks, bytes, sid, st);
   SCIZ_CUDA_CHECK_LAUNCH("eliminate total_kernel");
+  if (use_baseline()) return launch_decode_baseline(id, d_blob, offset.get(), n, d_out, st, s);
   with_family(id, [&]<Family F, int W>() {
-    decode_kernel<F, W><<<grid_for(blocks, 1), kThreads, 0, s>>>(d_blob, offset.get(), n, sid, d_out, st);
+    decode_kernel<F, W><<<grid_for(blocks, 1), kThreads, 0, s>>>(d_blob, bytes, offset.get(), n, sid, d_out, st);
     SCIZ_CUDA_CHECK_LAUNCH("eliminate decode_kernel");
   });
 }

@@ -21,6 +21,7 @@
 // that is stored raw anyway.
 #pragma once
 #include <cstdint>
+#include <cstring>
 
 #include "core/hd.hpp"
 #include "lossless/stages/stage_id.hpp"
@@ -105,6 +106,56 @@ SCIZ_HD int popcount8(uint8_t b) {
 #else
   return __builtin_popcount(b);
 #endif
+}
+
+// ---- 64 symbols at a time: the GPU thread's unit (symbols 64t .. 64t + 63 of a block, whose
+// level-0 bytes 8t .. 8t + 7 form one 64-bit word and whose level-1 byte is byte t) ----
+
+SCIZ_HD uint64_t low_bits64(uint32_t k) { return k >= 64 ? ~uint64_t{0} : (uint64_t{1} << k) - 1; }
+
+// Bit k set when byte k of x is not zero (k < 8).
+SCIZ_HD uint32_t nonzero_bytes8(uint64_t x) {
+  constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+  const uint64_t hi = (x | ((x & kLow7) + kLow7)) & ~kLow7;  // bit 7 of each non-zero byte
+  return static_cast<uint32_t>(((hi >> 7) * 0x0102040810204080ull) >> 56);  // gathered into one byte
+}
+
+// The 8 bytes at p, which is 8-byte aligned on the device.
+SCIZ_HD uint64_t load_u64(const uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const uint64_t*>(p);
+#else
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+#endif
+}
+
+// Level-0 bits of symbols first .. first + 63 of a block of m symbols (bit i: symbol first + i
+// kept; none past m). 1-byte symbols of a whole unit go 8 at a time (the block 8-byte aligned
+// at `block`, first a multiple of 64).
+template <Family F, int W>
+SCIZ_HD uint64_t kept_bits64(const uint8_t* block, uint32_t m, uint32_t first) {
+  if (first >= m) return 0;
+  if constexpr (W == 1) {
+    if (first + 64 <= m) {
+      uint64_t bits = 0;
+      uint64_t prev = first > 0 ? block[first - 1] : 0;  // the symbol before, in the low byte
+      SCIZ_UNROLL
+      for (int k = 0; k < 8; ++k) {
+        const uint64_t v = load_u64(block + first + 8 * k);
+        const uint64_t diff = F == Family::rze ? v : v ^ ((v << 8) | prev);
+        bits |= static_cast<uint64_t>(nonzero_bytes8(diff)) << (8 * k);
+        prev = v >> 56;
+      }
+      if (F == Family::rre && first == 0) bits |= 1;  // symbol 0 has no predecessor: kept
+      return bits;
+    }
+  }
+  const uint32_t end = m - first < 64 ? m : first + 64;
+  uint64_t bits = 0;
+  for (uint32_t i = first; i < end; ++i) bits |= static_cast<uint64_t>(kept<F, W>(block, i)) << (i - first);
+  return bits;
 }
 
 // Why a block's payload was refused; the same kinds on both devices.
