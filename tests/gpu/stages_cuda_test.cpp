@@ -80,6 +80,34 @@ TEST(StagesCuda, EveryByteStageWritesTheCpuBytes) {
   }
 }
 
+// Buffers at offsets 0, 4, 8 and 1 from an aligned allocation, over several full 16 KiB blocks
+// and a partial one: the word-aligned fast kernels (16-, 8- and 4-byte accesses) and the
+// general ones, which must all write the CPU's bytes.
+TEST(StagesCuda, EveryByteStageAtEveryAlignmentWritesTheCpuBytes) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (StageId id : byte_stages()) {
+    const int w = width_of(id);
+    for (uint64_t n : {uint64_t{16384}, uint64_t{3 * 16384}, uint64_t{5 * 16384 + 777}, uint64_t{40 * 16384 + 13}})
+      for (const auto& p : test::patterns(n, w, static_cast<uint32_t>(n % 1000 + w)))
+        for (uint64_t lead : {0, 4, 8, 1}) {
+          SCOPED_TRACE(std::string(stage_name(id)) + " n=" + std::to_string(n) + " " + p.name + " lead " +
+                       std::to_string(lead));
+          const auto cpu = encode_stage_cpu(id, p.bytes);
+          ASSERT_EQ(gpu_encode_stage(id, p.bytes, {}, lead), cpu);
+          ASSERT_EQ(gpu_decode_stage(id, cpu, n, {}, lead), p.bytes);
+        }
+  }
+  // Interp-like 1-byte codes, mostly 128: the reducers keep few symbols and the bitmaps recurse.
+  for (StageId id : {StageId::rre1, StageId::rze1, StageId::bit1, StageId::tcms1})
+    for (double noisy : {0.0, 0.02, 0.3, 1.0}) {
+      const auto in = test::synthetic_u8_codes(9 * 16384 + 5, noisy, 11);
+      SCOPED_TRACE(std::string(stage_name(id)) + " noisy " + std::to_string(noisy));
+      const auto cpu = encode_stage_cpu(id, in);
+      ASSERT_EQ(gpu_encode_stage(id, in, {}, 0), cpu);
+      ASSERT_EQ(gpu_decode_stage(id, cpu, in.size(), {}, 0), in);
+    }
+}
+
 TEST(StagesCuda, NamedChainsOnQuantCodesMatchTheCpu) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   std::vector<std::pair<test::NamedBytes, Context>> inputs;
