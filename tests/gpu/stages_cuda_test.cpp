@@ -130,6 +130,40 @@ TEST(StagesCuda, NamedChainsOnQuantCodesMatchTheCpu) {
   }
 }
 
+// A tcms stage followed by a bit stage runs fused on the device (tcms_bit_cuda.cu): every pair of
+// widths, around the block edges the 8-byte shift moves (the tcms blob is 8 bytes longer) and
+// where the last full block ends in a partial symbol; damaged blobs refused as on the CPU.
+TEST(StagesCuda, FusedTcmsBitWritesTheCpuBytes) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (int tw : {1, 2, 4, 8})
+    for (int bw : {1, 2, 4, 8}) {
+      const Chain chain{byte_stage(Family::tcms, tw), byte_stage(Family::bit, bw), StageId::rre1};
+      const Chain pair{chain[0], chain[1]};
+      for (uint64_t n : {uint64_t{0}, uint64_t{5}, uint64_t{16376}, uint64_t{16377}, uint64_t{16383}, uint64_t{3 * 16384 - 8},
+                         uint64_t{3 * 16384 - 7}, uint64_t{3 * 16384 + 3}, uint64_t{10 * 16384 + 1001}})
+        for (const auto& p : test::patterns(n, tw, static_cast<uint32_t>(n + 7 * tw + bw))) {
+          SCOPED_TRACE(chain_name(chain) + " n=" + std::to_string(n) + " " + p.name);
+          for (const Chain& c : {chain, pair}) {
+            const auto cpu = encode_cpu(c, p.bytes);
+            ASSERT_EQ(encode_cuda_host(c, p.bytes, {}, nullptr), cpu);
+            ASSERT_EQ(decode_cuda_host(c, cpu, n, {}, nullptr), p.bytes);
+          }
+        }
+      // Damage where the fused decoder reads headers and planes: refused wherever the CPU refuses.
+      const auto in = test::patterns(4 * 16384 + 9, tw, 3)[4].bytes;
+      const auto blob = encode_cpu(pair, in);
+      for (uint64_t pos : {0, 3, 7, 8, 9, 15, 16, 100, 2000, 16400, 40000}) {
+        auto bad = blob;
+        bad[pos] ^= 0x41;
+        std::vector<uint8_t> c, g;
+        const Status sc = status_of([&] { c = decode_cpu(pair, bad, in.size()); });
+        const Status sg = status_of([&] { g = decode_cuda_host(pair, bad, in.size(), {}, nullptr); });
+        EXPECT_EQ(sg, sc) << chain_name(pair) << " byte " << pos;
+        if (sc == Status::ok && sg == Status::ok) EXPECT_EQ(g, c) << chain_name(pair) << " byte " << pos;
+      }
+    }
+}
+
 TEST(StagesCuda, CodesStagesCheckTheirCodes) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   // Outside the alphabet: refused before encoding, as on the CPU.

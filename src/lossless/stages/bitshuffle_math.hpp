@@ -47,6 +47,16 @@ SCIZ_HD void unshuffle_group(const uint8_t* in, uint8_t* out, int w, uint32_t g,
   for (int t = 0; t < 8; ++t) out[(8 * j + t) * w + q] = static_cast<uint8_t>(y >> (8 * t));
 }
 
+// Byte p of a block of `bytes` bytes read back from its shuffle `blk` (any one byte, for checks).
+SCIZ_HD uint8_t unshuffled_byte(const uint8_t* blk, uint32_t bytes, int w, uint32_t p) {
+  const uint32_t m8 = shuffled_symbols(bytes, w), g = m8 / 8, s = p / static_cast<uint32_t>(w);
+  if (s >= m8) return blk[p];
+  const int q = static_cast<int>(p % static_cast<uint32_t>(w));
+  uint32_t v = 0;
+  for (int r = 0; r < 8; ++r) v |= ((blk[static_cast<uint64_t>(8 * q + r) * g + s / 8] >> (s % 8)) & 1u) << r;
+  return static_cast<uint8_t>(v);
+}
+
 // 32 symbols at once (groups j .. j + 3 of a block, j a multiple of 4): the unit of the GPU's
 // thread and the CPU's inner loop. `sym` holds the 32 W-byte symbols as 8W little-endian words;
 // plane word p (of 8W) holds plane p's bytes j .. j + 3, that is bit p of the 32 symbols, bit i

@@ -19,6 +19,16 @@ void tcms_decode(StageId id, const uint8_t* d_blob, uint64_t n, uint8_t* d_out, 
 void bit_encode(StageId id, const uint8_t* d_in, uint64_t n, uint8_t* d_out, cudaStream_t s);
 void bit_decode(StageId id, const uint8_t* d_blob, uint64_t n, uint8_t* d_out, DeviceStatus* st, cudaStream_t s);
 
+// TCMS's map alone, no header (the fused kernels' last blocks).
+void tcms_map(StageId id, const uint8_t* d_in, uint8_t* d_out, uint64_t n, bool forward, const DeviceStatus* st,
+              cudaStream_t s);
+// TCMS_w then BIT_v in one pass (a chain's tcms1,bit1): d_out receives BIT's blob (16 + n bytes)
+// of TCMS's blob of the n bytes at d_x; and back from such a blob to the n bytes, both headers
+// checked on the device first. No synchronization.
+void tcms_bit_encode(StageId tcms, StageId bit, const uint8_t* d_x, uint64_t n, uint8_t* d_out, cudaStream_t s);
+void bit_tcms_decode(StageId bit, StageId tcms, const uint8_t* d_blob, uint64_t n, uint8_t* d_x, DeviceStatus* st,
+                     cudaStream_t s);
+
 // RRE and RZE: the encoder synchronizes once, to learn the blob's size, which it returns.
 uint64_t eliminate_encode(StageId id, const uint8_t* d_in, uint64_t n, uint8_t* d_out, cudaStream_t s);
 void eliminate_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, uint8_t* d_out, DeviceStatus* st,

@@ -27,6 +27,11 @@ void require_header_bytes(StageId id, uint64_t bytes) {
                who(id) + "blob of " + std::to_string(bytes) + " bytes is shorter than its 8-byte header");
 }
 
+// Whether chain[i], chain[i + 1] are a tcms then a bit stage, which run fused on the device.
+bool fused(std::span<const StageId> chain, size_t i) {
+  return i + 1 < chain.size() && family_of(chain[i]) == Family::tcms && family_of(chain[i + 1]) == Family::bit;
+}
+
 dev::Buffer<DeviceStatus> zeroed_status(cudaStream_t s) {
   dev::Buffer<DeviceStatus> st(1, s);
   dev::zero(st.get(), sizeof(DeviceStatus), s);
@@ -98,10 +103,19 @@ DeviceBlob encode_cuda(std::span<const StageId> chain, const uint8_t* d_in, uint
   check_chain(chain, Status::invalid_argument);
   DeviceBlob cur;
   const uint8_t* in = d_in;
-  for (StageId id : chain) {
-    const uint64_t cap = max_encoded_bytes(id, n, ctx);
-    DeviceBlob next{dev::Buffer<uint8_t>(cap, s), 0};
-    next.size = encode_stage_cuda(id, in, n, next.bytes.get(), cap, ctx, s);
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const StageId id = chain[i];
+    DeviceBlob next;
+    if (fused(chain, i)) {  // tcms then bit: one pass, the tcms blob never written
+      SCIZ_REQUIRE(n <= kMaxStageInput - 2 * kHeaderBytes, Status::invalid_argument,
+                   who(id) + "input of " + std::to_string(n) + " bytes exceeds 2^56 - 17");
+      next = {dev::Buffer<uint8_t>(n + 2 * kHeaderBytes, s), n + 2 * kHeaderBytes};
+      cuda::tcms_bit_encode(id, chain[++i], in, n, next.bytes.get(), s);
+    } else {
+      const uint64_t cap = max_encoded_bytes(id, n, ctx);
+      next = {dev::Buffer<uint8_t>(cap, s), 0};
+      next.size = encode_stage_cuda(id, in, n, next.bytes.get(), cap, ctx, s);
+    }
     cur = std::move(next);  // the previous buffer is released in stream order, after its reader
     in = cur.bytes.get();
     n = cur.size;
@@ -134,6 +148,28 @@ DeviceBlob decode_down_to(std::span<const StageId> chain, size_t stop, const uin
     const StageId id = chain[i];
     const Family f = family_of(id);
     require_header_bytes(id, bytes);
+    if (i > stop && fused(chain, i - 1)) {  // bit over tcms: one pass back, sizes from the blob's length
+      SCIZ_REQUIRE(bytes >= 2 * kHeaderBytes && bytes - kHeaderBytes <= cap[i], Status::corrupt_stream,
+                   who(id) + "blob of " + std::to_string(bytes) + " bytes cannot hold a tcms blob of at most " +
+                       std::to_string(cap[i]) + " bytes");
+      const uint64_t n = bytes - 2 * kHeaderBytes;
+      --i;
+      SCIZ_REQUIRE(i == 0 ? n == out_bytes : n <= cap[i], Status::corrupt_stream,
+                   what + ": decodes to " + std::to_string(n) + " bytes at stage " + stage_name(chain[i]) +
+                       ", expected " + (i == 0 ? "" : "at most ") + std::to_string(cap[i]));
+      uint8_t* out = d_out;
+      dev::Buffer<uint8_t> next;
+      if (i > stop || !to_caller) {
+        next = dev::Buffer<uint8_t>(n, s);
+        out = next.get();
+      }
+      cuda::bit_tcms_decode(id, chain[i], in, n, out, st, s);
+      if (i == stop && !to_caller) result = {std::move(next), n};
+      cur = std::move(next);
+      in = out;
+      bytes = n;
+      continue;
+    }
     uint64_t n;
     if (i == 0) {
       n = out_bytes;  // the stage's decoder checks the header against it on the device

@@ -12,6 +12,9 @@ void tcms_encode(StageId, const uint8_t*, uint64_t, uint8_t*, cudaStream_t) { no
 void tcms_decode(StageId, const uint8_t*, uint64_t, uint8_t*, DeviceStatus*, cudaStream_t) { no_cuda(); }
 void bit_encode(StageId, const uint8_t*, uint64_t, uint8_t*, cudaStream_t) { no_cuda(); }
 void bit_decode(StageId, const uint8_t*, uint64_t, uint8_t*, DeviceStatus*, cudaStream_t) { no_cuda(); }
+void tcms_map(StageId, const uint8_t*, uint8_t*, uint64_t, bool, const DeviceStatus*, cudaStream_t) { no_cuda(); }
+void tcms_bit_encode(StageId, StageId, const uint8_t*, uint64_t, uint8_t*, cudaStream_t) { no_cuda(); }
+void bit_tcms_decode(StageId, StageId, const uint8_t*, uint64_t, uint8_t*, DeviceStatus*, cudaStream_t) { no_cuda(); }
 uint64_t eliminate_encode(StageId, const uint8_t*, uint64_t, uint8_t*, cudaStream_t) { no_cuda(); }
 void eliminate_decode(StageId, const uint8_t*, uint64_t, uint64_t, uint8_t*, DeviceStatus*, cudaStream_t) { no_cuda(); }
 uint64_t codes_encode(StageId, const uint8_t*, uint64_t, const Context&, uint8_t*, uint64_t, cudaStream_t) { no_cuda(); }

@@ -88,6 +88,12 @@ void launch(StageId id, const uint8_t* in, uint8_t* out, uint64_t n, uint8_t* he
 
 }  // namespace
 
+void tcms_map(StageId id, const uint8_t* d_in, uint8_t* d_out, uint64_t n, bool forward, const DeviceStatus* st,
+              cudaStream_t s) {
+  if (forward) launch<true>(id, d_in, d_out, n, nullptr, st, s);
+  else launch<false>(id, d_in, d_out, n, nullptr, st, s);
+}
+
 void tcms_encode(StageId id, const uint8_t* d_in, uint64_t n, uint8_t* d_out, cudaStream_t s) {
   launch<true>(id, d_in, d_out + kHeaderBytes, n, d_out, nullptr, s);
 }
