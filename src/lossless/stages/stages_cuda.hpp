@@ -3,7 +3,9 @@
 // call throws Error(no_device).
 //
 // Host synchronizations: a size-preserving stage (tcms, bit) none; a reducer (rre, rze) one,
-// to learn its blob's size; a codes stage two (the alphabet check and the encoder's counts).
+// to learn its blob's size; a codes stage two (the alphabet check and the encoder's counts),
+// one for 1-byte codes of a 256-code alphabet (nothing to check). A tcms stage followed by a bit
+// stage runs as one pass, both ways (tcms_bit_cuda.cu).
 // Decoding learns a reducer's or codes stage's declared size from its header (one
 // synchronization, which also reads the status of the stage decoded before it), a tcms or bit
 // blob's from its length, and validates everything else on the device, writing nothing once a
