@@ -15,6 +15,7 @@
 #include "lossless/stages/stage_cpu.hpp"
 #include "lossless/stages/stage_cuda.cuh"
 #include "lossless/stages/stage_cuda.hpp"
+#include "lossless/stages/stages_cuda.hpp"
 
 namespace sciz::stages::cuda {
 namespace {
@@ -78,15 +79,14 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, uint8_t* d_out,
-                      uint64_t capacity, cudaStream_t s) {
+DeviceBlob codes_encode_blob(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, cudaStream_t s) {
   const uint64_t syms = n / ctx.code_width;
   if (syms == 0) {  // no codes: the device coders are built for fields, which are never empty
     const std::vector<uint8_t> blob = cpu::codes_encode(id, {}, ctx);
-    SCIZ_REQUIRE(blob.size() <= capacity, Status::internal, std::string("stage ") + stage_name(id) + ": empty blob too large");
-    dev::copy_to_device(d_out, blob.data(), blob.size(), s);
+    DeviceBlob b{dev::Buffer<uint8_t>(blob.size(), s), blob.size()};
+    dev::copy_to_device(b.bytes.get(), blob.data(), blob.size(), s);
     dev::sync(s);  // blob is a host temporary
-    return blob.size();
+    return b;
   }
   dev::Buffer<uint16_t> sym(syms, s);
   if (ctx.code_width == 1 && ctx.alphabet >= 256 && reinterpret_cast<uintptr_t>(d_in) % 4 == 0) {
@@ -122,16 +122,22 @@ uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context
   dev::zero(st.get(), sizeof(DeviceStatus), s);
   codes::DeviceEncoded e =
       codes::encode_device(sym.get(), syms, ctx.alphabet, ctx.centre, static_cast<Lossless>(id), st.get(), s);
-  SCIZ_REQUIRE(e.size <= capacity, Status::internal,
-               std::string("stage ") + stage_name(id) + ": blob of " + std::to_string(e.size) +
-                   " bytes exceeds its bound " + std::to_string(capacity));
-  dev::copy_on_device(d_out, e.bytes.get(), e.size, s);
   DeviceStatus hs;
   dev::copy_to_host(&hs, st.get(), sizeof hs, s);
   dev::sync(s);
   SCIZ_REQUIRE(hs.code == 0, Status::internal,
                std::string("stage ") + stage_name(id) + " (CUDA encoder): " + device_status_message(hs));
-  return e.size;
+  return {std::move(e.bytes), e.size};
+}
+
+uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, uint8_t* d_out,
+                      uint64_t capacity, cudaStream_t s) {
+  const DeviceBlob b = codes_encode_blob(id, d_in, n, ctx, s);
+  SCIZ_REQUIRE(b.size <= capacity, Status::internal,
+               std::string("stage ") + stage_name(id) + ": blob of " + std::to_string(b.size) +
+                   " bytes exceeds its bound " + std::to_string(capacity));
+  dev::copy_on_device(d_out, b.bytes.get(), b.size, s);
+  return b.size;  // b is released in stream order, after the copy
 }
 
 void codes_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, const Context& ctx, uint8_t* d_out,

@@ -321,7 +321,7 @@ __global__ void __launch_bounds__(kThreads)
       } else if (F == Family::rze) {
         cur = 0;
       }
-      store_sym<W>(sout + i * W, cur);
+      store_sym_aligned<W>(sout + i * W, cur);
     }
     if (t < tail) sout[m * W + t] = pay[pos + kept * W + t];
     __syncthreads();

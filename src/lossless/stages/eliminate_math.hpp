@@ -132,8 +132,8 @@ SCIZ_HD uint64_t load_u64(const uint8_t* p) {
 }
 
 // Level-0 bits of symbols first .. first + 63 of a block of m symbols (bit i: symbol first + i
-// kept; none past m). 1-byte symbols of a whole unit go 8 at a time (the block 8-byte aligned
-// at `block`, first a multiple of 64).
+// kept; none past m). On the device the block is 8-byte aligned (shared memory) and first a
+// multiple of 64; 1-byte symbols of a whole unit go 8 at a time.
 template <Family F, int W>
 SCIZ_HD uint64_t kept_bits64(const uint8_t* block, uint32_t m, uint32_t first) {
   if (first >= m) return 0;
@@ -152,9 +152,16 @@ SCIZ_HD uint64_t kept_bits64(const uint8_t* block, uint32_t m, uint32_t first) {
       return bits;
     }
   }
+  // Symbol by symbol, from a block aligned to W (symbols at multiples of W).
   const uint32_t end = m - first < 64 ? m : first + 64;
   uint64_t bits = 0;
-  for (uint32_t i = first; i < end; ++i) bits |= static_cast<uint64_t>(kept<F, W>(block, i)) << (i - first);
+  uint_t<W> prev = first > 0 ? load_sym_aligned<W>(block + static_cast<uint64_t>(first - 1) * W) : uint_t<W>(0);
+  for (uint32_t i = first; i < end; ++i) {
+    const uint_t<W> v = load_sym_aligned<W>(block + static_cast<uint64_t>(i) * W);
+    const bool k = F == Family::rze ? v != 0 : (i == 0 || v != prev);
+    bits |= static_cast<uint64_t>(k) << (i - first);
+    prev = v;
+  }
   return bits;
 }
 

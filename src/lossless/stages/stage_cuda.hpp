@@ -10,6 +10,7 @@
 #include "core/cuda_fwd.hpp"
 #include "core/device_status.hpp"
 #include "lossless/stages/stage_id.hpp"
+#include "lossless/stages/stages_cuda.hpp"
 
 namespace sciz::stages::cuda {
 
@@ -38,6 +39,8 @@ void eliminate_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_
 // alphabet (throws invalid_argument) and synchronizes to learn sizes; returns the blob's size.
 uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, uint8_t* d_out,
                       uint64_t capacity, cudaStream_t s);
+// The same, the blob left in the encoder's own buffer (a chain's first stage: no copy).
+DeviceBlob codes_encode_blob(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, cudaStream_t s);
 void codes_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, const Context& ctx, uint8_t* d_out,
                   DeviceStatus* st, cudaStream_t s);
 

@@ -111,6 +111,12 @@ DeviceBlob encode_cuda(std::span<const StageId> chain, const uint8_t* d_in, uint
                    who(id) + "input of " + std::to_string(n) + " bytes exceeds 2^56 - 17");
       next = {dev::Buffer<uint8_t>(n + 2 * kHeaderBytes, s), n + 2 * kHeaderBytes};
       cuda::tcms_bit_encode(id, chain[++i], in, n, next.bytes.get(), s);
+    } else if (family_of(id) == Family::codes) {  // the encoder's own buffer, not a copy of it
+      check_codes_context(id, ctx);
+      SCIZ_REQUIRE(n % ctx.code_width == 0, Status::invalid_argument,
+                   who(id) + std::to_string(n) + " input bytes are not a whole number of " +
+                       std::to_string(ctx.code_width) + "-byte codes");
+      next = cuda::codes_encode_blob(id, in, n, ctx, s);
     } else {
       const uint64_t cap = max_encoded_bytes(id, n, ctx);
       next = {dev::Buffer<uint8_t>(cap, s), 0};

@@ -37,6 +37,26 @@ SCIZ_HD void store_sym(uint8_t* p, uint_t<W> v) {
 #endif
 }
 
+// The same at an address aligned to W (a symbol of a block staged in shared memory): one access
+// on the device.
+template <int W>
+SCIZ_HD uint_t<W> load_sym_aligned(const uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const uint_t<W>*>(p);
+#else
+  return load_sym<W>(p);
+#endif
+}
+
+template <int W>
+SCIZ_HD void store_sym_aligned(uint8_t* p, uint_t<W> v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<uint_t<W>*>(p) = v;
+#else
+  store_sym<W>(p, v);
+#endif
+}
+
 // Calls f.template operator()<W>() for a runtime width of 1, 2, 4 or 8: one template body
 // serves every width.
 template <class F>
