@@ -82,9 +82,10 @@ __device__ void store_span(uint8_t* dst, const uint32_t* words, uint32_t shift, 
 
 // ---- encoding ----
 
+// Word arrays 16-byte aligned: symbols of up to 8 bytes are read and written whole in them.
 struct EncodeShared {
-  uint32_t in[kWords];   // the block
-  uint32_t out[kWords];  // its payload
+  alignas(16) uint32_t in[kWords];   // the block
+  alignas(16) uint32_t out[kWords];  // its payload
   uint8_t bm[kMaxLevelBytes + 7];
   Levels lv;  // in shared memory: indexed by level at run time, it would live in local memory
   typename Scan::TempStorage scan;
@@ -209,8 +210,8 @@ __global__ void total_kernel(const uint64_t* offset, uint64_t blocks, uint64_t b
 }
 
 struct DecodeShared {
-  uint32_t pay[kWords + 1];  // the payload, from byte `shift` of word 0
-  uint32_t out[kWords];      // the block
+  alignas(16) uint32_t pay[kWords + 1];  // the payload, from byte `shift` of word 0
+  alignas(16) uint32_t out[kWords];      // the block
   uint8_t bm[kMaxLevelBytes + 7];
   Levels lv;  // in shared memory, as EncodeShared's
   typename Scan::TempStorage scan;
