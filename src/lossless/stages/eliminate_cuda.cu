@@ -314,7 +314,23 @@ __global__ void __launch_bounds__(kThreads)
     // kept one (rre) or are zero (rze).
     const uint8_t* ks = pay + pos + kept_before * W;
     uint_t<W> cur = (F == Family::rre && kept_before > 0) ? load_sym<W>(ks - W) : uint_t<W>(0);
-    const uint32_t end = first < m ? min(m, first + 64) : first;
+    uint32_t end = first < m ? min(m, first + 64) : first;
+    if constexpr (W == 1) {
+      if (end == first + 64) {  // a whole unit of bytes: built in registers, 4 wide stores
+        uint32_t w[16];
+        SCIZ_UNROLL
+        for (int k = 0; k < 64; ++k) {
+          if ((bits >> k) & 1) cur = *ks++;
+          else if (F == Family::rze) cur = 0;
+          const uint32_t b = static_cast<uint32_t>(cur) << (8 * (k % 4));
+          w[k / 4] = k % 4 ? w[k / 4] | b : b;
+        }
+        uint4* o = reinterpret_cast<uint4*>(sout + first);
+        SCIZ_UNROLL
+        for (int q = 0; q < 4; ++q) o[q] = make_uint4(w[4 * q], w[4 * q + 1], w[4 * q + 2], w[4 * q + 3]);
+        end = first;  // done
+      }
+    }
     for (uint32_t i = first; i < end; ++i) {
       if ((bits >> (i - first)) & 1) {
         cur = load_sym<W>(ks);
