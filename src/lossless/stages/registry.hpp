@@ -38,7 +38,7 @@ void check_chain(std::span<const StageId> chain, Status status);
 // "interp-tp" = tcms1,bit1,rre1 (throughput, no Huffman). nullopt for another name.
 std::optional<Chain> preset_chain(std::string_view name);
 
-// A stage list as format 5 (draft, docs/FORMAT.md) would record it in a pipeline's params:
+// A stage list as format 5 records it in a pipeline's params (docs/FORMAT.md, "Stage lists"):
 // u8 count (1..8), u8 code width (1 or 2), u8 id[count].
 struct StageList {
   Chain chain;
