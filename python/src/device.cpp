@@ -3,6 +3,7 @@
 // came through __cuda_array_interface__ (which names none), and ordering our stream after a
 // producer's stream without blocking the host.
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"

@@ -1,5 +1,6 @@
 // The CLI's quality metrics (src/metrics), so that `python -m sciz eval` reports the same
 // numbers as `sciz eval` for the same arrays.
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
