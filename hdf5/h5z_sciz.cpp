@@ -52,6 +52,15 @@ FilterParams dataset_params(const Hdf5Api& api, hid_t dcpl, unsigned* flags_out 
   return parse_cd_values({cd, n});
 }
 
+// A wrong pipeline name or option would otherwise surface only when HDF5 flushes the first
+// chunk, often at file close: compress a few values now so that creating the dataset fails.
+void check_options_now(const FilterParams& p, DType dtype) {
+  const double probe[64] = {};
+  CompressOptions opt = compress_options(p);
+  opt.device = Device::cpu;
+  (void)compress({probe, dtype, Shape{{dtype == DType::f32 ? 128u : 64u}}}, opt);
+}
+
 htri_t can_apply(hid_t dcpl, hid_t type, hid_t) {
   const Hdf5Api& api = api_for_caller(__builtin_return_address(0));
   // A negative answer, not 0: h5py adds filters as optional, and an optional filter that
@@ -83,6 +92,7 @@ herr_t set_local(hid_t dcpl, hid_t type, hid_t) {
                  "the sciz filter needs a chunked dataset");
     c.dims.assign(dims, dims + rank);
     (void)sciz_shape(c.dims);  // refuses a chunk sciz cannot code now, not at the first write
+    check_options_now(p, c.dtype);
     p.chunk = std::move(c);
     const std::vector<unsigned> cd = encode_cd_values(p);
     // Mandatory: a chunk the filter fails on must fail the write, never be stored raw.

@@ -66,7 +66,8 @@ class Sciz(Codec):
             return _api.decompress(buf)
         dst = out if _arrays.is_cupy(out) else ensure_contiguous_ndarray_like(out)
         try:
-            return _api.decompress(buf, out=dst)
+            _api.decompress(buf, out=dst)  # straight into the caller's memory, viewed flat
+            return out if hasattr(out, "dtype") else dst
         except InvalidArgument:  # out of another dtype or memory: decode, then copy as numcodecs does
             return ndarray_copy(_api.decompress(buf), out)
 

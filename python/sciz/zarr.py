@@ -36,8 +36,6 @@ if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
     from zarr.core.buffer import Buffer, NDBuffer
 
-_FLOATS = (np.dtype("float32"), np.dtype("float64"))
-
 
 @dataclass(frozen=True)
 class Sciz(ArrayBytesCodec):
@@ -69,7 +67,7 @@ class Sciz(ArrayBytesCodec):
 
     def validate(self, *, shape: tuple[int, ...], dtype: Any, chunk_grid: Any) -> None:
         native = np.dtype(dtype.to_native_dtype())
-        if native not in _FLOATS:
+        if native.kind != "f" or native.itemsize not in (4, 8):
             raise ValueError(f"the sciz codec compresses float32 and float64 arrays, not {native}")
 
     def _encode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
@@ -83,9 +81,9 @@ class Sciz(ArrayBytesCodec):
     def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
         a = _api.decompress(chunk_bytes.as_array_like())
         a = a.reshape(chunk_spec.shape)
-        native = np.dtype(chunk_spec.dtype.to_native_dtype())
-        if a.dtype != native:  # e.g. a big-endian array: the stream holds native values
-            a = a.astype(native)
+        want = np.dtype(chunk_spec.dtype.to_native_dtype())
+        if a.dtype != want:  # e.g. a big-endian array: the stream holds native values
+            a = a.astype(want)
         return chunk_spec.prototype.nd_buffer.from_ndarray_like(a)
 
     # sciz releases the GIL, so chunks in threads run in parallel (as zarr's own compressors do).
