@@ -7,6 +7,7 @@
 #include <sciz/chunked.hpp>
 #include <sciz/sciz.hpp>
 
+#include <chrono>
 #include <cstring>
 
 #include "bindings.hpp"
@@ -173,6 +174,31 @@ nb::dict inspect_stream(Place s, uint64_t size) {
   return d;
 }
 
+// Seconds per call of the C++ API itself, for the overhead benchmark (bench/python_overhead.py):
+// compress() into a vector for a host destination (out == 0), compress_into() device memory
+// otherwise, synchronising the stream after each call.
+std::vector<double> time_compress(Place field, const std::string& dtype, const std::vector<uint64_t>& dims,
+                                  const std::string& mode, double eb, const std::string& pipeline,
+                                  const std::string& device, const nb::dict& options, uintptr_t stream, Place out,
+                                  uint64_t capacity, int runs) {
+  const FieldView f = field_of(field, dtype, dims);
+  const CompressOptions opt = options_of(mode, eb, pipeline, device, options, stream);
+  std::vector<double> t;
+  nb::gil_scoped_release unlocked;
+  DeviceScope on(out.on_device() ? out.device : field.device);
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (out.ptr == 0) {
+      (void)compress(f, opt);
+    } else {
+      (void)compress_into(f, out.get_mut(), capacity, out.on_device(), opt);
+      if (out.on_device()) dev::sync(opt.stream);
+    }
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return t;
+}
+
 }  // namespace
 
 void bind_codec(nb::module_& m) {
@@ -211,6 +237,13 @@ void bind_codec(nb::module_& m) {
         [](uintptr_t ptr, int device_id, uint64_t size, uintptr_t out, int out_device, uint64_t out_bytes,
            const std::string& device, uintptr_t stream) {
           decompress_to({ptr, device_id}, size, {out, out_device}, out_bytes, device, stream);
+        });
+  m.def("_time_compress",
+        [](uintptr_t ptr, int device_id, const std::string& dtype, const std::vector<uint64_t>& dims,
+           const std::string& mode, double eb, const std::string& pipeline, const std::string& device,
+           const nb::dict& options, uintptr_t stream, uintptr_t out, int out_device, uint64_t capacity, int runs) {
+          return time_compress({ptr, device_id}, dtype, dims, mode, eb, pipeline, device, options, stream,
+                               {out, out_device}, capacity, runs);
         });
   m.def("inspect", [](uintptr_t ptr, int device_id, uint64_t size) { return inspect_stream({ptr, device_id}, size); });
 }
