@@ -27,7 +27,8 @@ if(SCIZ_HAVE_CUDA)
   get_filename_component(SCIZ_CONFIG_CUDA_ROOT "${CUDAToolkit_BIN_DIR}" DIRECTORY)
 endif()
 configure_package_config_file(cmake/scizConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/scizConfig.cmake
-                              INSTALL_DESTINATION ${SCIZ_CMAKE_DIR})
+                              INSTALL_DESTINATION ${SCIZ_CMAKE_DIR}
+                              PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
 # 0.x: a minor version may change the API, so only the same minor version is compatible.
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/scizConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)

@@ -25,7 +25,9 @@ from ._errors import InvalidArgument
 
 
 def merged_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """A shape of at most 4 dims holding the same C-order block (slowest axes merged)."""
+    """A shape of 1 to 4 dims holding the same C-order block (slowest axes merged)."""
+    if len(shape) == 0:
+        return (1,)
     if len(shape) <= 4:
         return tuple(shape)
     lead = 1
@@ -55,10 +57,7 @@ class Sciz(Codec):
         if a.dtype not in (np.float32, np.float64):
             raise InvalidArgument(f"the sciz codec encodes float32/float64 arrays; it was given {a.dtype} "
                                   "(a raw byte buffer has no dtype or shape to compress by)")
-        if a.ndim > 4:
-            a = a.reshape(merged_shape(a.shape))
-        elif a.ndim == 0:
-            a = a.reshape(1)
+        a = a.reshape(merged_shape(a.shape))
         return _api.compress(a, pipeline=self.pipeline, **self._bound())
 
     def decode(self, buf: Any, out: Any = None) -> Any:

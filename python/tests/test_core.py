@@ -278,3 +278,16 @@ def test_gil_is_released_while_compressing():
         last = now
     t.join()
     assert longest < 0.5 * one_call, (longest, one_call)
+
+
+def test_stub_lists_what_the_module_has():
+    import ast
+    from pathlib import Path
+
+    from sciz import _core
+
+    tree = ast.parse((Path(sciz.__file__).parent / "_core.pyi").read_text())
+    stubbed = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    stubbed |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign)}
+    actual = {n for n in dir(_core) if not n.startswith("__")}
+    assert stubbed == actual

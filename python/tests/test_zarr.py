@@ -85,3 +85,10 @@ def test_xarray_to_zarr(tmp_path, smooth3d):
                encoding={"t": {"serializer": Sciz(abs=0.01), "compressors": None, "chunks": (12, 20, 28)}})
     back = xr.open_zarr(path, consolidated=False)
     assert_within(smooth3d, back.t.values, 0.01)
+
+
+def test_scalar_array():
+    store = zarr.storage.MemoryStore()
+    z = zarr.create_array(store, shape=(), dtype="float64", serializer=Sciz(abs=1e-3), compressors=None)
+    z[...] = 2.5
+    assert abs(float(zarr.open_array(store)[...]) - 2.5) <= 1e-3
