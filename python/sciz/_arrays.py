@@ -137,14 +137,16 @@ def _device_copy(obj: Any, framework: str | None) -> Any:
     raise InvalidArgument("a non-contiguous device array from a library sciz cannot copy with: pass a C-contiguous one")
 
 
-def _from_dlpack(obj: Any, device: int, framework: str | None, stream: int) -> Place:
+def _from_dlpack(obj: Any, device: int, framework: str | None, stream: int) -> Place | None:
+    """None when the producer will not hand the array over for our stream (a __dlpack__ that
+    predates the stream argument, or CuPy, which refuses the per-thread default stream): the
+    caller falls back to __cuda_array_interface__ then."""
     # DLPack names the legacy default stream 1 (0 is reserved); the producer makes its pending
     # work on the array visible to that stream before handing it over.
     try:
         capsule = obj.__dlpack__(stream=1 if stream == 0 else stream)
-    except TypeError:
-        raise InvalidArgument(f"{type(obj).__name__}.__dlpack__ takes no stream, so sciz cannot order its work "
-                              "after the producer's; pass a CuPy array or PyTorch tensor") from None
+    except (TypeError, ValueError, BufferError):
+        return None
     ptr, shape, strides, dtype, itemsize, dev_type, dev_id, owner = _core.dlpack_view(capsule)
     if dev_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
         raise InvalidArgument(f"__dlpack__ of a CUDA array returned memory of DLPack device type {dev_type}")
@@ -152,6 +154,17 @@ def _from_dlpack(obj: Any, device: int, framework: str | None, stream: int) -> P
     if not _c_contiguous(shape, strides, 1):
         raise InvalidArgument("the device array is not C-contiguous")
     return Place(ptr, dev_id, dtype, shape, itemsize, stream=stream, framework=framework, keep=(obj, owner))
+
+
+def _device_array(obj: Any, device: int, framework: str | None, stream: int, copy_ok: bool) -> Place:
+    """A CUDA array through DLPack, else through __cuda_array_interface__."""
+    p = _from_dlpack(obj, device, framework, stream)
+    if p is not None:
+        return p
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _from_cai(obj, stream, framework, copy_ok)
+    raise InvalidArgument(f"{type(obj).__name__}.__dlpack__ will not export for a consumer stream, so sciz cannot "
+                          "order its reads after the producer's work; pass a CuPy array or a PyTorch tensor")
 
 
 def _from_cai(obj: Any, stream: int, framework: str | None, copy_ok: bool) -> Place:
@@ -197,7 +210,7 @@ def as_place(obj: Any, copy_ok: bool = True) -> Place:
                 _warn_copy(t.numel() * t.element_size(), "not C-contiguous")
                 t = t.contiguous()
             dev = t.device.index if t.device.index is not None else _module("torch").cuda.current_device()
-            return _from_dlpack(t, dev, "torch", current_stream("torch", dev))
+            return _device_array(t, dev, "torch", current_stream("torch", dev), copy_ok)
         if obj.device.type != "cpu":
             raise InvalidArgument(f"a tensor on device {obj.device}: sciz takes CPU and CUDA tensors")
         return _host(obj.detach().numpy(), copy_ok)
@@ -208,13 +221,11 @@ def as_place(obj: Any, copy_ok: bool = True) -> Place:
                 raise _no_copy("not C-contiguous")
             _warn_copy(obj.nbytes, "not C-contiguous")
             obj = _device_copy(obj, "cupy")
-        return _from_dlpack(obj, dev, "cupy", current_stream("cupy", dev))
+        return _device_array(obj, dev, "cupy", current_stream("cupy", dev), copy_ok)
     if hasattr(obj, "__dlpack_device__"):
         dev_type, dev = obj.__dlpack_device__()
         if dev_type in (_DL_CUDA, _DL_CUDA_MANAGED):
-            if hasattr(obj, "__cuda_array_interface__"):
-                return _from_cai(obj, 0, None, copy_ok)
-            return _from_dlpack(obj, int(dev), None, 0)
+            return _device_array(obj, int(dev), None, 0, copy_ok)
         if dev_type in (_DL_CPU, _DL_CUDA_HOST):
             return _host(np.from_dlpack(obj), copy_ok)
         raise InvalidArgument(f"an array on DLPack device type {dev_type}: sciz takes host and CUDA arrays")

@@ -33,8 +33,11 @@ nb::tuple dlpack_view(nb::ndarray<nb::ro> a) {
     dtype = "uint8";
   }
   const uint32_t itemsize = static_cast<uint32_t>(t.bits) * t.lanes / 8;
+  // The owner: a capsule holding our reference to the imported tensor, released with it.
+  using Held = nb::ndarray<nb::ro>;
+  nb::capsule owner(new Held(a), [](void* p) noexcept { delete static_cast<Held*>(p); });
   return nb::make_tuple(reinterpret_cast<uintptr_t>(a.data()), shape, strides, dtype, itemsize, a.device_type(),
-                        a.device_id(), nb::cast(a));
+                        a.device_id(), owner);
 }
 
 // Makes `consumer` wait for the work queued so far on `producer` (an event, no host sync).
