@@ -27,23 +27,27 @@ def smooth(shape, dtype=np.float32):
     return (v * 40).astype(dtype)
 
 
-def median_time(f, runs, sync=lambda: None):
-    f()
-    sync()  # warm-up: pools, pinned buffers, CUDA context
-    t = []
+def interleaved(py_call, cpp_call, runs, sync=lambda: None):
+    """Median seconds of the Python call and of the C++ call, timed alternately so that drift
+    in the machine's load (shared cores, clocks) falls on both alike."""
+    py_call()
+    sync()
+    cpp_call()  # warm-up: pools, pinned buffers, CUDA context, OpenMP threads
+    py, cpp = [], []
     for _ in range(runs):
         t0 = time.perf_counter()
-        f()
+        py_call()
         sync()
-        t.append(time.perf_counter() - t0)
-    return statistics.median(t)
+        py.append(time.perf_counter() - t0)
+        cpp.append(cpp_call())
+    return statistics.median(py), statistics.median(cpp)
 
 
-def cpp_time(place, runs, device, out=0, out_device=-1, capacity=0, **bound):
+def cpp_once(place, device, out=0, out_device=-1, capacity=0, **bound):
+    """One C++ call, timed inside the module (no Python in the measured interval)."""
     mode, eb = next(iter(bound.items()))
-    return statistics.median(_core._time_compress(place.ptr, place.device, place.dtype, list(place.shape), mode, eb,
-                                                  "lorenzo", device, {}, place.stream, out, out_device, capacity,
-                                                  runs)[1:])
+    return _core._time_compress(place.ptr, place.device, place.dtype, list(place.shape), mode, eb, "lorenzo", device,
+                                {}, place.stream, out, out_device, capacity, 1)[0]
 
 
 def host_1mb(runs):
@@ -51,8 +55,8 @@ def host_1mb(runs):
     p = _arrays.as_place(x)
     rows = []
     for device in ["cpu"] + (["cuda"] if sciz.cuda_available() else []):
-        py = median_time(lambda: sciz.compress(x, rel=1e-3, device=device), runs)
-        cpp = cpp_time(p, runs + 1, device, rel=1e-3)
+        py, cpp = interleaved(lambda: sciz.compress(x, rel=1e-3, device=device), lambda: cpp_once(p, device, rel=1e-3),
+                              runs)
         rows.append({"case": f"1 MiB host f32, device {device}", "python_s": py, "cpp_s": cpp, "python_over_cpp": py / cpp,
                      "target": "<= 1.2"})
     return rows
@@ -72,9 +76,9 @@ def device_1gb(runs, field, dims, gb):
     sync = cp.cuda.get_current_stream().synchronize
     cap = _core.max_compressed_size("float32", list(x.shape), "lorenzo", _core.default_chunk_mb)
     out = cp.empty(cap, cp.uint8)
-    cpp = cpp_time(p, runs + 1, "cuda", out=out.data.ptr, out_device=p.device, capacity=cap, rel=1e-3)
-    py_dev = median_time(lambda: sciz.compress_on_device(x, rel=1e-3), runs, sync)
-    py_host = median_time(lambda: sciz.compress(x, rel=1e-3), runs, sync)
+    cpp_call = lambda: cpp_once(p, "cuda", out=out.data.ptr, out_device=p.device, capacity=cap, rel=1e-3)  # noqa: E731
+    py_dev, cpp = interleaved(lambda: sciz.compress_on_device(x, rel=1e-3), cpp_call, runs, sync)
+    py_host, _ = interleaved(lambda: sciz.compress(x, rel=1e-3), cpp_call, runs, sync)
     gbs = lambda s: x.nbytes / s / 1e9  # noqa: E731
     ratio = x.nbytes / len(sciz.compress(x, rel=1e-3))
     return [
