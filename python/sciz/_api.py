@@ -59,6 +59,7 @@ def compress(array: Any, *, rel: float | None = None, abs: float | None = None, 
     """
     mode, eb = _options.bound(rel, abs)
     opts = _options.check(options)
+    pipeline = _options.pipeline(pipeline)
     f = _field(array)
     run = _run_device(device, f)
     return _core.compress(f.ptr, f.device, f.dtype, list(f.shape), mode, eb, pipeline, run, opts, f.stream)
@@ -70,6 +71,7 @@ def compress_on_device(array: Any, *, rel: float | None = None, abs: float | Non
     of the same library on the same device. (The Zarr codec's path for GPU chunks.)"""
     mode, eb = _options.bound(rel, abs)
     opts = _options.check(options)
+    pipeline = _options.pipeline(pipeline)
     f = _field(array)
     if not f.on_device:
         raise InvalidArgument("compress_on_device takes a CUDA array; use compress for host arrays")

@@ -236,11 +236,15 @@ def as_place(obj: Any, copy_ok: bool = True) -> Place:
 
 def stream_bytes(data: Any) -> Place:
     """A compressed stream: bytes-like on the host, or a contiguous device array of any dtype."""
+    if data is None or isinstance(data, str):
+        raise TypeError(f"a sciz stream is bytes-like (or a device array of bytes), not {type(data).__name__}")
     if isinstance(data, (bytes, bytearray, memoryview)):
         a = np.frombuffer(data, dtype=np.uint8)
         return Place(a.ctypes.data, -1, "uint8", (a.size,), 1, keep=(data, a))
     p = as_place(data)
     if not p.on_device:
+        if p.keep.dtype.hasobject:
+            raise TypeError("a sciz stream is bytes-like (or a device array of bytes), not an array of objects")
         a = p.keep.reshape(-1).view(np.uint8)
         return Place(a.ctypes.data, -1, "uint8", (a.size,), 1, keep=a)
     if p.itemsize <= 0:

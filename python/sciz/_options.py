@@ -69,6 +69,12 @@ def check(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def pipeline(name: Any) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"pipeline must be a name such as 'lorenzo', got {type(name).__name__}")
+    return name
+
+
 def device(name: Any) -> str:
     if name not in ("auto", "cpu", "cuda", "gpu"):
         raise InvalidArgument(f"unknown device {name!r} (expected 'auto', 'cpu' or 'cuda')")

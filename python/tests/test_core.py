@@ -149,6 +149,12 @@ def test_stream_as_any_bytes_like(smooth3d, wrap):
     assert sciz.info(wrap(s))["stream_bytes"] == len(s)
 
 
+@pytest.mark.parametrize("bad", [None, "SCIZ", np.array([b"x"], dtype=object)])
+def test_streams_of_the_wrong_type_raise_type_error(bad):
+    with pytest.raises(TypeError, match="bytes-like"):
+        sciz.decompress(bad)
+
+
 def test_damaged_streams_raise_and_leave_out_untouched(smooth3d):
     s = bytearray(sciz.compress(smooth3d, abs=0.01))
     out = np.full(smooth3d.shape, 7, np.float32)
@@ -183,6 +189,7 @@ def test_exception_classes():
     ({"rel": "1e-3"}, TypeError, "number"),
     ({"rel": True}, TypeError, "number"),
     ({"rel": 1e-3, "pipeline": "nope"}, sciz.InvalidArgument, "nope"),
+    ({"rel": 1e-3, "pipeline": 5}, TypeError, "pipeline"),
     ({"rel": 1e-3, "device": "tpu"}, sciz.InvalidArgument, "tpu"),
     ({"rel": 1e-3, "colour": 3}, sciz.InvalidArgument, "colour"),
     ({"rel": 1e-3, "radius": 0}, sciz.InvalidArgument, "radius"),
