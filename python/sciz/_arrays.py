@@ -137,7 +137,7 @@ def _device_copy(obj: Any, framework: str | None) -> Any:
     raise InvalidArgument("a non-contiguous device array from a library sciz cannot copy with: pass a C-contiguous one")
 
 
-def _from_dlpack(obj: Any, device: int, framework: str | None, stream: int) -> Place | None:
+def _from_dlpack(obj: Any, framework: str | None, stream: int) -> Place | None:
     """None when the producer will not hand the array over for our stream (a __dlpack__ that
     predates the stream argument, or CuPy, which refuses the per-thread default stream): the
     caller falls back to __cuda_array_interface__ then."""
@@ -156,9 +156,9 @@ def _from_dlpack(obj: Any, device: int, framework: str | None, stream: int) -> P
     return Place(ptr, dev_id, dtype, shape, itemsize, stream=stream, framework=framework, keep=(obj, owner))
 
 
-def _device_array(obj: Any, device: int, framework: str | None, stream: int, copy_ok: bool) -> Place:
+def _device_array(obj: Any, framework: str | None, stream: int, copy_ok: bool) -> Place:
     """A CUDA array through DLPack, else through __cuda_array_interface__."""
-    p = _from_dlpack(obj, device, framework, stream)
+    p = _from_dlpack(obj, framework, stream)
     if p is not None:
         return p
     if hasattr(obj, "__cuda_array_interface__"):
@@ -210,7 +210,7 @@ def as_place(obj: Any, copy_ok: bool = True) -> Place:
                 _warn_copy(t.numel() * t.element_size(), "not C-contiguous")
                 t = t.contiguous()
             dev = t.device.index if t.device.index is not None else _module("torch").cuda.current_device()
-            return _device_array(t, dev, "torch", current_stream("torch", dev), copy_ok)
+            return _device_array(t, "torch", current_stream("torch", dev), copy_ok)
         if obj.device.type != "cpu":
             raise InvalidArgument(f"a tensor on device {obj.device}: sciz takes CPU and CUDA tensors")
         return _host(obj.detach().numpy(), copy_ok)
@@ -221,11 +221,11 @@ def as_place(obj: Any, copy_ok: bool = True) -> Place:
                 raise _no_copy("not C-contiguous")
             _warn_copy(obj.nbytes, "not C-contiguous")
             obj = _device_copy(obj, "cupy")
-        return _device_array(obj, dev, "cupy", current_stream("cupy", dev), copy_ok)
+        return _device_array(obj, "cupy", current_stream("cupy", dev), copy_ok)
     if hasattr(obj, "__dlpack_device__"):
-        dev_type, dev = obj.__dlpack_device__()
+        dev_type, _ = obj.__dlpack_device__()
         if dev_type in (_DL_CUDA, _DL_CUDA_MANAGED):
-            return _device_array(obj, int(dev), None, 0, copy_ok)
+            return _device_array(obj, None, 0, copy_ok)
         if dev_type in (_DL_CPU, _DL_CUDA_HOST):
             return _host(np.from_dlpack(obj), copy_ok)
         raise InvalidArgument(f"an array on DLPack device type {dev_type}: sciz takes host and CUDA arrays")
