@@ -75,7 +75,7 @@ def test_python_and_cli_write_the_same_stream(tmp_path, smooth3d):
     import shutil
     import subprocess
 
-    cli = shutil.which("sciz", path=str(sys.prefix) + "/bin") or shutil.which("sciz") or shutil.which("sciz")
+    cli = shutil.which("sciz", path=str(sys.prefix) + "/bin") or shutil.which("sciz")
     if cli is None:
         pytest.skip("the sciz CLI is not installed beside this Python")
     src = tmp_path / "f.f32"

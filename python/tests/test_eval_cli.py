@@ -35,7 +35,7 @@ def test_eval_table_and_json(npy):
 
 
 def test_eval_matches_the_cli(npy, tmp_path):
-    cli = shutil.which("sciz", path=str(sys.prefix) + "/bin") or shutil.which("sciz") or shutil.which("sciz")
+    cli = shutil.which("sciz", path=str(sys.prefix) + "/bin") or shutil.which("sciz")
     if cli is None:
         pytest.skip("the sciz CLI is not installed beside this Python")
     args = ["eval", "-i", str(npy), "-a", "0.05", "--device", "cpu", "--json"]
