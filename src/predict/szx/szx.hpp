@@ -121,14 +121,15 @@ Encoded encode_cuda(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStr
 }
 
 // What the decode kernel reads, on the device: the validated sections plus per-block lookups
-// (rank among non-constant blocks, mid-byte offsets) found on the host during validation.
+// found on the host during validation, in either layout: kinds in layout 2's form, bases (T
+// per block), rank among non-constant blocks and payload offsets.
 template <class T>
 struct DeviceSections {
   uint32_t block = kDefaultBlock;
   uint64_t n = 0, nblocks = 0;
   dev::Buffer<uint8_t> kinds, mus, codes, mid;
   dev::Buffer<uint32_t> rank;
-  dev::Buffer<uint64_t> mid_off;  // per block (B <= 128) or per non-constant block (larger B), + total
+  dev::Buffer<uint64_t> mid_off;  // per block, where its payload (base bytes, mid-bytes) starts, + total
   dev::Buffer<uint64_t> exact_idx;
   dev::Buffer<T> exact_val;
 };

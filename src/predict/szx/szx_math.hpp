@@ -321,14 +321,14 @@ SCIZ_HD bool nonconstant_base(T mn, T mx, T mu, int R, int pe, int code, T& base
 // instead of in turn; the choice is the same, the first code that qualifies.
 inline constexpr int kLayout1 = 1, kLayout2 = 2;
 template <class T>
-struct BlockPlan {
-  uint8_t kind = 0;
-  T base = 0;
-  int R = 0, nb = 0, pad = 0, base_bytes = 0;
+struct BlockPlan {  // trivial, so that a kernel can hold one in shared memory
+  uint8_t kind;
+  T base;
+  int R, nb, pad, base_bytes;
 };
 template <class T>
 SCIZ_HD BlockPlan<T> plan_block(T mn, T mx, bool any_finite, double ebc, int pe, int layout) {
-  BlockPlan<T> p;
+  BlockPlan<T> p{};
   if (!any_finite) return p;  // every value exact: a constant block of base +0
   const T mu = block_mu(mn, mx);
   const double r = block_radius(mn, mx, mu);
