@@ -1,6 +1,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/omp_threads.hpp"
 #include "core/value_range.hpp"
 
 namespace sciz {
@@ -9,7 +10,8 @@ template <class T>
 ValueRange value_range_cpu(const T* x, uint64_t n) {
   T lo = std::numeric_limits<T>::infinity(), hi = -lo;
   uint64_t bad = 0;
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : bad) schedule(static)
+  const int nt = thread_count(n, n * sizeof(T));
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : bad) schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
     const T v = x[i];
     if (std::isfinite(v)) {

@@ -102,14 +102,17 @@ TokenStats token_stats_cpu(std::span<const uint16_t> sym, uint16_t centre, const
   s.zrun.assign(kBins, 0);
   uint64_t count = 0, zero_gaps = 0, forced_centre = 0;
   uint32_t tail = 0;
-#pragma omp parallel if (static_cast<int64_t>(n) >= kParallelMin)
+  const bool parallel = static_cast<int64_t>(n) >= kParallelMin;
+#pragma omp parallel if (parallel)
   {
-    std::vector<uint64_t> zh(kBins, 0);
+    // One thread counts straight into the result: per-thread bins are 512 KB to clear and add.
+    std::vector<uint64_t> own(parallel ? kBins : 0, 0);
+    uint64_t* zh = parallel ? own.data() : s.zrun.data();
     uint64_t c = 0, z = 0, f = 0;
 #pragma omp for schedule(static) nowait
     for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
       const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
-      const TileTokens tt = tile_tokens(sym.data(), lo, hi, centre, zh.data());
+      const TileTokens tt = tile_tokens(sym.data(), lo, hi, centre, zh);
       c += tt.count;
       z += tt.zero_gaps;
       f += tt.forced_centre;
@@ -117,7 +120,8 @@ TokenStats token_stats_cpu(std::span<const uint16_t> sym, uint16_t centre, const
     }
 #pragma omp critical
     {
-      for (uint32_t b = 0; b < kBins; ++b) s.zrun[b] += zh[b];
+      if (parallel)
+        for (uint32_t b = 0; b < kBins; ++b) s.zrun[b] += zh[b];
       count += c;
       zero_gaps += z;
       forced_centre += f;
@@ -138,18 +142,22 @@ RunStats run_stats_cpu(std::span<const uint16_t> sym) {
   s.value.assign(kBins, 0);
   s.len_m1.assign(kBins, 0);
   uint64_t count = 0;
-#pragma omp parallel if (static_cast<int64_t>(n) >= kParallelMin)
+  const bool parallel = static_cast<int64_t>(n) >= kParallelMin;
+#pragma omp parallel if (parallel)
   {
-    std::vector<uint64_t> vh(kBins, 0), lh(kBins, 0);
+    std::vector<uint64_t> own(parallel ? 2 * kBins : 0, 0);  // one thread: straight into the result
+    uint64_t* vh = parallel ? own.data() : s.value.data();
+    uint64_t* lh = parallel ? own.data() + kBins : s.len_m1.data();
     uint64_t c = 0;
 #pragma omp for schedule(static) nowait
     for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
       const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
-      c += tile_runs(sym.data(), lo, hi, vh.data(), lh.data());
+      c += tile_runs(sym.data(), lo, hi, vh, lh);
     }
 #pragma omp critical
     {
-      for (uint32_t b = 0; b < kBins; ++b) s.value[b] += vh[b], s.len_m1[b] += lh[b];
+      if (parallel)
+        for (uint32_t b = 0; b < kBins; ++b) s.value[b] += vh[b], s.len_m1[b] += lh[b];
       count += c;
     }
   }

@@ -314,13 +314,13 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
   e.layout = static_cast<uint8_t>(layout);
   e.kinds.resize(nblocks);
   if (layout == kLayout1) e.mus.resize(nblocks * W);
-  const int nt = thread_count(nblocks);
+  const int nt = thread_count(nblocks, n * W);
   std::vector<Local<T>> loc(nt);
   std::vector<uint64_t> off_codes(nt + 1, 0), off_mid(nt + 1, 0), off_cnt(nt + 1, 0), off_ex(nt + 1, 0);
   std::vector<uint64_t> exact_idx;
   std::vector<T> exact_val;
 
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int tid = thread_id(), team = team_size();
     Local<T>& o = loc[tid];
@@ -464,8 +464,8 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
   // Each non-constant block's codes must account for its mid-byte count exactly, with no code
   // above min(3, nb) and zero padding: then every mid-byte read stays inside its block.
   std::atomic<int64_t> bad{-1};
-  const int nt = thread_count(nblocks);
-#pragma omp parallel num_threads(nt)
+  const int nt = thread_count(nblocks, n * W);
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     std::vector<uint8_t> pad_buf(static_cast<size_t>(B) * W + W, 0);
 #pragma omp for schedule(static)
