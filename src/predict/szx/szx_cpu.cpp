@@ -130,8 +130,8 @@ template <class T>
     if (nfin < len) push_nonfinite(xb, len, base, o);
     return;
   }
-  const U keep = top_mask<T>(nb);
   const int pad = p.pad;
+  const U maskR = bits_mask<T>(p.R);
   const uint32_t lcap = static_cast<uint32_t>(leading_cap(nb));
   uint8_t* __restrict cp = o.codes.reserve(code_bytes(len), done, left);
 
@@ -151,9 +151,9 @@ template <class T>
     const T xi = xb[i];
     constexpr U kExp = static_cast<U>(Tr::kExpMax) << Tr::kMantBits;
     const T xs = (to_bits(xi) & kExp) != kExp ? xi : mu;  // is_finite: NaN/Inf enter the chain as mu (v = 0)
-    const U k = kept_pattern<T>(xs - mu, pad, keep);
-    ks[i] = k;
-    const double d = static_cast<double>(xi) - static_cast<double>(reconstruct(mu, k, pad));
+    const U kt = kept_top<T>(xs - mu, maskR);              // kept_pattern() << pad
+    ks[i] = static_cast<U>(kt >> pad);
+    const double d = static_cast<double>(xi) - static_cast<double>(mu + from_bits<T>(kt));  // reconstruct()
     missed |= ebits - static_cast<int64_t>(to_bits(d) & ~(uint64_t(1) << 63));
   }
   // Pass 2 (vectorizable): the codes, leading_bytes() of (k_i, k_{i-1}) capped at lcap <= 3,

@@ -268,14 +268,15 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     } else {
       // Kept patterns, codes (the previous value's pattern from the lane before), the bound
       // check, and the mid-bytes placed by a warp scan of their counts.
-      const U keep = top_mask<T>(nb);
+      const U maskR = bits_mask<T>(bits);
       const int lcap = leading_cap(nb);
       U k[4], w[4];
       T xr[4];
 #pragma unroll
       for (uint32_t e = 0; e < 4; ++e) {
-        k[e] = kept_pattern<T>((is_finite(v[e]) ? v[e] : mu) - mu, pad, keep);
-        xr[e] = reconstruct(mu, k[e], pad);
+        const U kt = kept_top<T>((is_finite(v[e]) ? v[e] : mu) - mu, maskR);  // kept_pattern() << pad
+        k[e] = kt >> pad;
+        xr[e] = mu + from_bits<T>(kt);  // reconstruct(mu, k[e], pad)
       }
       U prev = __shfl_up_sync(kFull, k[3], 1);
       if (lane == 0) prev = 0;

@@ -210,6 +210,18 @@ template <class T>
 SCIZ_HD typename Traits<T>::U kept_pattern(T v, int pad, typename Traits<T>::U keep_mask) {
   return (to_bits(v) >> pad) & keep_mask;
 }
+// The same bits in place (the pattern's top R bits, bits_mask(R)): the value reconstruct()
+// adds to the base, so an encoder takes the kept pattern as kept_top(...) >> pad and adds
+// from_bits(kept_top(...)), one operation a value fewer than shifting back.
+template <class T>
+SCIZ_HD typename Traits<T>::U bits_mask(int R) {
+  using U = typename Traits<T>::U;
+  return R == 0 ? U(0) : static_cast<U>(~U(0) << (8 * Traits<T>::kBytes - R));
+}
+template <class T>
+SCIZ_HD typename Traits<T>::U kept_top(T v, typename Traits<T>::U mask) {
+  return to_bits(v) & mask;
+}
 
 // Leading identical bytes of k and prev, capped at 3 (the 2-bit code) and at nb. The "| 1"
 // makes k == prev count as width-1 identical bytes without a branch (>= 3 for both types).
@@ -303,13 +315,16 @@ SCIZ_HD bool constant_base(T mn, T mx, T mu, double ebc, int code, T& base) {
 // finite), so the stored bytes per value do not grow; code 3 (mu itself) always qualifies.
 // Cutting the base short moves the values' exponents off-centre, which makes their leading
 // bytes agree more often on most fields as well as saving base bytes (docs/SZX.md).
+// The radius is taken in T: T(max(double(mx) - double(c), double(c) - double(mn))) is the
+// same value (a float difference is exact in double, so rounding it once is the float
+// subtraction; rounding is monotonic, so it commutes with the max), without the conversions.
 template <class T>
 SCIZ_HD bool nonconstant_base(T mn, T mx, T mu, int R, int pe, int code, T& base) {
   const int w = base_bytes<T>(code);
   const T c = truncated(mu, w);
-  const double r = block_radius(mn, mx, c);
-  if (w != Traits<T>::kBytes && !(is_finite(static_cast<T>(r)) && required_bits(static_cast<T>(r), pe) == R))
-    return false;
+  const T a = mx - c, b = c - mn;
+  const T rt = a > b ? a : b;
+  if (w != Traits<T>::kBytes && !(is_finite(rt) && required_bits(rt, pe) == R)) return false;
   base = w == Traits<T>::kBytes ? mu : c;
   return true;
 }
