@@ -170,6 +170,28 @@ TEST(SzxMath, TruncationStaysBelowTwoToPe) {
   }
 }
 
+TEST(SzxMath, ShortcutsMatchTheirDefinitions) {
+  // The encoders' two shortcuts: a float radius taken in float is the rounded double radius,
+  // and the kept bits masked in place are the kept pattern moved back up.
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int t = 0; t < 200000; ++t) {
+    const float a = static_cast<float>(std::ldexp(u(rng), static_cast<int>(rng() % 60) - 30));
+    const float b = static_cast<float>(std::ldexp(u(rng), static_cast<int>(rng() % 60) - 30));
+    const float c = static_cast<float>(std::ldexp(u(rng), static_cast<int>(rng() % 60) - 30));
+    const float mn = std::min(a, b), mx = std::max(a, b);
+    const float d1 = mx - c, d2 = c - mn;
+    ASSERT_EQ(szx::to_bits(d1 > d2 ? d1 : d2), szx::to_bits(static_cast<float>(szx::block_radius(mn, mx, c))));
+    const int R = 9 + static_cast<int>(rng() % 24), pad = szx::pad_bits(R);
+    const uint32_t keep = szx::top_mask<float>(szx::bytes_of_bits(R));
+    const uint32_t kt = szx::kept_top<float>(a, szx::bits_mask<float>(R));
+    ASSERT_EQ(kt >> pad, szx::kept_pattern<float>(a, pad, keep));
+    ASSERT_EQ(szx::to_bits(c + szx::from_bits<float>(kt)), szx::to_bits(szx::reconstruct(c, kt >> pad, pad)));
+  }
+  const float big = std::numeric_limits<float>::max();
+  EXPECT_EQ(szx::to_bits(big - (-big)), szx::to_bits(static_cast<float>(szx::block_radius(-big, big, -big))));
+}
+
 TEST(SzxMath, KindBytes) {
   for (int R = 2; R <= 64; ++R)
     for (int c = 0; c < 4; ++c) {
