@@ -484,9 +484,11 @@ void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, T* d_out, D
                Status::internal, "szx: sections not on 16-byte boundaries");
   dev::Buffer<uint32_t> rank(nblocks + 1, s);
   dev::Buffer<uint64_t> off(nblocks + 1, s);
-  dev::Buffer<uint8_t> kind2(l1 ? nblocks : 0, s);  // layout 1's kinds in layout 2's form
+  dev::Buffer<uint8_t> kind2;  // layout 1's kinds in layout 2's form (a Buffer of 0 still allocates a byte)
+  if (l1) kind2 = dev::Buffer<uint8_t>(nblocks, s);
   const uint8_t* kinds = l1 ? kind2.get() : sec.kinds.data;
-  kinds_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(sec.kinds.data, nblocks, sec.layout, rank.get(), kind2.get(), st);
+  kinds_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(sec.kinds.data, nblocks, sec.layout, rank.get(),
+                                                    l1 ? kind2.get() : nullptr, st);
   SCIZ_CUDA_CHECK_LAUNCH("szx kinds_kernel");
   size_t t1 = 0, t2 = 0;
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, t1, rank.get(), rank.get(), nblocks + 1, s));
@@ -501,8 +503,9 @@ void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, T* d_out, D
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), t2, off.get(), off.get(), nblocks + 1, s));
   mid_total_kernel<<<1, 32, 0, s>>>(off.get(), nblocks, sec.mid.size, st);
   SCIZ_CUDA_CHECK_LAUNCH("szx mid_total_kernel");
-  dev::Buffer<T> bases(l1 ? 0 : nblocks, s);
+  dev::Buffer<T> bases;
   if (!l1) {
+    bases = dev::Buffer<T>(nblocks, s);
     bases_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(kinds, nblocks, off.get(), sec.mid.data, sec.mid.size, bases.get());
     SCIZ_CUDA_CHECK_LAUNCH("szx bases_kernel");
   }
