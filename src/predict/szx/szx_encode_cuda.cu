@@ -138,18 +138,6 @@ __device__ inline void put_mid_bytes(uint32_t* sw, uint32_t pos, const U (&w)[4]
   }
 }
 
-// ORs a base's c stored bytes (the low c bytes of w) into the zeroed staging from byte pos.
-template <class U>
-__device__ inline void put_base(uint32_t* sw, uint32_t pos, U w, uint32_t c) {
-  const uint32_t p = pos & 3, q = pos >> 2;
-  const uint64_t wide = static_cast<uint64_t>(w);
-  const uint64_t lo = wide << (8 * p);
-  const uint32_t hi = p ? static_cast<uint32_t>(wide >> (64 - 8 * p)) : 0u;
-  atomicOr(sw + q, static_cast<uint32_t>(lo));
-  if (p + c > 4) atomicOr(sw + q + 1, static_cast<uint32_t>(lo >> 32));
-  if (p + c > 8) atomicOr(sw + q + 2, hi);
-}
-
 __device__ inline uint32_t warp_sum(uint32_t x) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   return __reduce_add_sync(kFull, x);
@@ -256,8 +244,9 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     const int nb = bytes_of_bits(bits), pad = pad_bits(bits);
     if (lane == r) my_kind = make_kind(bits, code);  // stored after the loop, one coalesced store
     const uint32_t wb = static_cast<uint32_t>(base_bytes<T>(code));
-    if (wb) {  // the base's bytes open the block's payload
-      if (lane == 0) put_base(sw, spos, base_word(mu, static_cast<int>(wb)), wb);
+    if (wb) {  // the base's bytes open the block's payload, one lane a byte
+      if (lane < wb) smid[spos + lane] = static_cast<uint8_t>(base_word(mu, static_cast<int>(wb)) >> (8 * lane));
+      __syncwarp();  // before other lanes OR mid-bytes into the same word
       spos += wb;
     }
     uint32_t ex4 = 0;
