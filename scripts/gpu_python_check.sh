@@ -40,7 +40,13 @@ if ! SCIZ_CUDA=ON CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) timeout 480 $py -m pip whe
 fi
 $py -m pip install -q --no-index --no-deps --target build-gpu-py/site build-gpu-py/dist/sciz-*.whl > "$LOG/install.log" 2>&1 ||
   { tail -20 "$LOG/install.log"; echo "SUMMARY: install FAILED"; exit 1; }
-export PYTHONPATH=$PWD/build-gpu-py/site:$PWD/build-gpu-py/pytest${PYTHONPATH:+:$PYTHONPATH}
+# zarr and numcodecs from a carried .whl/zarr where the machine lacks them (their GPU tests
+# then run: zarr's GPU buffers through our codec).
+if ! $py -c "import zarr, numcodecs" 2>/dev/null && ls .whl/zarr/zarr-*.whl >/dev/null 2>&1; then
+  $py -m pip install -q --no-index --no-deps --target build-gpu-py/zarr .whl/zarr/*.whl > "$LOG/zarr_install.log" 2>&1 &&
+    say "zarr and numcodecs installed from .whl/zarr" || say "zarr could not be installed (see $LOG/zarr_install.log)"
+fi
+export PYTHONPATH=$PWD/build-gpu-py/site:$PWD/build-gpu-py/pytest:$PWD/build-gpu-py/zarr${PYTHONPATH:+:$PYTHONPATH}
 export PATH=$PWD/build-gpu-py/site/bin:$PATH
 say "built: $($py -c 'import sciz; print(sciz.__version__, "CUDA built:", sciz.CUDA_BUILT, "GPU usable:", sciz.cuda_available())')"
 
