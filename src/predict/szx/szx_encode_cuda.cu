@@ -236,8 +236,9 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       const bool cst = rad <= ebc;
       if (!cst) bits = required_bits<T>(static_cast<T>(rad), pe);
       T cand = mid;
-      bool ok = false;
-      if (lane < 4) ok = cst ? constant_base(fmn, fmx, mid, ebc, lane, cand) : nonconstant_base(fmn, fmx, mid, bits, pe, lane, cand);
+      const int q = static_cast<int>(lane & 3);
+      const bool ok = (cst ? constant_base(fmn, fmx, mid, ebc, q, cand) : nonconstant_base(fmn, fmx, mid, bits, pe, q, cand)) &&
+                      lane < 4;
       code = __ffs(__ballot_sync(kFull, ok)) - 1;
       mu = __shfl_sync(kFull, cand, code);
     }

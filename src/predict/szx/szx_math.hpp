@@ -310,8 +310,8 @@ SCIZ_HD bool constant_base(T mn, T mx, T mu, double ebc, int code, T& base) {
   return false;
 }
 
-// Base code c for a non-constant block that keeps R bits from mu: mu truncated to
-// base_bytes(c) bytes qualifies when the block's radius around it still needs R bits (and is
+// Base code c for a non-constant block that keeps R bits from mu (base receives the
+// candidate, also when it does not qualify): mu truncated to base_bytes(c) bytes qualifies when the block's radius around it still needs R bits (and is
 // finite), so the stored bytes per value do not grow; code 3 (mu itself) always qualifies.
 // Cutting the base short moves the values' exponents off-centre, which makes their leading
 // bytes agree more often on most fields as well as saving base bytes (docs/SZX.md).
@@ -321,12 +321,11 @@ SCIZ_HD bool constant_base(T mn, T mx, T mu, double ebc, int code, T& base) {
 template <class T>
 SCIZ_HD bool nonconstant_base(T mn, T mx, T mu, int R, int pe, int code, T& base) {
   const int w = base_bytes<T>(code);
-  const T c = truncated(mu, w);
+  const T c = truncated(mu, w);  // mu itself for w = W
   const T a = mx - c, b = c - mn;
   const T rt = a > b ? a : b;
-  if (w != Traits<T>::kBytes && !(is_finite(rt) && required_bits(rt, pe) == R)) return false;
-  base = w == Traits<T>::kBytes ? mu : c;
-  return true;
+  base = c;  // written whatever the answer: straight-line code for the GPU's four lanes
+  return w == Traits<T>::kBytes || (is_finite(rt) && required_bits(rt, pe) == R);
 }
 
 // Everything a block stores before its values, from its finite min and max (mn > mx, in
