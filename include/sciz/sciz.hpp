@@ -45,6 +45,13 @@ struct CompressOptions {
   int32_t radius = 512;  // lorenzo: quant codes span [0, 2 radius); 1..32768
   Lossless lossless = Lossless::auto_select;  // lorenzo: stage for the quant codes
   DeltaChain delta_chain = DeltaChain::auto_select;  // delta: chain order (types.hpp)
+  // interp: spline and scheme of every level (auto: tuned per level), and the level-wise
+  // bounds eb_l = eb / min(alpha^(l-1), beta) of QoZ (l = 1 the finest level): interp_alpha 0
+  // tunes alpha and beta, 1 keeps every level at eb; interp_beta >= 1 caps the tightening.
+  InterpSpline interp_spline = InterpSpline::auto_select;
+  InterpScheme interp_scheme = InterpScheme::auto_select;
+  double interp_alpha = 0;
+  double interp_beta = 4;
   uint32_t szx_block = 128;  // szx: values per block, a multiple of 32 in 32..4096
   // MiB of input per chunk, cut along the slowest axis (dims[0]); <= 0: the whole field in
   // one chunk. Fields up to 1.5 chunks are one chunk. The stream depends on it (and on

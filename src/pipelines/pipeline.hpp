@@ -95,6 +95,7 @@ std::unique_ptr<Pipeline> make_lorenzo_pipeline();
 std::unique_ptr<Pipeline> make_raw_pipeline();
 std::unique_ptr<Pipeline> make_szx_pipeline();
 std::unique_ptr<Pipeline> make_delta_pipeline();
+std::unique_ptr<Pipeline> make_interp_pipeline();
 
 
 }  // namespace sciz

@@ -10,6 +10,7 @@ const std::vector<std::unique_ptr<Pipeline>>& registry() {
     v.push_back(make_lorenzo_pipeline());
     v.push_back(make_szx_pipeline());
     v.push_back(make_delta_pipeline());
+    v.push_back(make_interp_pipeline());
     v.push_back(make_raw_pipeline());
     return v;
   }();

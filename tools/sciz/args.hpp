@@ -27,6 +27,10 @@ struct Options {
   Lossless lossless = Lossless::auto_select;
   DeltaChain delta_chain = DeltaChain::auto_select;
   uint32_t szx_block = 128;
+  InterpSpline interp_spline = InterpSpline::auto_select;
+  InterpScheme interp_scheme = InterpScheme::auto_select;
+  double interp_alpha = 0;
+  double interp_beta = 4;
   int runs = 1;
   double chunk_mb = kDefaultChunkMiB;
   std::optional<std::pair<std::optional<uint64_t>, std::optional<uint64_t>>> slice;  // --slice A:B (either side may be open)

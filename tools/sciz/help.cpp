@@ -23,11 +23,11 @@ const char* kUsage =
     "usage:\n"
     "  sciz compress   -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
     "                  [--device cpu|cuda|auto] [--chunk-mb N] [--gpu-memory SIZE] [--devices LIST]\n"
-    "                  [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [-q]\n"
+    "                  [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--interp-*] [-q]\n"
     "  sciz decompress -i IN.sciz -o OUT [--slice A:B] [--device cpu|cuda|auto] [--gpu-memory SIZE] [--devices LIST] [-q]\n"
     "  sciz info       -i IN.sciz [--json]\n"
     "  sciz eval       -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--runs N] [--json] [-q]\n"
+    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--interp-*] [--runs N] [--json] [-q]\n"
     "  sciz --help | sciz COMMAND --help | sciz --version\n";
 
 std::string input_text() {
@@ -66,6 +66,14 @@ std::string field_options() {
          "                       short rows, e.g. x1.2-1.6 on rows of 38-100 values)\n"
          "      --szx-block N    szx values per block, a multiple of 32 in 32..4096 (default\n"
          "                       128; the GPU's fastest; larger blocks store fewer means)\n"
+         "      --interp-spline S  interp spline of every level: auto (default: tuned per\n"
+         "                       level on sampled blocks), linear or cubic\n"
+         "      --interp-scheme S  interp scheme of every level: auto (default: tuned), zyx or\n"
+         "                       xyz (dimension by dimension, that axis order), md (cuSZ-Hi's\n"
+         "                       multi-dimensional averages)\n"
+         "      --interp-alpha A interp level bounds eb / min(A^(l-1), B), l = 1 the finest:\n"
+         "                       0 (default) tunes A and B, 1 keeps every level at eb\n"
+         "      --interp-beta B  the cap of that tightening, >= 1 (default 4)\n"
          "      --chunk-mb N     MiB of input per chunk, cut along the slowest axis (default 128;\n"
          "                       0: the whole field in one chunk). Chunks are what streams through\n"
          "                       memory, a GPU or several, and what --slice reads; smaller ones give\n"
@@ -105,7 +113,7 @@ std::string help_text(std::optional<Command> cmd) {
     case Command::compress:
       return "usage: sciz compress -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
              "                     [--device cpu|cuda|auto] [--chunk-mb N] [--gpu-memory SIZE] [--devices LIST]\n"
-             "                     [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [-q]\n\n"
+             "                     [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--interp-*] [-q]\n\n"
              "Compresses a field into a .sciz stream. Exactly one of -r and -a is required.\n"
              "Works a chunk at a time: memory stays at a few chunks whatever the file's size (with\n"
              "-r, one extra pass over the input finds its value range first). On a terminal, long\n"
@@ -143,7 +151,7 @@ std::string help_text(std::optional<Command> cmd) {
              std::string(kExit);
     case Command::eval:
       return "usage: sciz eval -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-             "                 [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--runs N] [--json] [-q]\n\n"
+             "                 [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--interp-*] [--runs N] [--json] [-q]\n\n"
              "Compresses and decompresses on the chosen device, compares the result with the\n"
              "input and reports: ratio, bit rate, max abs error (and / eb), whether the bound held\n"
              "(max abs error <= resolved eb and every NaN/Inf back exactly), PSNR, NRMSE, SSIM and\n"

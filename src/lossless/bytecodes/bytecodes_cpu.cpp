@@ -1,0 +1,53 @@
+#include "lossless/bytecodes/bytecodes.hpp"
+
+#include <sciz/error.hpp>
+#include <sciz/types.hpp>
+
+#include <memory>
+#include <string>
+
+#include "core/byteio.hpp"
+#include "lossless/codes/codes.hpp"
+
+namespace sciz::bytecodes {
+
+namespace {
+constexpr size_t kHeader = 8;
+}
+
+std::vector<uint8_t> encode_cpu(std::span<const uint8_t> codes) {
+  std::unique_ptr<uint16_t[]> wide(new uint16_t[codes.size()]);
+  for (size_t i = 0; i < codes.size(); ++i) wide[i] = codes[i];
+  // bitpack is format 1's stage: kept out of the choice (it never wins on these codes).
+  codes::Encoded e = codes::encode_cpu(std::span<const uint16_t>(wide.get(), codes.size()), 256, kCentre,
+                                       Lossless::auto_select);
+  std::vector<uint8_t> out(kHeader, 0);
+  out[0] = static_cast<uint8_t>(e.stage);
+  out.insert(out.end(), e.bytes.begin(), e.bytes.end());
+  return out;
+}
+
+void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out) {
+  ByteReader r(sec.data(), sec.size(), "interp codes section");
+  const uint8_t stage = r.get<uint8_t>("lossless stage");
+  const uint8_t* pad = r.take(kHeader - 1, "padding");
+  bool zero = true;
+  for (size_t i = 0; i + 1 < kHeader; ++i) zero = zero && pad[i] == 0;
+  SCIZ_REQUIRE(stage >= static_cast<uint8_t>(Lossless::bitpack) && stage <= static_cast<uint8_t>(Lossless::zrle_huffman) &&
+                   zero,
+               Status::corrupt_stream, "interp codes section: unknown lossless stage " + std::to_string(stage));
+  std::unique_ptr<uint16_t[]> wide(new uint16_t[out.size()]);
+  codes::decode_cpu(static_cast<Lossless>(stage), sec.subspan(kHeader), std::span<uint16_t>(wide.get(), out.size()));
+  uint16_t worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) worst = wide[i] > worst ? wide[i] : worst;
+  SCIZ_REQUIRE(worst < 256, Status::corrupt_stream,
+               "interp codes section: code " + std::to_string(worst) + " does not fit a byte");
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(wide[i]);
+}
+
+const char* stage_name(std::span<const uint8_t> sec) {
+  if (sec.size() < kHeader || sec[0] < 1 || sec[0] > 5) return "unknown";
+  return lossless_name(static_cast<Lossless>(sec[0]));
+}
+
+}  // namespace sciz::bytecodes

@@ -1,0 +1,163 @@
+// `interp` = spline interpolation in 17^3 blocks over a coded anchor grid (src/predict/interp,
+// docs/INTERP.md) -> uint8 quant codes level by level -> the bytecodes stage; exactly stored
+// values as runs. Params carry every level's spline, scheme and bound, so the decoder needs
+// nothing else. Composition only.
+#include <sciz/error.hpp>
+
+#include <cmath>
+#include <memory>
+#include <span>
+
+#include "core/byteio.hpp"
+#include "core/exact_runs.hpp"
+#include "core/trace.hpp"
+#include "lossless/bytecodes/bytecodes.hpp"
+#include "pipelines/pipeline.hpp"
+#include "pipelines/staging.hpp"
+#include "predict/interp/interp.hpp"
+
+namespace sciz {
+namespace {
+
+enum Section : uint32_t { kCodes = 1, kExact = 2 };
+constexpr uint8_t kParamsLayout = 1;
+
+// Params: u8 layout (1), u8 level count L, u16 0, f32 alpha, f32 beta (the tightening that
+// gave the bounds; shown, not used), L x u8 level config (spline | scheme << 4, level 1
+// first), L x f64 level bound.
+std::vector<uint8_t> encode_params(const interp::Choice& ch) {
+  ByteWriter w;
+  w.put<uint8_t>(kParamsLayout);
+  w.put<uint8_t>(static_cast<uint8_t>(ch.config.size()));
+  w.put<uint16_t>(0);
+  w.put<float>(static_cast<float>(ch.alpha));
+  w.put<float>(static_cast<float>(ch.beta));
+  for (const auto& c : ch.config) w.put<uint8_t>(interp::pack_config(c));
+  for (double e : ch.eb) w.put<double>(e);
+  return std::move(w.buffer());
+}
+
+interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout& L, double eb) {
+  ByteReader r(b.data(), b.size(), "interp params");
+  const uint8_t layout = r.get<uint8_t>("layout");
+  SCIZ_REQUIRE(layout == kParamsLayout, Status::unsupported, "interp params: unknown layout " + std::to_string(layout));
+  const int levels = r.get<uint8_t>("level count");
+  SCIZ_REQUIRE(r.get<uint16_t>("reserved") == 0, Status::corrupt_stream, "interp params: reserved bytes are not zero");
+  SCIZ_REQUIRE(levels == L.levels, Status::corrupt_stream,
+               "interp params: " + std::to_string(levels) + " levels, a field of this extent has " + std::to_string(L.levels));
+  interp::Choice ch;
+  ch.alpha = r.get<float>("alpha");
+  ch.beta = r.get<float>("beta");
+  for (int l = 0; l < levels; ++l) {
+    const uint8_t c = r.get<uint8_t>("level config");
+    SCIZ_REQUIRE(interp::valid_config(c), Status::corrupt_stream,
+                 "interp params: level " + std::to_string(l + 1) + " config " + std::to_string(c) + " is unknown");
+    ch.config.push_back(interp::unpack_config(c));
+  }
+  for (int l = 0; l < levels; ++l) {
+    const double e = r.get<double>("level bound");
+    SCIZ_REQUIRE(std::isfinite(e) && e > 0 && e <= eb, Status::corrupt_stream,
+                 "interp params: level " + std::to_string(l + 1) + " bound " + std::to_string(e) +
+                     " is not in (0, " + std::to_string(eb) + "]");
+    ch.eb.push_back(e);
+  }
+  SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, "interp params: " + std::to_string(r.remaining()) + " extra bytes");
+  return ch;
+}
+
+interp::TuneRequest tune_request(const CompressOptions& o) {
+  const double a = o.interp_alpha, b = o.interp_beta;
+  SCIZ_REQUIRE(a == 0 || (std::isfinite(a) && a >= 1 && a <= 16), Status::invalid_argument,
+               "interp alpha must be 0 (tuned) or in [1, 16], got " + std::to_string(a));
+  SCIZ_REQUIRE(std::isfinite(b) && b >= 1 && b <= 1024, Status::invalid_argument,
+               "interp beta must be in [1, 1024], got " + std::to_string(b));
+  interp::TuneRequest t;
+  t.spline = o.interp_spline == InterpSpline::auto_select ? -1 : static_cast<int>(o.interp_spline) - 1;
+  t.scheme = o.interp_scheme == InterpScheme::auto_select ? -1 : static_cast<int>(o.interp_scheme) - 1;
+  t.alpha = a;
+  t.beta = b;
+  return t;
+}
+
+template <class T>
+void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
+  const interp::Layout L = interp::layout_of(job.extent);
+  const interp::TuneRequest req = tune_request(job.opt);
+  std::vector<T> staged;
+  const T* x = staging::input_on_host(job, L.total, staged);
+  interp::Choice ch;
+  {
+    TracePhase t("interp tune (cpu)");
+    ch = interp::tune_cpu<T>(x, L, job.eb_abs, req);
+  }
+  std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
+  interp::Exact<T> ex;
+  {
+    TracePhase t("interp predict + quantize (cpu)");
+    interp::compress_cpu<T>(x, L, ch, job.eb_abs, codes.get(), ex);
+  }
+  TracePhase t("interp codes + exact sections (cpu)");
+  params = encode_params(ch);
+  sections.push_back({kCodes, bytecodes::encode_cpu(std::span<const uint8_t>(codes.get(), L.total))});
+  sections.push_back({kExact, write_runs(ex.idx, ex.val)});
+}
+
+template <class T>
+void decompress_typed(const DecompressJob& job) {
+  const ParsedChunk& ps = *job.chunk;
+  const interp::Layout L = interp::layout_of(job.extent);
+  const interp::Choice ch = decode_params(ps.header.params, L, ps.header.eb_abs);
+  interp::Exact<T> ex;
+  std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
+  {
+    TracePhase t("interp sections (cpu)");
+    read_runs(ps.section(kExact, "exact values").bytes, L.total, "interp exact-values section", ex.idx, ex.val);
+    bytecodes::decode_cpu(ps.section(kCodes, "quant codes").bytes, std::span<uint8_t>(codes.get(), L.total));
+    interp::check_exact<T>(codes.get(), L, ex);
+  }
+  // Until the CUDA twin lands, a GPU decode runs the CPU twin (and copies to a device output).
+  DecompressJob on_cpu = job;
+  on_cpu.device = Device::cpu;
+  staging::decode_to_output<T>(
+      on_cpu, L.total, "interp reconstruct (cpu)", [&](T* out) { interp::decompress_cpu<T>(codes.get(), ex, L, ch, out); },
+      "interp reconstruct (cuda)", [&](T*) { fail(Status::unsupported, "interp: the CUDA twin is not built yet"); });
+}
+
+class InterpPipeline final : public Pipeline {
+ public:
+  const char* name() const override { return "interp"; }
+
+  void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
+    with_type(job.dtype, [&]<class T>() { compress_typed<T>(job, params, sections); });
+  }
+
+  void decompress(const DecompressJob& job) const override {
+    with_type(job.chunk->header.dtype, [&]<class T>() { decompress_typed<T>(job); });
+  }
+
+  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
+    ByteReader r(params.data(), params.size(), "interp params");
+    r.get<uint8_t>("layout");
+    const int levels = r.get<uint8_t>("level count");
+    r.get<uint16_t>("reserved");
+    const float alpha = r.get<float>("alpha"), beta = r.get<float>("beta");
+    std::string cfg;
+    static const char* spl[] = {"linear", "cubic"};
+    static const char* sch[] = {"zyx", "xyz", "md"};
+    for (int l = 0; l + 1 < levels; ++l) {
+      const uint8_t c = r.get<uint8_t>("level config");
+      const auto lc = interp::unpack_config(c);
+      cfg += (l ? " " : "") + std::to_string(l + 1) + ":" +
+             (interp::valid_config(c) ? std::string(spl[lc.spline]) + "/" + sch[lc.scheme] : "unknown");
+    }
+    char ab[64];
+    std::snprintf(ab, sizeof ab, "alpha %.3g, beta %.3g", alpha, beta);
+    return {{"levels", std::to_string(levels)}, {"level configs", cfg}, {"level bounds", ab}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pipeline> make_interp_pipeline() { return std::make_unique<InterpPipeline>(); }
+
+}  // namespace sciz

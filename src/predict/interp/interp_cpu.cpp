@@ -1,0 +1,302 @@
+// CPU twin of the interp predictor: the anchor levels over the anchor grid, then every block
+// on its own (OpenMP over blocks). Codes land at closed-form positions and exact values are
+// sorted at the end, so the output does not depend on the thread count or schedule.
+#include <sciz/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+
+#include "core/omp_threads.hpp"
+#include "predict/interp/interp.hpp"
+#include "predict/interp/interp_walk.hpp"
+
+namespace sciz::interp {
+
+std::vector<double> level_bounds(double eb, int levels, double alpha, double beta) {
+  std::vector<double> out(levels);
+  const double cap = beta > 1 ? beta : 1;
+  double a = 1;  // alpha^(l-1)
+  for (int l = 1; l <= levels; ++l) {
+    out[l - 1] = eb / (a < cap ? a : cap);
+    if (a < cap) a = a * alpha;
+  }
+  return out;
+}
+
+Layout layout_of(const Extent& e) { return make_layout(e.nz, e.ny, e.nx); }
+
+namespace {
+
+// The anchor grid: the field's points whose coordinates are all multiples of 16.
+struct AnchorGrid {
+  int64_t n[3];
+  int64_t pitch[3];
+  uint64_t count() const { return static_cast<uint64_t>(n[0] * n[1] * n[2]); }
+};
+
+AnchorGrid anchor_grid(const Layout& L) {
+  AnchorGrid a;
+  for (int k = 0; k < 3; ++k) a.n[k] = static_cast<int64_t>((L.n[k] - 1) / kAnchorStride + 1);
+  a.pitch[2] = 1, a.pitch[1] = a.n[2], a.pitch[0] = a.n[1] * a.n[2];
+  return a;
+}
+
+inline uint64_t field_index(const Layout& L, uint64_t z, uint64_t y, uint64_t x) { return (z * L.n[1] + y) * L.n[2] + x; }
+
+inline uint64_t anchor_field_index(const Layout& L, const int64_t c[3]) {
+  return field_index(L, c[0] * kAnchorStride, c[1] * kAnchorStride, c[2] * kAnchorStride);
+}
+
+template <class T>
+struct ThreadExact {
+  std::vector<uint64_t> idx;
+  std::vector<T> val;
+};
+
+template <class T>
+void merge_exact(std::vector<ThreadExact<T>>& parts, Exact<T>& ex) {
+  std::vector<std::pair<uint64_t, T>> all;
+  for (auto& p : parts)
+    for (size_t i = 0; i < p.idx.size(); ++i) all.emplace_back(p.idx[i], p.val[i]);
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  ex.idx.resize(all.size());
+  ex.val.resize(all.size());
+  for (size_t i = 0; i < all.size(); ++i) ex.idx[i] = all[i].first, ex.val[i] = all[i].second;
+}
+
+// Runs the passes of anchor level l over the anchor grid A, calling on_point(off, c, pred) for
+// every point, rows spread over threads (points of a pass are independent).
+template <class T, class F>
+void anchor_level(const AnchorGrid& a, T* A, const Choice& ch, int l, F&& on_point) {
+  const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
+  const LevelConfig cfg = ch.config[l - 1];
+  Pass passes[7];
+  const int np = level_passes(cfg.scheme, passes);
+  for (int pi = 0; pi < np; ++pi) {
+    const PassGrid g = pass_grid(passes[pi], s, a.n);
+    if (g.points() == 0) continue;
+    const int64_t rows = g.cnt[0] * g.cnt[1];
+    const int nt = thread_count(static_cast<uint64_t>(g.points() / 4096 + 1));
+    const unsigned mask = passes[pi].pred;
+#pragma omp parallel num_threads(nt)
+    {
+      auto visit = [&](int64_t off, const int64_t* c) {
+        on_point(off, c, predict_point<T>(A, off, a.pitch, c, a.n, s, mask, cfg.spline));
+      };
+      if (rows >= team_size()) {
+        const Share sh = thread_share(static_cast<uint64_t>(rows));
+        walk_rows(g, a.pitch, static_cast<int64_t>(sh.lo), static_cast<int64_t>(sh.hi), visit);
+      } else {  // few long rows (1-D fields): split each row
+        for (int64_t r = 0; r < rows; ++r) {
+          PassGrid part = g;
+          const Share sh = thread_share(static_cast<uint64_t>(g.cnt[2]));
+          part.start[2] = g.start[2] + static_cast<int64_t>(sh.lo) * g.step[2];
+          part.cnt[2] = static_cast<int64_t>(sh.hi - sh.lo);
+          walk_rows(part, a.pitch, r, r + 1, visit);
+        }
+      }
+    }
+  }
+}
+
+inline uint64_t anchor_code_index(const Layout& L, int l, const AnchorGrid& a, const int64_t c[3]) {
+  const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
+  uint64_t m[3], i[3];
+  for (int k = 0; k < 3; ++k) m[k] = static_cast<uint64_t>((a.n[k] - 1) / s + 1), i[k] = static_cast<uint64_t>(c[k] / s);
+  return L.base[l] + level_rank(m, i);
+}
+
+template <class T>
+std::vector<LevelQuant<T>> quants(const Choice& ch) {
+  std::vector<LevelQuant<T>> q;
+  for (double e : ch.eb) q.push_back(level_quant<T>(e));
+  return q;
+}
+
+}  // namespace
+
+template <class T>
+void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint8_t* codes, Exact<T>& ex) {
+  const double ebc = eb_check<T>(eb);
+  const auto q = quants<T>(ch);
+  const AnchorGrid a = anchor_grid(L);
+  std::vector<T> A(a.count());
+  for (int64_t z = 0; z < a.n[0]; ++z)
+    for (int64_t y = 0; y < a.n[1]; ++y)
+      for (int64_t xx = 0; xx < a.n[2]; ++xx) {
+        const int64_t c[3] = {z, y, xx};
+        A[(z * a.n[1] + y) * a.n[2] + xx] = x[anchor_field_index(L, c)];
+      }
+  const int maxt = thread_count(~uint64_t{0});
+  std::vector<ThreadExact<T>> parts(maxt);
+  {  // the root, predicted as 0
+    T rec;
+    codes[L.base[L.levels]] = quantize<T>(A[0], T(0), q[L.levels - 1], ebc, rec);
+    if (codes[L.base[L.levels]] == kExactCode) parts[0].idx.push_back(0), parts[0].val.push_back(A[0]);
+    A[0] = rec;
+  }
+  for (int l = L.levels - 1; l > kBlockLevels; --l) {
+    anchor_level<T>(a, A.data(), ch, l, [&](int64_t off, const int64_t* c, T pred) {
+      T rec;
+      const uint8_t code = quantize<T>(A[off], pred, q[l - 1], ebc, rec);
+      codes[anchor_code_index(L, l, a, c)] = code;
+      if (code == kExactCode) {
+        auto& p = parts[thread_id()];
+        p.idx.push_back(anchor_field_index(L, c));
+        p.val.push_back(A[off]);
+      }
+      A[off] = rec;
+    });
+  }
+
+  const uint64_t nblocks = L.g[0] * L.g[1] * L.g[2];
+  const int nt = thread_count(nblocks);
+#pragma omp parallel num_threads(nt)
+  {
+    auto box = std::make_unique<T[]>(kBoxVolume);
+    auto bcode = std::make_unique<uint8_t[]>(kBoxVolume);
+    ThreadExact<T>& mine = parts[thread_id()];
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t id = 0; id < static_cast<int64_t>(nblocks); ++id) {
+      const BoxGeom g = box_geom(L, static_cast<uint64_t>(id));
+      T* v = box.get();
+      for (int64_t z = 0; z < g.w[0]; ++z)
+        for (int64_t y = 0; y < g.w[1]; ++y)
+          std::memcpy(v + z * kBoxPitch[0] + y * kBoxPitch[1], x + field_index(L, g.o[0] + z, g.o[1] + y, g.o[2]),
+                      static_cast<size_t>(g.w[2]) * sizeof(T));
+      for (int64_t z = 0; z < g.w[0]; z += kAnchorStride)
+        for (int64_t y = 0; y < g.w[1]; y += kAnchorStride)
+          for (int64_t xx = 0; xx < g.w[2]; xx += kAnchorStride) {
+            const int64_t c[3] = {static_cast<int64_t>(g.b[0]) + z / kAnchorStride,
+                                  static_cast<int64_t>(g.b[1]) + y / kAnchorStride,
+                                  static_cast<int64_t>(g.b[2]) + xx / kAnchorStride};
+            v[z * kBoxPitch[0] + y * kBoxPitch[1] + xx] = A[(c[0] * a.n[1] + c[1]) * a.n[2] + c[2]];
+          }
+      for (int l = kBlockLevels; l >= 1; --l) {
+        const int64_t s = int64_t{1} << (l - 1);
+        const LevelConfig cfg = ch.config[l - 1];
+        const LevelQuant<T> ql = q[l - 1];
+        Pass passes[7];
+        const int np = level_passes(cfg.scheme, passes);
+        for (int pi = 0; pi < np; ++pi) {
+          const unsigned mask = passes[pi].pred;
+          walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
+            const T pred = predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline);
+            bcode[off] = quantize<T>(v[off], pred, ql, ebc, v[off]);
+          });
+        }
+        uint8_t* out = codes + block_level_start(L, l, g.b);
+        walk_owned(g, s, [&](int64_t off, const int64_t* u) {
+          const uint8_t c = bcode[off];
+          *out++ = c;
+          if (c == kExactCode) {
+            mine.idx.push_back(field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2]));
+            mine.val.push_back(v[off]);
+          }
+        });
+      }
+    }
+  }
+  merge_exact(parts, ex);
+}
+
+template <class T>
+void check_exact(const uint8_t* codes, const Layout& L, const Exact<T>& ex) {
+  uint64_t zeros = 0;
+  for (uint64_t i = 0; i < L.total; ++i) zeros += codes[i] == kExactCode;
+  SCIZ_REQUIRE(zeros == ex.idx.size(), Status::corrupt_stream,
+               "interp: " + std::to_string(zeros) + " points are marked exact but the exact-values section holds " +
+                   std::to_string(ex.idx.size()));
+  for (uint64_t k = 0; k < ex.idx.size(); ++k) {
+    const uint64_t i = ex.idx[k];
+    const uint64_t c[3] = {i / (L.n[1] * L.n[2]), (i / L.n[2]) % L.n[1], i % L.n[2]};
+    SCIZ_REQUIRE(i < L.total && codes[code_index(L, c)] == kExactCode, Status::corrupt_stream,
+                 "interp: exact value at index " + std::to_string(i) + " belongs to a point that has a quant code");
+  }
+}
+
+template <class T>
+void decompress_cpu(const uint8_t* codes, const Exact<T>& ex, const Layout& L, const Choice& ch, T* out) {
+  const auto q = quants<T>(ch);
+  for (size_t k = 0; k < ex.idx.size(); ++k) out[ex.idx[k]] = ex.val[k];
+  const AnchorGrid a = anchor_grid(L);
+  std::vector<T> A(a.count());
+  {
+    const uint8_t c = codes[L.base[L.levels]];
+    A[0] = c == kExactCode ? out[0] : reconstruct<T>(c, T(0), q[L.levels - 1]);
+  }
+  for (int l = L.levels - 1; l > kBlockLevels; --l) {
+    anchor_level<T>(a, A.data(), ch, l, [&](int64_t off, const int64_t* c, T pred) {
+      const uint8_t code = codes[anchor_code_index(L, l, a, c)];
+      A[off] = code == kExactCode ? out[anchor_field_index(L, c)] : reconstruct<T>(code, pred, q[l - 1]);
+    });
+  }
+  for (int64_t z = 0; z < a.n[0]; ++z)
+    for (int64_t y = 0; y < a.n[1]; ++y)
+      for (int64_t xx = 0; xx < a.n[2]; ++xx) {
+        const int64_t c[3] = {z, y, xx};
+        out[anchor_field_index(L, c)] = A[(z * a.n[1] + y) * a.n[2] + xx];
+      }
+
+  const uint64_t nblocks = L.g[0] * L.g[1] * L.g[2];
+  const int nt = thread_count(nblocks);
+#pragma omp parallel num_threads(nt)
+  {
+    auto box = std::make_unique<T[]>(kBoxVolume);
+    auto bcode = std::make_unique<uint8_t[]>(kBoxVolume);
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t id = 0; id < static_cast<int64_t>(nblocks); ++id) {
+      const BoxGeom g = box_geom(L, static_cast<uint64_t>(id));
+      T* v = box.get();
+      uint8_t* bc = bcode.get();
+      // Codes of the whole box: owned points in section order, far faces from the neighbours.
+      for (int l = kBlockLevels; l >= 1; --l) {
+        const uint8_t* in = codes + block_level_start(L, l, g.b);
+        walk_owned(g, int64_t{1} << (l - 1), [&](int64_t off, const int64_t*) { bc[off] = *in++; });
+      }
+      walk_far(g, [&](int64_t off, const int64_t* u) {
+        const uint64_t c[3] = {g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2]};
+        bc[off] = codes[code_index(L, c)];
+      });
+      // Values known before any prediction: anchors and exactly stored points.
+      for (int64_t z = 0; z < g.w[0]; ++z)
+        for (int64_t y = 0; y < g.w[1]; ++y)
+          for (int64_t xx = 0; xx < g.w[2]; ++xx) {
+            const int64_t off = z * kBoxPitch[0] + y * kBoxPitch[1] + xx;
+            if (((z | y | xx) & (kAnchorStride - 1)) == 0 || bc[off] == kExactCode)
+              v[off] = out[field_index(L, g.o[0] + z, g.o[1] + y, g.o[2] + xx)];
+          }
+      for (int l = kBlockLevels; l >= 1; --l) {
+        const int64_t s = int64_t{1} << (l - 1);
+        const LevelConfig cfg = ch.config[l - 1];
+        const LevelQuant<T> ql = q[l - 1];
+        Pass passes[7];
+        const int np = level_passes(cfg.scheme, passes);
+        for (int pi = 0; pi < np; ++pi) {
+          const unsigned mask = passes[pi].pred;
+          walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
+            const uint8_t code = bc[off];
+            if (code != kExactCode)
+              v[off] = reconstruct<T>(code, predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline), ql);
+          });
+        }
+        walk_owned(g, s, [&](int64_t off, const int64_t* u) {
+          if (bc[off] != kExactCode) out[field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2])] = v[off];
+        });
+      }
+    }
+  }
+}
+
+#define SCIZ_INTERP_INSTANTIATE(T)                                                                           \
+  template void compress_cpu<T>(const T*, const Layout&, const Choice&, double, uint8_t*, Exact<T>&);       \
+  template void check_exact<T>(const uint8_t*, const Layout&, const Exact<T>&);                             \
+  template void decompress_cpu<T>(const uint8_t*, const Exact<T>&, const Layout&, const Choice&, T*);
+SCIZ_INTERP_INSTANTIATE(float)
+SCIZ_INTERP_INSTANTIATE(double)
+#undef SCIZ_INTERP_INSTANTIATE
+
+}  // namespace sciz::interp

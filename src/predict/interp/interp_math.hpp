@@ -1,0 +1,354 @@
+// The arithmetic of the `interp` predictor, once, for both twins: spline weights and the rule
+// that lowers a spline's order where neighbours are missing or not finite, the quantizer and
+// its inverse, the passes of a level, and where each point's code sits in the codes section.
+// Everything that decides a code or a reconstructed value lives here; the CPU and CUDA twins
+// differ only in how they loop (docs/INTERP.md, the layout in docs/FORMAT.md).
+//
+// Geometry. The effective extent (z, y, x; absent axes have extent 1) is covered by levels of
+// interpolation: level l (1 = finest) holds the points whose coordinates are all multiples of
+// its stride s = 2^(l-1) but not all multiples of 2s; the last level L holds the origin alone
+// (its stride exceeds every extent) and is predicted as 0. Levels 1..4 (strides 1, 2, 4, 8)
+// are *block levels*: the field is cut into blocks of 16 per axis, and a point of a block level
+// is predicted from points of its block's 17^3 box only ([16b, 16b + 16] on each axis, cut at
+// the field's end), so blocks are independent. Levels 5..L-1 (strides 16, 32, ...) are
+// *anchor levels* over the grid of points whose coordinates are multiples of 16, predicted
+// from the whole anchor grid; they run first and hand every block its corners.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "core/fp_rn.hpp"
+#include "core/hd.hpp"
+
+#if !defined(__CUDA_ARCH__)
+#include "core/round_cpu.hpp"
+#endif
+
+namespace sciz::interp {
+
+inline constexpr int kAnchorStride = 16;
+inline constexpr int kBlockLevels = 4;    // strides 8, 4, 2, 1 inside a block
+inline constexpr int kBox = 17;           // a block's box edge: 16 owned points and the far face
+inline constexpr int kMaxLevels = 64;     // L <= 5 + 44 for extents below 2^48
+inline constexpr uint8_t kExactCode = 0;  // the point's value is in the exact-values section
+inline constexpr int kCentre = 128;       // code of a zero quantized residual
+inline constexpr int kMaxQ = 127;         // codes 1..255 hold residuals -127..127
+
+enum Spline : uint8_t { kLinear = 0, kCubic = 1 };
+// kDimZYX / kDimXYZ: dimension by dimension, one pass per axis in that order (the later axes
+// see the earlier ones' points); kMultiDim: section 5.1.2's scheme, points with one odd
+// coordinate first, then two, then three, each the mean of its axes' highest-order splines.
+enum Scheme : uint8_t { kDimZYX = 0, kDimXYZ = 1, kMultiDim = 2 };
+inline constexpr int kSplines = 2, kSchemes = 3;
+
+struct LevelConfig {
+  uint8_t spline = kCubic;
+  uint8_t scheme = kMultiDim;
+};
+SCIZ_HD uint8_t pack_config(LevelConfig c) { return static_cast<uint8_t>(c.spline | (c.scheme << 4)); }
+SCIZ_HD LevelConfig unpack_config(uint8_t b) { return {static_cast<uint8_t>(b & 15), static_cast<uint8_t>(b >> 4)}; }
+SCIZ_HD bool valid_config(uint8_t b) { return (b & 15) < kSplines && (b >> 4) < kSchemes; }
+
+// ---- spline rule ----
+
+#if defined(__CUDA_ARCH__)
+SCIZ_HD bool finite(float v) { return isfinite(v); }
+SCIZ_HD bool finite(double v) { return isfinite(v); }
+SCIZ_HD float magnitude(float v) { return fabsf(v); }
+SCIZ_HD double magnitude(double v) { return fabs(v); }
+#else
+SCIZ_HD bool finite(float v) { return std::isfinite(v); }
+SCIZ_HD bool finite(double v) { return std::isfinite(v); }
+SCIZ_HD float magnitude(float v) { return std::fabs(v); }
+SCIZ_HD double magnitude(double v) { return std::fabs(v); }
+#endif
+
+// One axis: a, b, c, d are the values at i - 3s, i - s, i + s, i + 3s, and ha..hd whether each
+// lies in the box and is finite. The one boundary and NaN rule: the spline asked for when all
+// its points are usable; cubic drops to the quadratic through the three usable points
+// (a, b, c) or (b, c, d), then to linear (b, c); without both b and c, the nearest usable of b,
+// c; without either, no prediction (order -1). order: 3 cubic, 2 quadratic, 1 linear, 0
+// nearest. Weights: cubic (-1, 9, 9, -1) / 16, quadratic (-1, 6, 3) / 8 and (3, 6, -1) / 8,
+// linear (1, 1) / 2, each evaluated in the fixed order written here.
+template <class T>
+SCIZ_HD T spline_rule(int spline, T a, T b, T c, T d, bool ha, bool hb, bool hc, bool hd, int& order) {
+  using namespace fp;
+  if (hb && hc) {
+    if (spline == kCubic) {
+      if (ha && hd) {
+        order = 3;
+        return mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(a, d)), T(0.0625));
+      }
+      if (ha) {
+        order = 2;
+        return mul_rn(sub_rn(add_rn(mul_rn(b, T(6)), mul_rn(c, T(3))), a), T(0.125));
+      }
+      if (hd) {
+        order = 2;
+        return mul_rn(sub_rn(add_rn(mul_rn(b, T(3)), mul_rn(c, T(6))), d), T(0.125));
+      }
+    }
+    order = 1;
+    return mul_rn(add_rn(b, c), T(0.5));
+  }
+  if (hb || hc) {
+    order = 0;
+    return hb ? b : c;
+  }
+  order = -1;
+  return T(0);
+}
+
+// Prediction of the point at offset off (coordinate ci along `axis`, extent ni there) from
+// its neighbours along that axis at stride s, read from v with that axis' pitch.
+template <class T>
+SCIZ_HD T predict_axis(const T* v, int64_t off, int64_t pitch, int64_t ci, int64_t ni, int64_t s, int spline,
+                       int& order) {
+  const bool ia = ci >= 3 * s, ib = ci >= s, ic = ci + s < ni, id = ci + 3 * s < ni;
+  const T a = ia ? v[off - 3 * s * pitch] : T(0);
+  const T b = ib ? v[off - s * pitch] : T(0);
+  const T c = ic ? v[off + s * pitch] : T(0);
+  const T d = id ? v[off + 3 * s * pitch] : T(0);
+  return spline_rule<T>(spline, a, b, c, d, ia && finite(a), ib && finite(b), ic && finite(c), id && finite(d), order);
+}
+
+// Prediction of a point interpolated along the axes of `mask` (bit k = axis k, 0 z, 1 y, 2 x):
+// the mean of the predictions of highest order among those axes (section 5.1.2: a cubic is
+// not averaged with a linear), taken in axis order z, y, x; 0 when no axis has a usable
+// neighbour. A 1-D pass has one axis in its mask.
+template <class T>
+SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t pitch[3], const int64_t c[3], const int64_t n[3],
+                        int64_t s, unsigned mask, int spline) {
+  using namespace fp;
+  T p[3];
+  int o[3];
+  int best = -1, k = 0;
+  for (int ax = 0; ax < 3; ++ax) {
+    if (!(mask >> ax & 1u)) continue;
+    p[k] = predict_axis<T>(v, off, pitch[ax], c[ax], n[ax], s, spline, o[k]);
+    best = o[k] > best ? o[k] : best;
+    ++k;
+  }
+  if (best < 0) return T(0);
+  T sum = T(0);
+  int cnt = 0;
+  for (int j = 0; j < k; ++j) {
+    if (o[j] != best) continue;
+    sum = cnt == 0 ? p[j] : add_rn(sum, p[j]);
+    ++cnt;
+  }
+  if (cnt == 1) return sum;
+  if (cnt == 2) return mul_rn(sum, T(0.5));
+  return div_rn(sum, T(3));
+}
+
+// ---- quantizer ----
+
+template <class T>
+struct LevelQuant {
+  T ebx2;  // T(2 eb_l)
+  T inv;   // T(1 / (2 eb_l))
+};
+
+SCIZ_HD float round_even(float v) {
+#if defined(__CUDA_ARCH__)
+  return rintf(v);
+#else
+  return rint_ne(v);
+#endif
+}
+SCIZ_HD double round_even(double v) {
+#if defined(__CUDA_ARCH__)
+  return rint(v);
+#else
+  return rint_ne(v);
+#endif
+}
+
+template <class T>
+SCIZ_HD T reconstruct(uint8_t code, T pred, const LevelQuant<T>& q) {
+  return fp::add_rn(pred, fp::mul_rn(static_cast<T>(static_cast<int>(code) - kCentre), q.ebx2));
+}
+
+// The code of x given its prediction: q = round((x - pred) / (2 eb_l)), code q + 128 when
+// |q| <= 127 and the value the decoder will compute (reconstruct(), the same operations) lies
+// within eb_check of x in double; otherwise kExactCode, and x itself is the reconstruction.
+// NaN and Inf (in x, the prediction or on the way) fail a comparison and land in the exact
+// branch before any conversion to an integer.
+template <class T>
+SCIZ_HD uint8_t quantize(T x, T pred, const LevelQuant<T>& q, double eb_check, T& rec) {
+  const T qf = round_even(fp::mul_rn(fp::sub_rn(x, pred), q.inv));
+  if (magnitude(qf) <= T(kMaxQ)) {
+    const uint8_t code = static_cast<uint8_t>(static_cast<int>(qf) + kCentre);
+    const T r = reconstruct<T>(code, pred, q);
+    if (magnitude(static_cast<double>(x) - static_cast<double>(r)) <= eb_check) {
+      rec = r;
+      return code;
+    }
+  }
+  rec = x;
+  return kExactCode;
+}
+
+// ---- passes of a level ----
+
+// A pass is a set of points predicted together (independent of one another). On each axis its
+// points' coordinates are: odd multiples of s (axes in `odd`), any multiples of s (`any`), or
+// multiples of 2s (the others). They are interpolated along the axes of `pred`.
+struct Pass {
+  uint8_t odd, any, pred;
+};
+
+// The passes of a level in order; returns their count (<= 7). Axis k is bit k (0 z, 1 y, 2 x).
+SCIZ_HD int level_passes(int scheme, Pass out[7]) {
+  if (scheme == kMultiDim) {
+    const uint8_t masks[7] = {1, 2, 4, 3, 5, 6, 7};  // one odd coordinate, then two, then three
+    for (int i = 0; i < 7; ++i) out[i] = {masks[i], 0, masks[i]};
+    return 7;
+  }
+  const int order[2][3] = {{0, 1, 2}, {2, 1, 0}};
+  uint8_t done = 0;
+  for (int k = 0; k < 3; ++k) {
+    const uint8_t a = static_cast<uint8_t>(1u << order[scheme][k]);
+    out[k] = {a, done, a};
+    done = static_cast<uint8_t>(done | a);
+  }
+  return 3;
+}
+
+// First coordinate and step of a pass on axis k at stride s.
+SCIZ_HD void pass_range(const Pass& p, int k, int64_t s, int64_t& start, int64_t& step) {
+  if (p.odd >> k & 1u) {
+    start = s, step = 2 * s;
+  } else if (p.any >> k & 1u) {
+    start = 0, step = s;
+  } else {
+    start = 0, step = 2 * s;
+  }
+}
+
+// ---- where a point's code sits ----
+
+SCIZ_HD uint64_t grid_count(const uint64_t n[3], uint64_t s) {
+  return ((n[0] - 1) / s + 1) * ((n[1] - 1) / s + 1) * ((n[2] - 1) / s + 1);
+}
+
+// Rank of the point of indices i (coordinates / s) among the level's points of a box whose
+// axes hold m multiples of s, in z-y-x lexicographic order: points with every index even belong
+// to coarser levels and are skipped (the paper's Eq. 3 inside a box).
+SCIZ_HD uint64_t level_rank(const uint64_t m[3], const uint64_t i[3]) {
+  const uint64_t my = m[1], mx = m[2];
+  const uint64_t ey = (my + 1) / 2, ex = (mx + 1) / 2;
+  uint64_t coarser = (i[0] + 1) / 2 * ey * ex;
+  if (i[0] % 2 == 0) {
+    coarser += (i[1] + 1) / 2 * ex;
+    if (i[1] % 2 == 0) coarser += (i[2] + 1) / 2;
+  }
+  return (i[0] * my + i[1]) * mx + i[2] - coarser;
+}
+
+// Codes are ordered level by level, coarsest first (root, anchor levels, then block levels
+// 4..1). Inside an anchor level: lexicographic over the whole field. Inside a block level:
+// block by block (z-y-x order of blocks), and inside a block lexicographic over the points it
+// owns ([16b, 16b + 16) on each axis, cut at the field's end). Every offset is closed form, so
+// a GPU block writes its codes without a scan.
+struct Layout {
+  uint64_t n[3] = {1, 1, 1};  // effective extent z, y, x
+  uint64_t g[3] = {1, 1, 1};  // blocks per axis
+  int levels = 5;             // L; the root is level L
+  uint64_t base[kMaxLevels + 2] = {};  // first code of level l, l = 1..L
+  uint64_t count[kMaxLevels + 2] = {};
+  uint64_t total = 1;
+};
+
+SCIZ_HD Layout make_layout(uint64_t nz, uint64_t ny, uint64_t nx) {
+  Layout L;
+  L.n[0] = nz, L.n[1] = ny, L.n[2] = nx;
+  uint64_t amax = 1;
+  for (int k = 0; k < 3; ++k) {
+    L.g[k] = (L.n[k] + kAnchorStride - 1) / kAnchorStride;
+    const uint64_t a = (L.n[k] - 1) / kAnchorStride + 1;
+    amax = a > amax ? a : amax;
+  }
+  int K = 0;
+  while ((uint64_t{1} << K) < amax) ++K;
+  L.levels = 5 + K;
+  L.count[L.levels] = 1;
+  for (int l = 1; l < L.levels; ++l) {
+    const uint64_t s = uint64_t{1} << (l - 1);
+    L.count[l] = grid_count(L.n, s) - grid_count(L.n, 2 * s);
+  }
+  uint64_t at = 0;
+  for (int l = L.levels; l >= 1; --l) {
+    L.base[l] = at;
+    at += L.count[l];
+  }
+  L.total = at;
+  return L;
+}
+
+// Points of a block's owned range on axis k (b its block index there).
+SCIZ_HD uint64_t owned(const Layout& L, int k, uint64_t b) {
+  const uint64_t left = L.n[k] - b * kAnchorStride;
+  return left < kAnchorStride ? left : kAnchorStride;
+}
+
+// Codes of blocks before block b (z-y-x order) on the grid of multiples of s (s | 16): with
+// every block but the last full along each axis, the sum of products splits per axis.
+SCIZ_HD uint64_t blocks_prefix(const Layout& L, const uint64_t b[3], uint64_t s) {
+  uint64_t m[3], before[3], all[3];
+  for (int k = 0; k < 3; ++k) {
+    m[k] = (owned(L, k, b[k]) + s - 1) / s;
+    before[k] = b[k] * (kAnchorStride / s);
+    all[k] = (L.n[k] - 1) / s + 1;
+  }
+  return before[0] * all[1] * all[2] + m[0] * before[1] * all[2] + m[0] * m[1] * before[2];
+}
+
+// First code of block b in block level l (1..4).
+SCIZ_HD uint64_t block_level_start(const Layout& L, int l, const uint64_t b[3]) {
+  const uint64_t s = uint64_t{1} << (l - 1);
+  return L.base[l] + blocks_prefix(L, b, s) - blocks_prefix(L, b, 2 * s);
+}
+
+// Code position of an owned point of block b at local coordinates u (multiples of the level's
+// stride, not all of twice it) in block level l.
+SCIZ_HD uint64_t block_code_index(const Layout& L, int l, const uint64_t b[3], const uint64_t u[3]) {
+  const uint64_t s = uint64_t{1} << (l - 1);
+  uint64_t m[3], i[3];
+  for (int k = 0; k < 3; ++k) {
+    m[k] = (owned(L, k, b[k]) + s - 1) / s;
+    i[k] = u[k] / s;
+  }
+  return block_level_start(L, l, b) + level_rank(m, i);
+}
+
+SCIZ_HD int log2_pow2(uint64_t v) {
+  int r = 0;
+  while (v > 1) v >>= 1, ++r;
+  return r;
+}
+
+// Level of the point at field coordinates c.
+SCIZ_HD int level_of(const Layout& L, const uint64_t c[3]) {
+  const uint64_t any = c[0] | c[1] | c[2];
+  if (any == 0) return L.levels;
+  return log2_pow2(any & (~any + 1)) + 1;
+}
+
+// Code position of any point of the field.
+SCIZ_HD uint64_t code_index(const Layout& L, const uint64_t c[3]) {
+  const int l = level_of(L, c);
+  if (l == L.levels) return L.base[l];
+  const uint64_t s = uint64_t{1} << (l - 1);
+  if (l > kBlockLevels) {
+    uint64_t m[3], i[3];
+    for (int k = 0; k < 3; ++k) m[k] = (L.n[k] - 1) / s + 1, i[k] = c[k] / s;
+    return L.base[l] + level_rank(m, i);
+  }
+  uint64_t b[3], u[3];
+  for (int k = 0; k < 3; ++k) b[k] = c[k] / kAnchorStride, u[k] = c[k] % kAnchorStride;
+  return block_code_index(L, l, b, u);
+}
+
+}  // namespace sciz::interp

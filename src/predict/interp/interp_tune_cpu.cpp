@@ -1,0 +1,232 @@
+// Auto-tuning of the interp predictor (cuSZ-Hi 5.1.3, QoZ's level bounds), on the host.
+//
+// Sampled blocks are compressed exactly as the twin compresses them, except that their
+// corners are the original values (the anchor levels have not run). Per level, coarsest first,
+// every spline x scheme is tried on the sampled blocks' points of that level, from the state
+// the chosen configurations of the coarser levels left; the least total error wins (error in
+// fixed point, an integer sum, so the order of summation cannot change a choice). The anchor
+// levels are tuned the same way on the anchor grid itself. Then the level bounds: each
+// candidate (alpha, beta) compresses the samples, and the smallest estimated size wins: per
+// level, the entropy of its codes (the section orders codes level by level), plus the exactly
+// stored values at their width. Integer counts in, one host computation out: any device that
+// counts the same histograms makes the same choice.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "predict/interp/interp.hpp"
+#include "predict/interp/interp_walk.hpp"
+
+namespace sciz::interp {
+namespace {
+
+constexpr uint64_t kErrCap = uint64_t{1} << 20;  // cost of an exactly stored point
+constexpr double kSampleFraction = 0.002;        // of the blocks (section 5.1.3)
+constexpr uint64_t kMinSamples = 24;
+
+// Cost of a prediction: |x - pred| in units of eb_l / 8, capped; non-finite = the cap.
+template <class T>
+uint64_t err_cost(T x, T pred, const LevelQuant<T>& q) {
+  const double e = std::fabs(static_cast<double>(x) - static_cast<double>(pred)) * static_cast<double>(q.inv) * 16.0;
+  return e < static_cast<double>(kErrCap) ? static_cast<uint64_t>(e) : kErrCap;
+}
+
+std::vector<uint64_t> sample_blocks(const Layout& L) {
+  const uint64_t nb = L.g[0] * L.g[1] * L.g[2];
+  uint64_t want = static_cast<uint64_t>(std::ceil(kSampleFraction * static_cast<double>(nb)));
+  want = std::min(nb, std::max(want, kMinSamples));
+  std::vector<uint64_t> ids(want);
+  for (uint64_t k = 0; k < want; ++k) ids[k] = (2 * k + 1) * nb / (2 * want);
+  return ids;
+}
+
+// The spline x scheme pairs that differ on a field of this extent (in 1-D every scheme is
+// the same walk along x).
+std::vector<LevelConfig> candidates(const Layout& L, const TuneRequest& req) {
+  const bool one_d = L.n[0] == 1 && L.n[1] == 1;
+  std::vector<LevelConfig> out;
+  for (int sp = 0; sp < kSplines; ++sp)
+    for (int sc = 0; sc < kSchemes; ++sc) {
+      if (req.spline >= 0 && sp != req.spline) continue;
+      if (req.scheme >= 0 && sc != req.scheme) continue;
+      if (req.scheme < 0 && one_d && sc != kMultiDim) continue;
+      out.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
+    }
+  return out;
+}
+
+template <class T>
+struct Sample {
+  BoxGeom g;
+  std::vector<T> x;  // the box's original values
+  std::vector<T> v;  // its state: reconstructed up to the levels done so far
+};
+
+template <class T>
+std::vector<Sample<T>> load_samples(const T* x, const Layout& L) {
+  std::vector<Sample<T>> out;
+  for (uint64_t id : sample_blocks(L)) {
+    Sample<T> s;
+    s.g = box_geom(L, id);
+    s.x.assign(kBoxVolume, T(0));
+    for (int64_t z = 0; z < s.g.w[0]; ++z)
+      for (int64_t y = 0; y < s.g.w[1]; ++y)
+        std::memcpy(&s.x[z * kBoxPitch[0] + y * kBoxPitch[1]],
+                    x + ((s.g.o[0] + z) * L.n[1] + s.g.o[1] + y) * L.n[2] + s.g.o[2], s.g.w[2] * sizeof(T));
+    s.v = s.x;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// Runs level l of a block with cfg on v (in place), calling on(x, pred, code) per point.
+template <class T, class F>
+void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q, double ebc, F&& on) {
+  const int64_t s = int64_t{1} << (l - 1);
+  Pass passes[7];
+  const int np = level_passes(cfg.scheme, passes);
+  for (int pi = 0; pi < np; ++pi) {
+    const unsigned mask = passes[pi].pred;
+    walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
+      const T pred = predict_point<T>(v.data(), off, kBoxPitch, c, g.w, s, mask, cfg.spline);
+      const T xv = v[off];
+      const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off]);
+      on(xv, pred, code);
+    });
+  }
+}
+
+// Greedy per block level, coarsest first, on the samples (left in the chosen state).
+template <class T>
+void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& cand, const std::vector<double>& ebs,
+                       double ebc, std::vector<LevelConfig>& config) {
+  for (int l = kBlockLevels; l >= 1; --l) {
+    const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
+    uint64_t best = ~uint64_t{0};
+    LevelConfig pick = cand[0];
+    if (cand.size() > 1) {
+      for (const LevelConfig& c : cand) {
+        uint64_t cost = 0;
+        for (auto& s : smp) {
+          std::vector<T> v = s.v;
+          block_level<T>(v, s.g, l, c, q, ebc, [&](T xv, T pred, uint8_t code) {
+            cost += code == kExactCode ? kErrCap : err_cost(xv, pred, q);
+          });
+        }
+        if (cost < best) best = cost, pick = c;
+      }
+    }
+    config[l - 1] = pick;
+    for (auto& s : smp) block_level<T>(s.v, s.g, l, pick, q, ebc, [](T, T, uint8_t) {});
+  }
+}
+
+double entropy_bits(const std::vector<uint64_t>& h) {
+  uint64_t n = 0;
+  for (auto c : h) n += c;
+  double bits = 0;
+  for (auto c : h)
+    if (c) bits -= static_cast<double>(c) * std::log2(static_cast<double>(c) / static_cast<double>(n));
+  return bits;
+}
+
+// Estimated bits of the samples' codes under level bounds ebs.
+template <class T>
+double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& config,
+                   const std::vector<double>& ebs, double ebc) {
+  double bits = 0;
+  std::vector<std::vector<T>> state;
+  for (const auto& s : smp) state.push_back(s.x);
+  for (int l = kBlockLevels; l >= 1; --l) {
+    const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
+    std::vector<uint64_t> h(256, 0);
+    for (size_t k = 0; k < smp.size(); ++k)
+      block_level<T>(state[k], smp[k].g, l, config[l - 1], q, ebc, [&](T, T, uint8_t code) { ++h[code]; });
+    bits += entropy_bits(h) + static_cast<double>(h[kExactCode]) * (8.0 * sizeof(T) + 8.0);
+  }
+  return bits;
+}
+
+// The anchor levels, tuned greedily on the anchor grid (original values, quantized as the
+// twin quantizes them).
+template <class T>
+void tune_anchor_levels(const T* x, const Layout& L, const std::vector<LevelConfig>& cand, const std::vector<double>& ebs,
+                        double ebc, std::vector<LevelConfig>& config) {
+  if (L.levels - 1 <= kBlockLevels) return;
+  int64_t n[3], pitch[3];
+  for (int k = 0; k < 3; ++k) n[k] = static_cast<int64_t>((L.n[k] - 1) / kAnchorStride + 1);
+  pitch[2] = 1, pitch[1] = n[2], pitch[0] = n[1] * n[2];
+  std::vector<T> A(static_cast<size_t>(n[0] * n[1] * n[2]));
+  for (int64_t z = 0; z < n[0]; ++z)
+    for (int64_t y = 0; y < n[1]; ++y)
+      for (int64_t xx = 0; xx < n[2]; ++xx)
+        A[(z * n[1] + y) * n[2] + xx] =
+            x[((static_cast<uint64_t>(z) * kAnchorStride) * L.n[1] + static_cast<uint64_t>(y) * kAnchorStride) * L.n[2] +
+              static_cast<uint64_t>(xx) * kAnchorStride];
+  for (int l = L.levels - 1; l > kBlockLevels; --l) {
+    const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
+    const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
+    auto run = [&](std::vector<T>& v, LevelConfig c, uint64_t* cost) {
+      Pass passes[7];
+      const int np = level_passes(c.scheme, passes);
+      for (int pi = 0; pi < np; ++pi) {
+        const unsigned mask = passes[pi].pred;
+        walk_pass(pass_grid(passes[pi], s, n), pitch, [&](int64_t off, const int64_t* cc) {
+          const T pred = predict_point<T>(v.data(), off, pitch, cc, n, s, mask, c.spline);
+          const T xv = v[off];
+          const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off]);
+          if (cost) *cost += code == kExactCode ? kErrCap : err_cost(xv, pred, q);
+        });
+      }
+    };
+    uint64_t best = ~uint64_t{0};
+    LevelConfig pick = cand[0];
+    if (cand.size() > 1) {
+      for (const LevelConfig& c : cand) {
+        std::vector<T> v = A;
+        uint64_t cost = 0;
+        run(v, c, &cost);
+        if (cost < best) best = cost, pick = c;
+      }
+    }
+    config[l - 1] = pick;
+    run(A, pick, nullptr);
+  }
+}
+
+}  // namespace
+
+template <class T>
+Choice tune_cpu(const T* x, const Layout& L, double eb, const TuneRequest& req) {
+  const double ebc = eb_check<T>(eb);
+  Choice ch;
+  ch.config.assign(L.levels, LevelConfig{});
+  ch.config[L.levels - 1] = {kLinear, kDimZYX};  // the root has no neighbours: never read
+  const std::vector<LevelConfig> cand = candidates(L, req);
+  // Configurations are tuned under a middle tightening, then the tightening under them.
+  const bool tune_bounds = req.alpha <= 0;
+  ch.alpha = tune_bounds ? 1.5 : req.alpha;
+  ch.beta = tune_bounds ? 4 : std::max(req.beta, 1.0);
+  std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
+  std::vector<Sample<T>> smp = load_samples(x, L);
+  tune_block_levels<T>(smp, cand, ebs, ebc, ch.config);
+  tune_anchor_levels<T>(x, L, cand, ebs, ebc, ch.config);
+  if (tune_bounds) {
+    double best = INFINITY;
+    for (double alpha : {1.0, 1.25, 1.5, 1.75, 2.0})
+      for (double beta : {1.5, 2.0, 3.0, 4.0}) {
+        if (alpha == 1.0 && beta != 1.5) continue;  // no tightening: beta plays no part
+        const auto e = level_bounds(eb, L.levels, alpha, alpha == 1.0 ? 1.0 : beta);
+        const double bits = sample_bits<T>(smp, ch.config, e, ebc);
+        if (bits < best) best = bits, ch.alpha = alpha, ch.beta = alpha == 1.0 ? 1.0 : beta;
+      }
+  }
+  ch.eb = level_bounds(eb, L.levels, ch.alpha, ch.beta);
+  return ch;
+}
+
+template Choice tune_cpu<float>(const float*, const Layout&, double, const TuneRequest&);
+template Choice tune_cpu<double>(const double*, const Layout&, double, const TuneRequest&);
+
+}  // namespace sciz::interp

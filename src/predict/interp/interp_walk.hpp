@@ -1,0 +1,102 @@
+// Host loops of the interp twin and its tuner: a block's 17^3 box, and the walk over the
+// points of one pass of a level. The per-point decisions are interp_math.hpp's.
+#pragma once
+#include <cstdint>
+
+#include "predict/interp/interp_math.hpp"
+
+namespace sciz::interp {
+
+// The points of a pass on a grid of extents n: on axis k, cnt[k] coordinates start[k] +
+// j step[k].
+struct PassGrid {
+  int64_t start[3], step[3], cnt[3];
+  int64_t points() const { return cnt[0] * cnt[1] * cnt[2]; }
+};
+
+inline PassGrid pass_grid(const Pass& p, int64_t s, const int64_t n[3]) {
+  PassGrid g;
+  for (int k = 0; k < 3; ++k) {
+    pass_range(p, k, s, g.start[k], g.step[k]);
+    g.cnt[k] = g.start[k] < n[k] ? (n[k] - 1 - g.start[k]) / g.step[k] + 1 : 0;
+  }
+  return g;
+}
+
+// Calls f(off, c) for the points of rows [r0, r1) of a pass grid (a row: fixed z and y
+// indices, row r = iz * cnt[1] + iy), in order.
+template <class F>
+inline void walk_rows(const PassGrid& g, const int64_t pitch[3], int64_t r0, int64_t r1, F&& f) {
+  for (int64_t r = r0; r < r1; ++r) {
+    int64_t c[3];
+    c[0] = g.start[0] + (r / g.cnt[1]) * g.step[0];
+    c[1] = g.start[1] + (r % g.cnt[1]) * g.step[1];
+    const int64_t row = c[0] * pitch[0] + c[1] * pitch[1];
+    for (int64_t j = 0; j < g.cnt[2]; ++j) {
+      c[2] = g.start[2] + j * g.step[2];
+      f(row + c[2] * pitch[2], c);
+    }
+  }
+}
+
+template <class F>
+inline void walk_pass(const PassGrid& g, const int64_t pitch[3], F&& f) {
+  if (g.points() > 0) walk_rows(g, pitch, 0, g.cnt[0] * g.cnt[1], f);
+}
+
+// A block's box: 16 owned points per axis and the far face (the next block's first plane),
+// cut at the field's end. Values and codes at pitch 17.
+inline constexpr int64_t kBoxPitch[3] = {kBox * kBox, kBox, 1};
+inline constexpr int kBoxVolume = kBox * kBox * kBox;
+
+struct BoxGeom {
+  uint64_t b[3];   // block indices
+  uint64_t o[3];   // origin in the field (16 b)
+  int64_t w[3];    // extent of the box (<= 17)
+  int64_t own[3];  // owned extent (<= 16)
+};
+
+inline BoxGeom box_geom(const Layout& L, uint64_t id) {
+  BoxGeom g;
+  g.b[2] = id % L.g[2];
+  g.b[1] = (id / L.g[2]) % L.g[1];
+  g.b[0] = id / (L.g[2] * L.g[1]);
+  for (int k = 0; k < 3; ++k) {
+    g.o[k] = g.b[k] * kAnchorStride;
+    const uint64_t left = L.n[k] - g.o[k];
+    g.w[k] = static_cast<int64_t>(left < kBox ? left : kBox);
+    g.own[k] = static_cast<int64_t>(left < kAnchorStride ? left : kAnchorStride);
+  }
+  return g;
+}
+
+// Calls f(off, u) for the owned points of block level with stride s in the order of the codes
+// section (lexicographic, points of coarser levels skipped).
+template <class F>
+inline void walk_owned(const BoxGeom& g, int64_t s, F&& f) {
+  for (int64_t z = 0; z < g.own[0]; z += s)
+    for (int64_t y = 0; y < g.own[1]; y += s) {
+      const bool zy_coarse = ((z | y) & s) == 0;
+      for (int64_t x = zy_coarse ? s : 0; x < g.own[2]; x += zy_coarse ? 2 * s : s) {
+        const int64_t u[3] = {z, y, x};
+        f(z * kBoxPitch[0] + y * kBoxPitch[1] + x, u);
+      }
+    }
+}
+
+// Calls f(off, u) for the box points of block levels outside the owned range (the far faces),
+// whose codes belong to the neighbouring blocks.
+template <class F>
+inline void walk_far(const BoxGeom& g, F&& f) {
+  for (int64_t z = 0; z < g.w[0]; ++z)
+    for (int64_t y = 0; y < g.w[1]; ++y) {
+      const bool zy_far = z == kAnchorStride || y == kAnchorStride;
+      for (int64_t x = zy_far ? 0 : kAnchorStride; x < g.w[2]; ++x) {
+        if (((z | y | x) & (kAnchorStride - 1)) == 0) continue;  // an anchor
+        const int64_t u[3] = {z, y, x};
+        f(z * kBoxPitch[0] + y * kBoxPitch[1] + x, u);
+      }
+    }
+}
+
+}  // namespace sciz::interp
