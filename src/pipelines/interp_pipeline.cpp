@@ -19,7 +19,7 @@
 namespace sciz {
 namespace {
 
-enum Section : uint32_t { kCodes = 1, kExact = 2 };
+enum Section : uint32_t { kCodes = 1, kOutliers = 2, kExact = 3 };
 constexpr uint8_t kParamsLayout = 1;
 
 // Params: u8 layout (1), u8 level count L, u16 0, f32 alpha, f32 beta (the tightening that
@@ -91,15 +91,16 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     ch = interp::tune_cpu<T>(x, L, job.eb_abs, req);
   }
   std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
-  interp::Exact<T> ex;
+  interp::Sparse<T> sp;
   {
     TracePhase t("interp predict + quantize (cpu)");
-    interp::compress_cpu<T>(x, L, ch, job.eb_abs, codes.get(), ex);
+    interp::compress_cpu<T>(x, L, ch, job.eb_abs, codes.get(), sp);
   }
   TracePhase t("interp codes + exact sections (cpu)");
   params = encode_params(ch);
   sections.push_back({kCodes, bytecodes::encode_cpu(std::span<const uint8_t>(codes.get(), L.total))});
-  sections.push_back({kExact, write_runs(ex.idx, ex.val)});
+  sections.push_back({kOutliers, interp::write_outliers(sp.outliers)});
+  sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
 }
 
 template <class T>
@@ -107,19 +108,22 @@ void decompress_typed(const DecompressJob& job) {
   const ParsedChunk& ps = *job.chunk;
   const interp::Layout L = interp::layout_of(job.extent);
   const interp::Choice ch = decode_params(ps.header.params, L, ps.header.eb_abs);
-  interp::Exact<T> ex;
+  interp::Sparse<T> sp;
   std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
+  interp::OutlierRanks ranks;
   {
     TracePhase t("interp sections (cpu)");
-    read_runs(ps.section(kExact, "exact values").bytes, L.total, "interp exact-values section", ex.idx, ex.val);
+    read_runs(ps.section(kExact, "exact values").bytes, L.total, "interp exact-values section", sp.exact_idx,
+              sp.exact_val);
+    interp::read_outliers(ps.section(kOutliers, "outliers").bytes, L.total, sp.outliers);
     bytecodes::decode_cpu(ps.section(kCodes, "quant codes").bytes, std::span<uint8_t>(codes.get(), L.total));
-    interp::check_exact<T>(codes.get(), L, ex);
+    ranks = interp::check_sparse<T>(codes.get(), L, sp);
   }
   // Until the CUDA twin lands, a GPU decode runs the CPU twin (and copies to a device output).
   DecompressJob on_cpu = job;
   on_cpu.device = Device::cpu;
   staging::decode_to_output<T>(
-      on_cpu, L.total, "interp reconstruct (cpu)", [&](T* out) { interp::decompress_cpu<T>(codes.get(), ex, L, ch, out); },
+      on_cpu, L.total, "interp reconstruct (cpu)", [&](T* out) { interp::decompress_cpu<T>(codes.get(), sp, ranks, L, ch, out); },
       "interp reconstruct (cuda)", [&](T*) { fail(Status::unsupported, "interp: the CUDA twin is not built yet"); });
 }
 

@@ -3,6 +3,7 @@
 // arithmetic is interp_math.hpp; this is the host interface of the twins and the tuner.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,23 +40,42 @@ template <class T>
 Choice tune_cpu(const T* x, const Layout& L, double eb, const TuneRequest& req);
 
 template <class T>
-struct Exact {
-  std::vector<uint64_t> idx;  // linear field index, strictly ascending
-  std::vector<T> val;         // bit for bit
+struct Sparse {
+  std::vector<uint64_t> exact_idx;  // linear field index, strictly ascending
+  std::vector<T> exact_val;         // bit for bit
+  std::vector<int32_t> outliers;    // residuals of the kOutlierCode points, in code order
 };
 
 // CPU twin (OpenMP over blocks). codes has L.total entries, in the section's order.
 template <class T>
-void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint8_t* codes, Exact<T>& ex);
+void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint8_t* codes, Sparse<T>& sp);
+
+// Where each outlier's residual sits: the outliers are in code order, so the residual of the
+// kOutlierCode at code position p is outlier number (outlier codes before p).
+struct OutlierRanks {
+  std::vector<uint64_t> before;  // outlier codes before each run of 256 codes
+  uint64_t rank(const uint8_t* codes, uint64_t p) const {
+    uint64_t r = before[p >> 8];
+    for (uint64_t i = p & ~uint64_t{255}; i < p; ++i) r += codes[i] == kOutlierCode;
+    return r;
+  }
+};
 
 // Checks that the exactly stored values are exactly the points of code kExactCode (one entry
-// each); throws corrupt_stream otherwise. The decoders rely on it.
+// each) and that there is one outlier per kOutlierCode; throws corrupt_stream otherwise. The
+// decoders rely on it.
 template <class T>
-void check_exact(const uint8_t* codes, const Layout& L, const Exact<T>& ex);
+OutlierRanks check_sparse(const uint8_t* codes, const Layout& L, const Sparse<T>& sp);
 
-// out receives L.total values (linear order). ex must have passed check_exact.
+// out receives L.total values (linear order). sp must have passed check_sparse.
 template <class T>
-void decompress_cpu(const uint8_t* codes, const Exact<T>& ex, const Layout& L, const Choice& ch, T* out);
+void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRanks& ranks, const Layout& L,
+                    const Choice& ch, T* out);
+
+// The outliers section: u64 count, then per outlier in code order the LEB128 of
+// outlier_word(q). read_outliers checks every word and that the section ends with the last.
+std::vector<uint8_t> write_outliers(const std::vector<int32_t>& q);
+void read_outliers(std::span<const uint8_t> sec, uint64_t max_count, std::vector<int32_t>& q);
 
 // The double every reconstructed value is checked against: the bound and T(bound), whichever
 // is tighter, so a check in either precision passes.

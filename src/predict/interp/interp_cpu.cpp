@@ -50,21 +50,38 @@ inline uint64_t anchor_field_index(const Layout& L, const int64_t c[3]) {
   return field_index(L, c[0] * kAnchorStride, c[1] * kAnchorStride, c[2] * kAnchorStride);
 }
 
+// What one thread found beside the codes: exact values by field index, outliers by code
+// position; merged and sorted at the end, so threads and schedule leave no trace.
 template <class T>
-struct ThreadExact {
-  std::vector<uint64_t> idx;
-  std::vector<T> val;
+struct Sink {
+  std::vector<uint64_t> exact_idx;
+  std::vector<T> exact_val;
+  std::vector<std::pair<uint64_t, int32_t>> outliers;
+  void note(uint8_t code, uint64_t field_idx, T x, uint64_t code_pos, int32_t q) {
+    if (code == kExactCode) {
+      exact_idx.push_back(field_idx);
+      exact_val.push_back(x);
+    } else if (code == kOutlierCode) {
+      outliers.emplace_back(code_pos, q);
+    }
+  }
 };
 
 template <class T>
-void merge_exact(std::vector<ThreadExact<T>>& parts, Exact<T>& ex) {
-  std::vector<std::pair<uint64_t, T>> all;
-  for (auto& p : parts)
-    for (size_t i = 0; i < p.idx.size(); ++i) all.emplace_back(p.idx[i], p.val[i]);
-  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  ex.idx.resize(all.size());
-  ex.val.resize(all.size());
-  for (size_t i = 0; i < all.size(); ++i) ex.idx[i] = all[i].first, ex.val[i] = all[i].second;
+void merge_sinks(std::vector<Sink<T>>& parts, Sparse<T>& sp) {
+  std::vector<std::pair<uint64_t, T>> ex;
+  std::vector<std::pair<uint64_t, int32_t>> ol;
+  for (auto& p : parts) {
+    for (size_t i = 0; i < p.exact_idx.size(); ++i) ex.emplace_back(p.exact_idx[i], p.exact_val[i]);
+    ol.insert(ol.end(), p.outliers.begin(), p.outliers.end());
+  }
+  std::sort(ex.begin(), ex.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(ol.begin(), ol.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  sp.exact_idx.resize(ex.size());
+  sp.exact_val.resize(ex.size());
+  for (size_t i = 0; i < ex.size(); ++i) sp.exact_idx[i] = ex[i].first, sp.exact_val[i] = ex[i].second;
+  sp.outliers.resize(ol.size());
+  for (size_t i = 0; i < ol.size(); ++i) sp.outliers[i] = ol[i].second;
 }
 
 // Runs the passes of anchor level l over the anchor grid A, calling on_point(off, c, pred) for
@@ -119,7 +136,7 @@ std::vector<LevelQuant<T>> quants(const Choice& ch) {
 }  // namespace
 
 template <class T>
-void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint8_t* codes, Exact<T>& ex) {
+void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint8_t* codes, Sparse<T>& sp) {
   const double ebc = eb_check<T>(eb);
   const auto q = quants<T>(ch);
   const AnchorGrid a = anchor_grid(L);
@@ -130,24 +147,22 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
         const int64_t c[3] = {z, y, xx};
         A[(z * a.n[1] + y) * a.n[2] + xx] = x[anchor_field_index(L, c)];
       }
-  const int maxt = thread_count(~uint64_t{0});
-  std::vector<ThreadExact<T>> parts(maxt);
+  std::vector<Sink<T>> parts(thread_count(~uint64_t{0}));
   {  // the root, predicted as 0
     T rec;
-    codes[L.base[L.levels]] = quantize<T>(A[0], T(0), q[L.levels - 1], ebc, rec);
-    if (codes[L.base[L.levels]] == kExactCode) parts[0].idx.push_back(0), parts[0].val.push_back(A[0]);
+    int32_t big = 0;
+    const uint64_t pos = L.base[L.levels];
+    codes[pos] = quantize<T>(A[0], T(0), q[L.levels - 1], ebc, rec, big);
+    parts[0].note(codes[pos], 0, A[0], pos, big);
     A[0] = rec;
   }
   for (int l = L.levels - 1; l > kBlockLevels; --l) {
     anchor_level<T>(a, A.data(), ch, l, [&](int64_t off, const int64_t* c, T pred) {
       T rec;
-      const uint8_t code = quantize<T>(A[off], pred, q[l - 1], ebc, rec);
-      codes[anchor_code_index(L, l, a, c)] = code;
-      if (code == kExactCode) {
-        auto& p = parts[thread_id()];
-        p.idx.push_back(anchor_field_index(L, c));
-        p.val.push_back(A[off]);
-      }
+      int32_t big = 0;
+      const uint64_t pos = anchor_code_index(L, l, a, c);
+      codes[pos] = quantize<T>(A[off], pred, q[l - 1], ebc, rec, big);
+      parts[thread_id()].note(codes[pos], anchor_field_index(L, c), A[off], pos, big);
       A[off] = rec;
     });
   }
@@ -158,7 +173,8 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
   {
     auto box = std::make_unique<T[]>(kBoxVolume);
     auto bcode = std::make_unique<uint8_t[]>(kBoxVolume);
-    ThreadExact<T>& mine = parts[thread_id()];
+    auto bq = std::make_unique<int32_t[]>(kBoxVolume);
+    Sink<T>& mine = parts[thread_id()];
 #pragma omp for schedule(dynamic, 16)
     for (int64_t id = 0; id < static_cast<int64_t>(nblocks); ++id) {
       const BoxGeom g = box_geom(L, static_cast<uint64_t>(id));
@@ -185,53 +201,70 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
           const unsigned mask = passes[pi].pred;
           walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
             const T pred = predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline);
-            bcode[off] = quantize<T>(v[off], pred, ql, ebc, v[off]);
+            bcode[off] = quantize<T>(v[off], pred, ql, ebc, v[off], bq[off]);
           });
         }
-        uint8_t* out = codes + block_level_start(L, l, g.b);
+        const uint64_t start = block_level_start(L, l, g.b);
+        uint64_t k = 0;
         walk_owned(g, s, [&](int64_t off, const int64_t* u) {
           const uint8_t c = bcode[off];
-          *out++ = c;
-          if (c == kExactCode) {
-            mine.idx.push_back(field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2]));
-            mine.val.push_back(v[off]);
-          }
+          codes[start + k] = c;
+          if (c == kExactCode || c == kOutlierCode)
+            mine.note(c, field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2]), v[off], start + k, bq[off]);
+          ++k;
         });
       }
     }
   }
-  merge_exact(parts, ex);
+  merge_sinks(parts, sp);
 }
 
 template <class T>
-void check_exact(const uint8_t* codes, const Layout& L, const Exact<T>& ex) {
-  uint64_t zeros = 0;
-  for (uint64_t i = 0; i < L.total; ++i) zeros += codes[i] == kExactCode;
-  SCIZ_REQUIRE(zeros == ex.idx.size(), Status::corrupt_stream,
+OutlierRanks check_sparse(const uint8_t* codes, const Layout& L, const Sparse<T>& sp) {
+  OutlierRanks r;
+  r.before.resize(L.total / 256 + 2);
+  uint64_t zeros = 0, outl = 0;
+  for (uint64_t i = 0; i < L.total; ++i) {
+    if ((i & 255) == 0) r.before[i >> 8] = outl;
+    zeros += codes[i] == kExactCode;
+    outl += codes[i] == kOutlierCode;
+  }
+  r.before[L.total / 256 + 1] = outl;
+  SCIZ_REQUIRE(zeros == sp.exact_idx.size(), Status::corrupt_stream,
                "interp: " + std::to_string(zeros) + " points are marked exact but the exact-values section holds " +
-                   std::to_string(ex.idx.size()));
-  for (uint64_t k = 0; k < ex.idx.size(); ++k) {
-    const uint64_t i = ex.idx[k];
+                   std::to_string(sp.exact_idx.size()));
+  SCIZ_REQUIRE(outl == sp.outliers.size(), Status::corrupt_stream,
+               "interp: " + std::to_string(outl) + " points are marked outliers but the outliers section holds " +
+                   std::to_string(sp.outliers.size()));
+  for (uint64_t k = 0; k < sp.exact_idx.size(); ++k) {
+    const uint64_t i = sp.exact_idx[k];
     const uint64_t c[3] = {i / (L.n[1] * L.n[2]), (i / L.n[2]) % L.n[1], i % L.n[2]};
     SCIZ_REQUIRE(i < L.total && codes[code_index(L, c)] == kExactCode, Status::corrupt_stream,
                  "interp: exact value at index " + std::to_string(i) + " belongs to a point that has a quant code");
   }
+  return r;
 }
 
 template <class T>
-void decompress_cpu(const uint8_t* codes, const Exact<T>& ex, const Layout& L, const Choice& ch, T* out) {
+void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRanks& ranks, const Layout& L,
+                    const Choice& ch, T* out) {
   const auto q = quants<T>(ch);
-  for (size_t k = 0; k < ex.idx.size(); ++k) out[ex.idx[k]] = ex.val[k];
+  for (size_t k = 0; k < sp.exact_idx.size(); ++k) out[sp.exact_idx[k]] = sp.exact_val[k];
+  // The residual of the point whose code sits at pos (code known not to be exact).
+  auto residual = [&](uint64_t pos) {
+    const uint8_t c = codes[pos];
+    return c == kOutlierCode ? sp.outliers[ranks.rank(codes, pos)] : code_residual(c);
+  };
   const AnchorGrid a = anchor_grid(L);
   std::vector<T> A(a.count());
   {
-    const uint8_t c = codes[L.base[L.levels]];
-    A[0] = c == kExactCode ? out[0] : reconstruct<T>(c, T(0), q[L.levels - 1]);
+    const uint64_t pos = L.base[L.levels];
+    A[0] = codes[pos] == kExactCode ? out[0] : reconstruct<T>(residual(pos), T(0), q[L.levels - 1]);
   }
   for (int l = L.levels - 1; l > kBlockLevels; --l) {
     anchor_level<T>(a, A.data(), ch, l, [&](int64_t off, const int64_t* c, T pred) {
-      const uint8_t code = codes[anchor_code_index(L, l, a, c)];
-      A[off] = code == kExactCode ? out[anchor_field_index(L, c)] : reconstruct<T>(code, pred, q[l - 1]);
+      const uint64_t pos = anchor_code_index(L, l, a, c);
+      A[off] = codes[pos] == kExactCode ? out[anchor_field_index(L, c)] : reconstruct<T>(residual(pos), pred, q[l - 1]);
     });
   }
   for (int64_t z = 0; z < a.n[0]; ++z)
@@ -247,6 +280,7 @@ void decompress_cpu(const uint8_t* codes, const Exact<T>& ex, const Layout& L, c
   {
     auto box = std::make_unique<T[]>(kBoxVolume);
     auto bcode = std::make_unique<uint8_t[]>(kBoxVolume);
+    auto bq = std::make_unique<int32_t[]>(kBoxVolume);
 #pragma omp for schedule(dynamic, 16)
     for (int64_t id = 0; id < static_cast<int64_t>(nblocks); ++id) {
       const BoxGeom g = box_geom(L, static_cast<uint64_t>(id));
@@ -254,12 +288,19 @@ void decompress_cpu(const uint8_t* codes, const Exact<T>& ex, const Layout& L, c
       uint8_t* bc = bcode.get();
       // Codes of the whole box: owned points in section order, far faces from the neighbours.
       for (int l = kBlockLevels; l >= 1; --l) {
-        const uint8_t* in = codes + block_level_start(L, l, g.b);
-        walk_owned(g, int64_t{1} << (l - 1), [&](int64_t off, const int64_t*) { bc[off] = *in++; });
+        const uint64_t start = block_level_start(L, l, g.b);
+        uint64_t k = 0;
+        walk_owned(g, int64_t{1} << (l - 1), [&](int64_t off, const int64_t*) {
+          bc[off] = codes[start + k];
+          if (bc[off] != kExactCode) bq[off] = residual(start + k);
+          ++k;
+        });
       }
       walk_far(g, [&](int64_t off, const int64_t* u) {
         const uint64_t c[3] = {g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2]};
-        bc[off] = codes[code_index(L, c)];
+        const uint64_t pos = code_index(L, c);
+        bc[off] = codes[pos];
+        if (bc[off] != kExactCode) bq[off] = residual(pos);
       });
       // Values known before any prediction: anchors and exactly stored points.
       for (int64_t z = 0; z < g.w[0]; ++z)
@@ -278,9 +319,8 @@ void decompress_cpu(const uint8_t* codes, const Exact<T>& ex, const Layout& L, c
         for (int pi = 0; pi < np; ++pi) {
           const unsigned mask = passes[pi].pred;
           walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
-            const uint8_t code = bc[off];
-            if (code != kExactCode)
-              v[off] = reconstruct<T>(code, predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline), ql);
+            if (bc[off] != kExactCode)
+              v[off] = reconstruct<T>(bq[off], predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline), ql);
           });
         }
         walk_owned(g, s, [&](int64_t off, const int64_t* u) {
@@ -291,10 +331,51 @@ void decompress_cpu(const uint8_t* codes, const Exact<T>& ex, const Layout& L, c
   }
 }
 
+std::vector<uint8_t> write_outliers(const std::vector<int32_t>& q) {
+  std::vector<uint8_t> out(8);
+  const uint64_t n = q.size();
+  std::memcpy(out.data(), &n, 8);
+  for (int32_t v : q) {
+    uint32_t w = outlier_word(v);
+    do {
+      out.push_back(static_cast<uint8_t>((w & 127u) | (w > 127u ? 128u : 0u)));
+      w >>= 7;
+    } while (w);
+  }
+  return out;
+}
+
+void read_outliers(std::span<const uint8_t> sec, uint64_t max_count, std::vector<int32_t>& q) {
+  SCIZ_REQUIRE(sec.size() >= 8, Status::corrupt_stream, "interp outliers section: shorter than its count");
+  uint64_t n;
+  std::memcpy(&n, sec.data(), 8);
+  // Every outlier takes at least a byte, which caps a hostile count before any allocation.
+  SCIZ_REQUIRE(n <= max_count && n <= sec.size() - 8, Status::corrupt_stream,
+               "interp outliers section: " + std::to_string(n) + " outliers do not fit");
+  q.resize(n);
+  size_t at = 8;
+  for (uint64_t k = 0; k < n; ++k) {
+    uint32_t w = 0;
+    for (int shift = 0;; shift += 7) {
+      SCIZ_REQUIRE(at < sec.size() && shift <= 28, Status::corrupt_stream,
+                   "interp outliers section: outlier " + std::to_string(k) + " is truncated or too long");
+      const uint8_t b = sec[at++];
+      w |= static_cast<uint32_t>(b & 127u) << shift;
+      if (!(b & 128u)) break;
+    }
+    const int32_t v = outlier_of_word(w);
+    SCIZ_REQUIRE(w < 2u * static_cast<uint32_t>(kMaxOutlier) && (v > kMaxQ || v < kMinQ) && v < kMaxOutlier &&
+                     v > -kMaxOutlier,
+                 Status::corrupt_stream, "interp outliers section: outlier " + std::to_string(k) + " out of range");
+    q[k] = v;
+  }
+  SCIZ_REQUIRE(at == sec.size(), Status::corrupt_stream, "interp outliers section: trailing bytes");
+}
+
 #define SCIZ_INTERP_INSTANTIATE(T)                                                                           \
-  template void compress_cpu<T>(const T*, const Layout&, const Choice&, double, uint8_t*, Exact<T>&);       \
-  template void check_exact<T>(const uint8_t*, const Layout&, const Exact<T>&);                             \
-  template void decompress_cpu<T>(const uint8_t*, const Exact<T>&, const Layout&, const Choice&, T*);
+  template void compress_cpu<T>(const T*, const Layout&, const Choice&, double, uint8_t*, Sparse<T>&);        \
+  template OutlierRanks check_sparse<T>(const uint8_t*, const Layout&, const Sparse<T>&);                    \
+  template void decompress_cpu<T>(const uint8_t*, const Sparse<T>&, const OutlierRanks&, const Layout&, const Choice&, T*);
 SCIZ_INTERP_INSTANTIATE(float)
 SCIZ_INTERP_INSTANTIATE(double)
 #undef SCIZ_INTERP_INSTANTIATE

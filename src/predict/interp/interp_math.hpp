@@ -30,9 +30,11 @@ inline constexpr int kAnchorStride = 16;
 inline constexpr int kBlockLevels = 4;    // strides 8, 4, 2, 1 inside a block
 inline constexpr int kBox = 17;           // a block's box edge: 16 owned points and the far face
 inline constexpr int kMaxLevels = 64;     // L <= 5 + 44 for extents below 2^48
-inline constexpr uint8_t kExactCode = 0;  // the point's value is in the exact-values section
-inline constexpr int kCentre = 128;       // code of a zero quantized residual
-inline constexpr int kMaxQ = 127;         // codes 1..255 hold residuals -127..127
+inline constexpr uint8_t kExactCode = 0;    // the point's value is in the exact-values section
+inline constexpr uint8_t kOutlierCode = 255;  // its residual is in the outliers section
+inline constexpr int kCentre = 128;           // code of a zero quantized residual
+inline constexpr int kMinQ = -127, kMaxQ = 126;   // codes 1..254 hold these residuals
+inline constexpr int32_t kMaxOutlier = 1 << 24;   // |q| below this travels as an outlier
 
 enum Spline : uint8_t { kLinear = 0, kCubic = 1 };
 // kDimZYX / kDimXYZ: dimension by dimension, one pass per axis in that order (the later axes
@@ -165,29 +167,44 @@ SCIZ_HD double round_even(double v) {
 #endif
 }
 
+// The value the decoder computes from a residual q (a code's, or an outlier's).
 template <class T>
-SCIZ_HD T reconstruct(uint8_t code, T pred, const LevelQuant<T>& q) {
-  return fp::add_rn(pred, fp::mul_rn(static_cast<T>(static_cast<int>(code) - kCentre), q.ebx2));
+SCIZ_HD T reconstruct(int32_t q, T pred, const LevelQuant<T>& lq) {
+  return fp::add_rn(pred, fp::mul_rn(static_cast<T>(q), lq.ebx2));
 }
 
-// The code of x given its prediction: q = round((x - pred) / (2 eb_l)), code q + 128 when
-// |q| <= 127 and the value the decoder will compute (reconstruct(), the same operations) lies
-// within eb_check of x in double; otherwise kExactCode, and x itself is the reconstruction.
-// NaN and Inf (in x, the prediction or on the way) fail a comparison and land in the exact
-// branch before any conversion to an integer.
+SCIZ_HD int32_t code_residual(uint8_t code) { return static_cast<int32_t>(code) - kCentre; }
+
+// The code of x given its prediction: q = round((x - pred) / (2 eb_l)); code q + 128 when
+// kMinQ <= q <= kMaxQ, kOutlierCode (q kept in `big`) when |q| < kMaxOutlier, provided the
+// value the decoder will compute (reconstruct(), the same operations) lies within eb_check
+// of x in double; otherwise kExactCode, and x itself is the reconstruction. NaN and Inf (in x,
+// the prediction or on the way) fail a comparison and land in the exact branch before any
+// conversion to an integer.
 template <class T>
-SCIZ_HD uint8_t quantize(T x, T pred, const LevelQuant<T>& q, double eb_check, T& rec) {
-  const T qf = round_even(fp::mul_rn(fp::sub_rn(x, pred), q.inv));
-  if (magnitude(qf) <= T(kMaxQ)) {
-    const uint8_t code = static_cast<uint8_t>(static_cast<int>(qf) + kCentre);
-    const T r = reconstruct<T>(code, pred, q);
+SCIZ_HD uint8_t quantize(T x, T pred, const LevelQuant<T>& lq, double eb_check, T& rec, int32_t& big) {
+  const T qf = round_even(fp::mul_rn(fp::sub_rn(x, pred), lq.inv));
+  if (magnitude(qf) < static_cast<T>(kMaxOutlier)) {
+    const int32_t q = static_cast<int32_t>(qf);
+    const T r = reconstruct<T>(q, pred, lq);
     if (magnitude(static_cast<double>(x) - static_cast<double>(r)) <= eb_check) {
       rec = r;
-      return code;
+      big = q;
+      return q >= kMinQ && q <= kMaxQ ? static_cast<uint8_t>(q + kCentre) : kOutlierCode;
     }
   }
   rec = x;
   return kExactCode;
+}
+
+// Outliers travel as LEB128 words: zigzag of q - 127 for q > kMaxQ, of q + 127 for q < kMinQ,
+// so the nearest ones take a byte.
+SCIZ_HD uint32_t outlier_word(int32_t q) {
+  const int32_t r = q > kMaxQ ? q - (kMaxQ + 1) : q - kMinQ;
+  return r >= 0 ? 2u * static_cast<uint32_t>(r) : 2u * static_cast<uint32_t>(-r) - 1u;
+}
+SCIZ_HD int32_t outlier_of_word(uint32_t w) {
+  return (w & 1u) ? kMinQ - static_cast<int32_t>((w + 1) / 2) : static_cast<int32_t>(w / 2) + kMaxQ + 1;
 }
 
 // ---- passes of a level ----

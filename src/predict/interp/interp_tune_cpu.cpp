@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstring>
 #include <vector>
+#include <cstdio>
+#include <cstdlib>
 
 #include "predict/interp/interp.hpp"
 #include "predict/interp/interp_walk.hpp"
@@ -91,7 +93,8 @@ void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, co
     walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
       const T pred = predict_point<T>(v.data(), off, kBoxPitch, c, g.w, s, mask, cfg.spline);
       const T xv = v[off];
-      const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off]);
+      int32_t big;
+      const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off], big);
       on(xv, pred, code);
     });
   }
@@ -107,13 +110,15 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     LevelConfig pick = cand[0];
     if (cand.size() > 1) {
       for (const LevelConfig& c : cand) {
-        uint64_t cost = 0;
+        uint64_t cost = 0, npts = 0, nex = 0;
         for (auto& s : smp) {
           std::vector<T> v = s.v;
           block_level<T>(v, s.g, l, c, q, ebc, [&](T xv, T pred, uint8_t code) {
-            cost += code == kExactCode ? kErrCap : err_cost(xv, pred, q);
+            cost += err_cost(xv, pred, q);
+            ++npts; nex += code == kExactCode;
           });
         }
+        if (getenv("SCIZ_INTERP_TRACE")) fprintf(stderr, "level %d spline %d scheme %d cost %llu pts %llu exact %llu\n", l, c.spline, c.scheme, (unsigned long long)cost, (unsigned long long)npts, (unsigned long long)nex);
         if (cost < best) best = cost, pick = c;
       }
     }
@@ -175,8 +180,9 @@ void tune_anchor_levels(const T* x, const Layout& L, const std::vector<LevelConf
         walk_pass(pass_grid(passes[pi], s, n), pitch, [&](int64_t off, const int64_t* cc) {
           const T pred = predict_point<T>(v.data(), off, pitch, cc, n, s, mask, c.spline);
           const T xv = v[off];
-          const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off]);
-          if (cost) *cost += code == kExactCode ? kErrCap : err_cost(xv, pred, q);
+          int32_t big;
+      const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off], big);
+          if (cost) *cost += err_cost(xv, pred, q);
         });
       }
     };
