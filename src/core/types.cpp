@@ -50,14 +50,16 @@ const char* interp_scheme_name(InterpScheme s) {
     case InterpScheme::dim_zyx: return "zyx";
     case InterpScheme::dim_xyz: return "xyz";
     case InterpScheme::multi_dim: return "md";
+    case InterpScheme::cross: return "cross";
   }
   return "unknown";
 }
 
 InterpScheme parse_interp_scheme(const std::string& s) {
-  for (InterpScheme v : {InterpScheme::auto_select, InterpScheme::dim_zyx, InterpScheme::dim_xyz, InterpScheme::multi_dim})
+  for (InterpScheme v : {InterpScheme::auto_select, InterpScheme::dim_zyx, InterpScheme::dim_xyz, InterpScheme::multi_dim,
+                         InterpScheme::cross})
     if (s == interp_scheme_name(v)) return v;
-  fail(Status::invalid_argument, "unknown interp scheme '" + s + "' (auto, zyx, xyz, md)");
+  fail(Status::invalid_argument, "unknown interp scheme '" + s + "' (auto, zyx, xyz, md, cross)");
 }
 
 uint64_t Shape::count() const {

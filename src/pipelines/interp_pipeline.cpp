@@ -147,7 +147,7 @@ class InterpPipeline final : public Pipeline {
     const float alpha = r.get<float>("alpha"), beta = r.get<float>("beta");
     std::string cfg;
     static const char* spl[] = {"linear", "cubic"};
-    static const char* sch[] = {"zyx", "xyz", "md"};
+    static const char* sch[] = {"zyx", "xyz", "md", "cross"};
     for (int l = 0; l + 1 < levels; ++l) {
       const uint8_t c = r.get<uint8_t>("level config");
       const auto lc = interp::unpack_config(c);

@@ -101,7 +101,7 @@ void anchor_level(const AnchorGrid& a, T* A, const Choice& ch, int l, F&& on_poi
 #pragma omp parallel num_threads(nt)
     {
       auto visit = [&](int64_t off, const int64_t* c) {
-        on_point(off, c, predict_point<T>(A, off, a.pitch, c, a.n, s, mask, cfg.spline));
+        on_point(off, c, predict_point<T>(A, off, a.pitch, c, a.n, s, mask, cfg.spline, cfg.scheme == kCross));
       };
       if (rows >= team_size()) {
         const Share sh = thread_share(static_cast<uint64_t>(rows));
@@ -200,7 +200,7 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
         for (int pi = 0; pi < np; ++pi) {
           const unsigned mask = passes[pi].pred;
           walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
-            const T pred = predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline);
+            const T pred = predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline, cfg.scheme == kCross);
             bcode[off] = quantize<T>(v[off], pred, ql, ebc, v[off], bq[off]);
           });
         }
@@ -320,7 +320,7 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
           const unsigned mask = passes[pi].pred;
           walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
             if (bc[off] != kExactCode)
-              v[off] = reconstruct<T>(bq[off], predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline), ql);
+              v[off] = reconstruct<T>(bq[off], predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline, cfg.scheme == kCross), ql);
           });
         }
         walk_owned(g, s, [&](int64_t off, const int64_t* u) {

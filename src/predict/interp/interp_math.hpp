@@ -40,8 +40,12 @@ enum Spline : uint8_t { kLinear = 0, kCubic = 1 };
 // kDimZYX / kDimXYZ: dimension by dimension, one pass per axis in that order (the later axes
 // see the earlier ones' points); kMultiDim: section 5.1.2's scheme, points with one odd
 // coordinate first, then two, then three, each the mean of its axes' highest-order splines.
-enum Scheme : uint8_t { kDimZYX = 0, kDimXYZ = 1, kMultiDim = 2 };
-inline constexpr int kSplines = 2, kSchemes = 3;
+// kCross: as kMultiDim, but a point with two or three odd coordinates takes the mean of the
+// Lorenzo predictors of all the quadrants (octants) around it at distance s, which is exact for
+// any sum of functions of fewer variables (what Lorenzo exploits, e.g. a persistent spatial
+// pattern plus a time signal); where one of those neighbours is missing, the kMultiDim rule.
+enum Scheme : uint8_t { kDimZYX = 0, kDimXYZ = 1, kMultiDim = 2, kCross = 3 };
+inline constexpr int kSplines = 2, kSchemes = 4;
 
 struct LevelConfig {
   uint8_t spline = kCubic;
@@ -118,10 +122,101 @@ SCIZ_HD T predict_axis(const T* v, int64_t off, int64_t pitch, int64_t ci, int64
 // the mean of the predictions of highest order among those axes (section 5.1.2: a cubic is
 // not averaged with a linear), taken in axis order z, y, x; 0 when no axis has a usable
 // neighbour. A 1-D pass has one axis in its mask.
+// The mean of the orthant Lorenzo predictors around a point over the axes of mask (two or
+// three): faces / 2 - edges / 4 (+ corners / 8), each sum in a fixed order. Returns false (and
+// nothing) when a neighbour lies outside the box or is not finite.
+template <class T>
+SCIZ_HD bool predict_cross(const T* v, int64_t off, const int64_t pitch[3], const int64_t c[3], const int64_t n[3],
+                           int64_t s, unsigned mask, T& pred) {
+  using namespace fp;
+  int ax[3], k = 0;
+  for (int a = 0; a < 3; ++a)
+    if (mask >> a & 1u) {
+      if (c[a] < s || c[a] + s >= n[a]) return false;
+      ax[k++] = a;
+    }
+  T sum[4] = {T(0), T(0), T(0), T(0)};  // by the number of nonzero offsets
+  bool first[4] = {true, true, true, true};
+  bool ok = true;
+  const int cells = k == 2 ? 9 : 27;
+  for (int i = 0; i < cells; ++i) {
+    int d[3] = {i % 3 - 1, (i / 3) % 3 - 1, i / 9 - 1};
+    const int nz = (d[0] != 0) + (d[1] != 0) + (k == 3 ? (d[2] != 0) : 0);
+    if (nz == 0) continue;
+    int64_t o = off;
+    for (int j = 0; j < k; ++j) o += d[j] * s * pitch[ax[j]];
+    const T val = v[o];
+    ok = ok && finite(val);
+    sum[nz] = first[nz] ? val : add_rn(sum[nz], val);
+    first[nz] = false;
+  }
+  if (!ok) return false;
+  const T p = sub_rn(mul_rn(sum[1], T(0.5)), mul_rn(sum[2], T(0.25)));
+  pred = k == 2 ? p : add_rn(p, mul_rn(sum[3], T(0.125)));
+  return true;
+}
+
+// Tensor-product cubic interpolation at off over the axes ax[0..k) (all four points at +-s,
+// +-3s on each axis must lie in the box and be finite; ok is cleared otherwise).
+template <class T>
+SCIZ_HD T tensor_cubic(const T* v, int64_t off, const int64_t pitch[3], const int* ax, int k, int64_t s, bool& ok) {
+  using namespace fp;
+  if (k == 0) {
+    const T val = v[off];
+    ok = ok && finite(val);
+    return val;
+  }
+  const int64_t p = pitch[ax[0]] * s;
+  const T a = tensor_cubic<T>(v, off - 3 * p, pitch, ax + 1, k - 1, s, ok);
+  const T b = tensor_cubic<T>(v, off - p, pitch, ax + 1, k - 1, s, ok);
+  const T c = tensor_cubic<T>(v, off + p, pitch, ax + 1, k - 1, s, ok);
+  const T d = tensor_cubic<T>(v, off + 3 * p, pitch, ax + 1, k - 1, s, ok);
+  return mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(a, d)), T(0.0625));
+}
+
+// The cubic counterpart of predict_cross: sum over the nonempty subsets S of the mask's axes
+// of (-1)^(|S|+1) times the tensor cubic over S (inclusion-exclusion), exact for sums of
+// functions of fewer variables and for cubic polynomials.
+template <class T>
+SCIZ_HD bool predict_cross_cubic(const T* v, int64_t off, const int64_t pitch[3], const int64_t c[3],
+                                 const int64_t n[3], int64_t s, unsigned mask, T& pred) {
+  using namespace fp;
+  int ax[3], k = 0;
+  for (int a = 0; a < 3; ++a)
+    if (mask >> a & 1u) {
+      if (c[a] < 3 * s || c[a] + 3 * s >= n[a]) return false;
+      ax[k++] = a;
+    }
+  bool ok = true;
+  T plus = T(0), minus = T(0);
+  bool pf = true, mf = true;
+  for (unsigned sub = 1; sub < (1u << k); ++sub) {
+    int sa[3], m = 0;
+    for (int j = 0; j < k; ++j)
+      if (sub >> j & 1u) sa[m++] = ax[j];
+    const T t = tensor_cubic<T>(v, off, pitch, sa, m, s, ok);
+    if (m % 2) {
+      plus = pf ? t : add_rn(plus, t);
+      pf = false;
+    } else {
+      minus = mf ? t : add_rn(minus, t);
+      mf = false;
+    }
+  }
+  if (!ok) return false;
+  pred = sub_rn(plus, minus);
+  return true;
+}
+
 template <class T>
 SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t pitch[3], const int64_t c[3], const int64_t n[3],
-                        int64_t s, unsigned mask, int spline) {
+                        int64_t s, unsigned mask, int spline, bool cross = false) {
   using namespace fp;
+  if (cross && (mask & (mask - 1)) != 0) {
+    T p;
+    if (spline == kCubic && predict_cross_cubic<T>(v, off, pitch, c, n, s, mask, p)) return p;
+    if (predict_cross<T>(v, off, pitch, c, n, s, mask, p)) return p;
+  }
   T p[3];
   int o[3];
   int best = -1, k = 0;
@@ -218,7 +313,7 @@ struct Pass {
 
 // The passes of a level in order; returns their count (<= 7). Axis k is bit k (0 z, 1 y, 2 x).
 SCIZ_HD int level_passes(int scheme, Pass out[7]) {
-  if (scheme == kMultiDim) {
+  if (scheme == kMultiDim || scheme == kCross) {
     const uint8_t masks[7] = {1, 2, 4, 3, 5, 6, 7};  // one odd coordinate, then two, then three
     for (int i = 0; i < 7; ++i) out[i] = {masks[i], 0, masks[i]};
     return 7;

@@ -91,7 +91,7 @@ void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, co
   for (int pi = 0; pi < np; ++pi) {
     const unsigned mask = passes[pi].pred;
     walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
-      const T pred = predict_point<T>(v.data(), off, kBoxPitch, c, g.w, s, mask, cfg.spline);
+      const T pred = predict_point<T>(v.data(), off, kBoxPitch, c, g.w, s, mask, cfg.spline, cfg.scheme == kCross);
       const T xv = v[off];
       int32_t big;
       const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off], big);
@@ -178,7 +178,7 @@ void tune_anchor_levels(const T* x, const Layout& L, const std::vector<LevelConf
       for (int pi = 0; pi < np; ++pi) {
         const unsigned mask = passes[pi].pred;
         walk_pass(pass_grid(passes[pi], s, n), pitch, [&](int64_t off, const int64_t* cc) {
-          const T pred = predict_point<T>(v.data(), off, pitch, cc, n, s, mask, c.spline);
+          const T pred = predict_point<T>(v.data(), off, pitch, cc, n, s, mask, c.spline, c.scheme == kCross);
           const T xv = v[off];
           int32_t big;
       const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off], big);

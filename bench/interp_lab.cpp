@@ -1,0 +1,112 @@
+// sciz_interp_lab: where the bits of an interp stream go, level by level, on one field; and the
+// ablation of docs/INTERP.md. CPU only; reads a raw field.
+//
+//   sciz_interp_lab FILE f32|f64 DIMS REL [--spline S] [--scheme S] [--alpha A] [--beta B]
+//
+// Prints the tuner's choice, then per level: points, Shannon bits of its codes, outliers,
+// exact values, and the sizes of the codes section (the bytecodes stage on the whole section
+// and on the codes in plain linear order, i.e. without the level-wise reordering).
+#include <sciz/sciz.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/exact_runs.hpp"
+#include "core/geometry.hpp"
+#include "lossless/bytecodes/bytecodes.hpp"
+#include "predict/interp/interp.hpp"
+
+using namespace sciz;
+
+namespace {
+
+double entropy_bits(const std::vector<uint64_t>& h) {
+  uint64_t n = 0;
+  for (auto c : h) n += c;
+  double b = 0;
+  for (auto c : h)
+    if (c) b -= static_cast<double>(c) * std::log2(static_cast<double>(c) / static_cast<double>(n));
+  return b;
+}
+
+template <class T>
+int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const interp::TuneRequest& req) {
+  std::vector<T> x(shape.count());
+  std::memcpy(x.data(), raw.data(), raw.size());
+  double lo = INFINITY, hi = -INFINITY;
+  for (T v : x)
+    if (std::isfinite(v)) lo = std::min(lo, double(v)), hi = std::max(hi, double(v));
+  const double eb = rel * (hi - lo);
+  const Extent e = effective_extent(shape);
+  const interp::Layout L = interp::layout_of(e);
+  const interp::Choice ch = interp::tune_cpu<T>(x.data(), L, eb, req);
+  std::vector<uint8_t> codes(L.total);
+  interp::Sparse<T> sp;
+  interp::compress_cpu<T>(x.data(), L, ch, eb, codes.data(), sp);
+  std::printf("eb %.6g  alpha %.3g beta %.3g  levels %d\n", eb, ch.alpha, ch.beta, L.levels);
+  std::printf("level stride config      eb_l/eb   points     bits/pt  outliers  exact\n");
+  static const char* spl[] = {"linear", "cubic"};
+  static const char* sch[] = {"zyx", "xyz", "md", "cross"};
+  double total_bits = 0;
+  for (int l = L.levels; l >= 1; --l) {
+    std::vector<uint64_t> h(256, 0);
+    for (uint64_t i = L.base[l]; i < L.base[l] + L.count[l]; ++i) ++h[codes[i]];
+    const double b = entropy_bits(h);
+    total_bits += b;
+    std::printf("%5d %6llu %6s/%-4s %8.4f %9llu %9.3f %9llu %6llu\n", l, 1ull << (l - 1), spl[ch.config[l - 1].spline],
+                sch[ch.config[l - 1].scheme], ch.eb[l - 1] / eb, (unsigned long long)L.count[l],
+                L.count[l] ? b / double(L.count[l]) : 0.0, (unsigned long long)h[interp::kOutlierCode],
+                (unsigned long long)h[interp::kExactCode]);
+  }
+  const auto sec = bytecodes::encode_cpu(codes);
+  // The same codes in the field's linear order (no level-wise reordering).
+  std::vector<uint8_t> lin(L.total);
+  for (uint64_t z = 0; z < L.n[0]; ++z)
+    for (uint64_t y = 0; y < L.n[1]; ++y)
+      for (uint64_t xx = 0; xx < L.n[2]; ++xx) {
+        const uint64_t c[3] = {z, y, xx};
+        lin[(z * L.n[1] + y) * L.n[2] + xx] = codes[interp::code_index(L, c)];
+      }
+  const auto sec_lin = bytecodes::encode_cpu(lin);
+  const auto ol = interp::write_outliers(sp.outliers);
+  const auto ex = write_runs(sp.exact_idx, sp.exact_val);
+  const double in_bytes = double(L.total) * sizeof(T);
+  std::printf("codes: entropy %.0f B, section %zu B (%s), linear order %zu B (%s); outliers %zu B; exact %zu B\n",
+              total_bits / 8, sec.size(), bytecodes::stage_name(sec), sec_lin.size(), bytecodes::stage_name(sec_lin),
+              ol.size(), ex.size());
+  std::printf("ratio (sections only) %.3f; without reordering %.3f\n", in_bytes / double(sec.size() + ol.size() + ex.size()),
+              in_bytes / double(sec_lin.size() + ol.size() + ex.size()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s FILE f32|f64 DIMS REL [--spline linear|cubic] [--scheme zyx|xyz|md] [--alpha A] [--beta B]\n", argv[0]);
+    return 2;
+  }
+  std::ifstream f(argv[1], std::ios::binary);
+  std::vector<uint8_t> raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const DType t = parse_dtype(argv[2]);
+  const Shape s = Shape::parse(argv[3]);
+  const double rel = std::atof(argv[4]);
+  interp::TuneRequest req;
+  req.beta = 4;
+  for (int i = 5; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--spline") req.spline = v == "linear" ? 0 : 1;
+    if (k == "--scheme") req.scheme = v == "zyx" ? 0 : v == "xyz" ? 1 : v == "md" ? 2 : 3;
+    if (k == "--alpha") req.alpha = std::atof(v.c_str());
+    if (k == "--beta") req.beta = std::atof(v.c_str());
+  }
+  if (raw.size() != s.count() * dtype_size(t)) {
+    std::fprintf(stderr, "size mismatch\n");
+    return 2;
+  }
+  return t == DType::f32 ? run<float>(raw, s, rel, req) : run<double>(raw, s, rel, req);
+}
