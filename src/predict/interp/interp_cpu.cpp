@@ -85,9 +85,10 @@ void merge_sinks(std::vector<Sink<T>>& parts, Sparse<T>& sp) {
 }
 
 // Runs the passes of anchor level l over the anchor grid A, calling on_point(off, c, pred) for
-// every point, rows spread over threads (points of a pass are independent).
-template <class T, class F>
-void anchor_level(const AnchorGrid& a, T* A, const Choice& ch, int l, F&& on_point) {
+// every point whose skip(off) is false, rows spread over threads (points of a pass are
+// independent).
+template <class T, class Skip, class F>
+void anchor_level(const AnchorGrid& a, T* A, const Choice& ch, int l, Skip&& skip, F&& on_point) {
   const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
   const LevelConfig cfg = ch.config[l - 1];
   Pass passes[7];
@@ -95,25 +96,20 @@ void anchor_level(const AnchorGrid& a, T* A, const Choice& ch, int l, F&& on_poi
   for (int pi = 0; pi < np; ++pi) {
     const PassGrid g = pass_grid(passes[pi], s, a.n);
     if (g.points() == 0) continue;
+    const Stencil st = make_stencil(passes[pi].pred, s, a.pitch, cfg.spline, cfg.scheme == kCross);
     const int64_t rows = g.cnt[0] * g.cnt[1];
     const int nt = thread_count(static_cast<uint64_t>(g.points() / 4096 + 1));
-    const unsigned mask = passes[pi].pred;
 #pragma omp parallel num_threads(nt)
     {
-      auto visit = [&](int64_t off, const int64_t* c) {
-        on_point(off, c, predict_point<T>(A, off, a.pitch, c, a.n, s, mask, cfg.spline, cfg.scheme == kCross));
-      };
       if (rows >= team_size()) {
         const Share sh = thread_share(static_cast<uint64_t>(rows));
-        walk_rows(g, a.pitch, static_cast<int64_t>(sh.lo), static_cast<int64_t>(sh.hi), visit);
+        run_rows(A, a.pitch, a.n, g, st, s, static_cast<int64_t>(sh.lo), static_cast<int64_t>(sh.hi), 0, g.cnt[2], skip,
+                 on_point);
       } else {  // few long rows (1-D fields): split each row
-        for (int64_t r = 0; r < rows; ++r) {
-          PassGrid part = g;
-          const Share sh = thread_share(static_cast<uint64_t>(g.cnt[2]));
-          part.start[2] = g.start[2] + static_cast<int64_t>(sh.lo) * g.step[2];
-          part.cnt[2] = static_cast<int64_t>(sh.hi - sh.lo);
-          walk_rows(part, a.pitch, r, r + 1, visit);
-        }
+        const Share sh = thread_share(static_cast<uint64_t>(g.cnt[2]));
+        for (int64_t r = 0; r < rows; ++r)
+          run_rows(A, a.pitch, a.n, g, st, s, r, r + 1, static_cast<int64_t>(sh.lo), static_cast<int64_t>(sh.hi), skip,
+                   on_point);
       }
     }
   }
@@ -157,7 +153,7 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
     A[0] = rec;
   }
   for (int l = L.levels - 1; l > kBlockLevels; --l) {
-    anchor_level<T>(a, A.data(), ch, l, [&](int64_t off, const int64_t* c, T pred) {
+    anchor_level<T>(a, A.data(), ch, l, NoSkip{}, [&](int64_t off, const int64_t* c, T pred) {
       T rec;
       int32_t big = 0;
       const uint64_t pos = anchor_code_index(L, l, a, c);
@@ -193,17 +189,10 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
           }
       for (int l = kBlockLevels; l >= 1; --l) {
         const int64_t s = int64_t{1} << (l - 1);
-        const LevelConfig cfg = ch.config[l - 1];
         const LevelQuant<T> ql = q[l - 1];
-        Pass passes[7];
-        const int np = level_passes(cfg.scheme, passes);
-        for (int pi = 0; pi < np; ++pi) {
-          const unsigned mask = passes[pi].pred;
-          walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
-            const T pred = predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline, cfg.scheme == kCross);
-            bcode[off] = quantize<T>(v[off], pred, ql, ebc, v[off], bq[off]);
-          });
-        }
+        run_level(v, kBoxPitch, g.w, s, ch.config[l - 1], NoSkip{}, [&](int64_t off, const int64_t*, T pred) {
+          bcode[off] = quantize<T>(v[off], pred, ql, ebc, v[off], bq[off]);
+        });
         const uint64_t start = block_level_start(L, l, g.b);
         uint64_t k = 0;
         walk_owned(g, s, [&](int64_t off, const int64_t* u) {
@@ -256,16 +245,24 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
     return c == kOutlierCode ? sp.outliers[ranks.rank(codes, pos)] : code_residual(c);
   };
   const AnchorGrid a = anchor_grid(L);
-  std::vector<T> A(a.count());
+  std::vector<T> A(a.count(), T(0));
+  for (size_t k = 0; k < sp.exact_idx.size(); ++k) {  // exactly stored anchors are known up front
+    const uint64_t i = sp.exact_idx[k];
+    const uint64_t z = i / (L.n[1] * L.n[2]), y = (i / L.n[2]) % L.n[1], x = i % L.n[2];
+    if (((z | y | x) & (kAnchorStride - 1)) == 0)
+      A[((z / kAnchorStride) * a.n[1] + y / kAnchorStride) * a.n[2] + x / kAnchorStride] = sp.exact_val[k];
+  }
   {
     const uint64_t pos = L.base[L.levels];
-    A[0] = codes[pos] == kExactCode ? out[0] : reconstruct<T>(residual(pos), T(0), q[L.levels - 1]);
+    if (codes[pos] != kExactCode) A[0] = reconstruct<T>(residual(pos), T(0), q[L.levels - 1]);
   }
   for (int l = L.levels - 1; l > kBlockLevels; --l) {
-    anchor_level<T>(a, A.data(), ch, l, [&](int64_t off, const int64_t* c, T pred) {
-      const uint64_t pos = anchor_code_index(L, l, a, c);
-      A[off] = codes[pos] == kExactCode ? out[anchor_field_index(L, c)] : reconstruct<T>(residual(pos), pred, q[l - 1]);
-    });
+    anchor_level<T>(
+        a, A.data(), ch, l,
+        [&](int64_t, const int64_t* c) { return codes[anchor_code_index(L, l, a, c)] == kExactCode; },
+        [&](int64_t off, const int64_t* c, T pred) {
+          A[off] = reconstruct<T>(residual(anchor_code_index(L, l, a, c)), pred, q[l - 1]);
+        });
   }
   for (int64_t z = 0; z < a.n[0]; ++z)
     for (int64_t y = 0; y < a.n[1]; ++y)
@@ -312,17 +309,10 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
           }
       for (int l = kBlockLevels; l >= 1; --l) {
         const int64_t s = int64_t{1} << (l - 1);
-        const LevelConfig cfg = ch.config[l - 1];
         const LevelQuant<T> ql = q[l - 1];
-        Pass passes[7];
-        const int np = level_passes(cfg.scheme, passes);
-        for (int pi = 0; pi < np; ++pi) {
-          const unsigned mask = passes[pi].pred;
-          walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
-            if (bc[off] != kExactCode)
-              v[off] = reconstruct<T>(bq[off], predict_point<T>(v, off, kBoxPitch, c, g.w, s, mask, cfg.spline, cfg.scheme == kCross), ql);
-          });
-        }
+        run_level(
+            v, kBoxPitch, g.w, s, ch.config[l - 1], [&](int64_t off, const int64_t*) { return bc[off] == kExactCode; },
+            [&](int64_t off, const int64_t*, T pred) { v[off] = reconstruct<T>(bq[off], pred, ql); });
         walk_owned(g, s, [&](int64_t off, const int64_t* u) {
           if (bc[off] != kExactCode) out[field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2])] = v[off];
         });

@@ -105,138 +105,123 @@ SCIZ_HD T spline_rule(int spline, T a, T b, T c, T d, bool ha, bool hb, bool hc,
   return T(0);
 }
 
-// Prediction of the point at offset off (coordinate ci along `axis`, extent ni there) from
-// its neighbours along that axis at stride s, read from v with that axis' pitch.
-template <class T>
-SCIZ_HD T predict_axis(const T* v, int64_t off, int64_t pitch, int64_t ci, int64_t ni, int64_t s, int spline,
-                       int& order) {
-  const bool ia = ci >= 3 * s, ib = ci >= s, ic = ci + s < ni, id = ci + 3 * s < ni;
-  const T a = ia ? v[off - 3 * s * pitch] : T(0);
-  const T b = ib ? v[off - s * pitch] : T(0);
-  const T c = ic ? v[off + s * pitch] : T(0);
-  const T d = id ? v[off + 3 * s * pitch] : T(0);
-  return spline_rule<T>(spline, a, b, c, d, ia && finite(a), ib && finite(b), ic && finite(c), id && finite(d), order);
-}
+// What a point of a pass reads: the axes it is interpolated along and their steps (s x pitch),
+// and for the cross scheme the offsets of its orthant neighbours grouped by how many of those
+// axes they move along, in one fixed order (which fixes the rounding of the sums).
+struct Stencil {
+  int k = 0;           // axes in the mask, 1..3
+  int ax[3] = {};      // those axes, in order z, y, x
+  int64_t step[3] = {};
+  int spline = kLinear;
+  bool cross = false;  // k >= 2 and the cross scheme
+  int nf = 0, ne = 0, nc = 0;
+  int64_t face[6] = {}, edge[12] = {}, corner[8] = {};
+};
 
-// Prediction of a point interpolated along the axes of `mask` (bit k = axis k, 0 z, 1 y, 2 x):
-// the mean of the predictions of highest order among those axes (section 5.1.2: a cubic is
-// not averaged with a linear), taken in axis order z, y, x; 0 when no axis has a usable
-// neighbour. A 1-D pass has one axis in its mask.
-// The mean of the orthant Lorenzo predictors around a point over the axes of mask (two or
-// three): faces / 2 - edges / 4 (+ corners / 8), each sum in a fixed order. Returns false (and
-// nothing) when a neighbour lies outside the box or is not finite.
-template <class T>
-SCIZ_HD bool predict_cross(const T* v, int64_t off, const int64_t pitch[3], const int64_t c[3], const int64_t n[3],
-                           int64_t s, unsigned mask, T& pred) {
-  using namespace fp;
-  int ax[3], k = 0;
+SCIZ_HD Stencil make_stencil(unsigned mask, int64_t s, const int64_t pitch[3], int spline, bool cross) {
+  Stencil st;
   for (int a = 0; a < 3; ++a)
-    if (mask >> a & 1u) {
-      if (c[a] < s || c[a] + s >= n[a]) return false;
-      ax[k++] = a;
+    if (mask >> a & 1u) st.ax[st.k] = a, st.step[st.k] = s * pitch[a], ++st.k;
+  st.spline = spline;
+  st.cross = cross && st.k >= 2;
+  if (st.cross) {
+    const int cells = st.k == 2 ? 9 : 27;
+    for (int i = 0; i < cells; ++i) {
+      const int d[3] = {i % 3 - 1, (i / 3) % 3 - 1, i / 9 - 1};
+      int moved = 0;
+      int64_t o = 0;
+      for (int j = 0; j < st.k; ++j) moved += d[j] != 0, o += d[j] * st.step[j];
+      if (moved == 1) st.face[st.nf++] = o;
+      if (moved == 2) st.edge[st.ne++] = o;
+      if (moved == 3) st.corner[st.nc++] = o;
     }
-  T sum[4] = {T(0), T(0), T(0), T(0)};  // by the number of nonzero offsets
-  bool first[4] = {true, true, true, true};
-  bool ok = true;
-  const int cells = k == 2 ? 9 : 27;
-  for (int i = 0; i < cells; ++i) {
-    int d[3] = {i % 3 - 1, (i / 3) % 3 - 1, i / 9 - 1};
-    const int nz = (d[0] != 0) + (d[1] != 0) + (k == 3 ? (d[2] != 0) : 0);
-    if (nz == 0) continue;
-    int64_t o = off;
-    for (int j = 0; j < k; ++j) o += d[j] * s * pitch[ax[j]];
-    const T val = v[o];
-    ok = ok && finite(val);
-    sum[nz] = first[nz] ? val : add_rn(sum[nz], val);
-    first[nz] = false;
   }
-  if (!ok) return false;
-  const T p = sub_rn(mul_rn(sum[1], T(0.5)), mul_rn(sum[2], T(0.25)));
-  pred = k == 2 ? p : add_rn(p, mul_rn(sum[3], T(0.125)));
-  return true;
+  return st;
 }
 
-// Tensor-product cubic interpolation at off over the axes ax[0..k) (all four points at +-s,
-// +-3s on each axis must lie in the box and be finite; ok is cleared otherwise).
-template <class T>
-SCIZ_HD T tensor_cubic(const T* v, int64_t off, const int64_t pitch[3], const int* ax, int k, int64_t s, bool& ok) {
-  using namespace fp;
-  if (k == 0) {
-    const T val = v[off];
-    ok = ok && finite(val);
-    return val;
-  }
-  const int64_t p = pitch[ax[0]] * s;
-  const T a = tensor_cubic<T>(v, off - 3 * p, pitch, ax + 1, k - 1, s, ok);
-  const T b = tensor_cubic<T>(v, off - p, pitch, ax + 1, k - 1, s, ok);
-  const T c = tensor_cubic<T>(v, off + p, pitch, ax + 1, k - 1, s, ok);
-  const T d = tensor_cubic<T>(v, off + 3 * p, pitch, ax + 1, k - 1, s, ok);
-  return mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(a, d)), T(0.0625));
-}
-
-// The cubic counterpart of predict_cross: sum over the nonempty subsets S of the mask's axes
-// of (-1)^(|S|+1) times the tensor cubic over S (inclusion-exclusion), exact for sums of
-// functions of fewer variables and for cubic polynomials.
-template <class T>
-SCIZ_HD bool predict_cross_cubic(const T* v, int64_t off, const int64_t pitch[3], const int64_t c[3],
-                                 const int64_t n[3], int64_t s, unsigned mask, T& pred) {
-  using namespace fp;
-  int ax[3], k = 0;
-  for (int a = 0; a < 3; ++a)
-    if (mask >> a & 1u) {
-      if (c[a] < 3 * s || c[a] + 3 * s >= n[a]) return false;
-      ax[k++] = a;
-    }
-  bool ok = true;
-  T plus = T(0), minus = T(0);
-  bool pf = true, mf = true;
-  for (unsigned sub = 1; sub < (1u << k); ++sub) {
-    int sa[3], m = 0;
-    for (int j = 0; j < k; ++j)
-      if (sub >> j & 1u) sa[m++] = ax[j];
-    const T t = tensor_cubic<T>(v, off, pitch, sa, m, s, ok);
-    if (m % 2) {
-      plus = pf ? t : add_rn(plus, t);
-      pf = false;
-    } else {
-      minus = mf ? t : add_rn(minus, t);
-      mf = false;
-    }
-  }
-  if (!ok) return false;
-  pred = sub_rn(plus, minus);
-  return true;
+// How far a point of this stencil reaches along each of its axes: s for linear splines and the
+// cross stencil, 3s for cubic splines.
+SCIZ_HD int64_t stencil_reach(const Stencil& st, int64_t s) {
+  return st.cross || st.spline == kLinear ? s : 3 * s;
 }
 
 template <class T>
-SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t pitch[3], const int64_t c[3], const int64_t n[3],
-                        int64_t s, unsigned mask, int spline, bool cross = false) {
+SCIZ_HD T sum_at(const T* v, int64_t off, const int64_t* o, int n) {
+  T acc = v[off + o[0]];
+  for (int i = 1; i < n; ++i) acc = fp::add_rn(acc, v[off + o[i]]);
+  return acc;
+}
+
+// The mean of the orthant Lorenzo predictors: faces / 2 - edges / 4 (+ corners / 8).
+template <class T>
+SCIZ_HD T cross_stencil(const T* v, int64_t off, const Stencil& st) {
   using namespace fp;
-  if (cross && (mask & (mask - 1)) != 0) {
-    T p;
-    if (spline == kCubic && predict_cross_cubic<T>(v, off, pitch, c, n, s, mask, p)) return p;
-    if (predict_cross<T>(v, off, pitch, c, n, s, mask, p)) return p;
-  }
-  T p[3];
-  int o[3];
-  int best = -1, k = 0;
-  for (int ax = 0; ax < 3; ++ax) {
-    if (!(mask >> ax & 1u)) continue;
-    p[k] = predict_axis<T>(v, off, pitch[ax], c[ax], n[ax], s, spline, o[k]);
-    best = o[k] > best ? o[k] : best;
-    ++k;
-  }
-  if (best < 0) return T(0);
-  T sum = T(0);
-  int cnt = 0;
-  for (int j = 0; j < k; ++j) {
-    if (o[j] != best) continue;
-    sum = cnt == 0 ? p[j] : add_rn(sum, p[j]);
-    ++cnt;
-  }
+  const T p = sub_rn(mul_rn(sum_at(v, off, st.face, st.nf), T(0.5)), mul_rn(sum_at(v, off, st.edge, st.ne), T(0.25)));
+  return st.k == 2 ? p : add_rn(p, mul_rn(sum_at(v, off, st.corner, st.nc), T(0.125)));
+}
+
+template <class T>
+SCIZ_HD T mean_of(const T* p, int cnt) {
+  using namespace fp;
+  T sum = p[0];
+  for (int j = 1; j < cnt; ++j) sum = add_rn(sum, p[j]);
   if (cnt == 1) return sum;
   if (cnt == 2) return mul_rn(sum, T(0.5));
   return div_rn(sum, T(3));
+}
+
+// Prediction of a point whose every neighbour in the stencil lies in the box (the caller
+// checked, with stencil_reach). When a neighbour is not finite the result is not finite
+// either, and the caller takes predict_point instead, which then returns the same value
+// whenever all neighbours are finite: the two agree bit for bit wherever this one is used.
+template <class T>
+SCIZ_HD T predict_interior(const T* v, int64_t off, const Stencil& st) {
+  using namespace fp;
+  if (st.cross) return cross_stencil(v, off, st);
+  T p[3];
+  for (int j = 0; j < st.k; ++j) {
+    const int64_t d = st.step[j];
+    const T b = v[off - d], c = v[off + d];
+    p[j] = st.spline == kCubic ? mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(v[off - 3 * d], v[off + 3 * d])), T(0.0625))
+                               : mul_rn(add_rn(b, c), T(0.5));
+  }
+  return mean_of(p, st.k);
+}
+
+// Prediction of any point of a pass, at coordinates c in a box of extents n: the cross
+// stencil where the scheme asks for it and all its neighbours lie in the box and are finite;
+// otherwise each axis' spline_rule, and the mean of those of highest order (section 5.1.2: a
+// cubic is not averaged with a linear), taken in axis order z, y, x; 0 when no axis has a
+// usable neighbour. A 1-D pass has one axis.
+template <class T>
+SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t c[3], const int64_t n[3], int64_t s, const Stencil& st) {
+  if (st.cross) {
+    bool inside = true;
+    for (int j = 0; j < st.k; ++j) inside = inside && c[st.ax[j]] >= s && c[st.ax[j]] + s < n[st.ax[j]];
+    if (inside) {
+      const T p = cross_stencil(v, off, st);
+      if (finite(p)) return p;
+    }
+  }
+  T p[3];
+  int o[3];
+  int best = -1;
+  for (int j = 0; j < st.k; ++j) {
+    const int64_t d = st.step[j], ci = c[st.ax[j]], ni = n[st.ax[j]];
+    const bool ia = ci >= 3 * s, ib = ci >= s, ic = ci + s < ni, id = ci + 3 * s < ni;
+    const T a = ia ? v[off - 3 * d] : T(0);
+    const T b = ib ? v[off - d] : T(0);
+    const T cc = ic ? v[off + d] : T(0);
+    const T dd = id ? v[off + 3 * d] : T(0);
+    p[j] = spline_rule<T>(st.spline, a, b, cc, dd, ia && finite(a), ib && finite(b), ic && finite(cc), id && finite(dd), o[j]);
+    best = o[j] > best ? o[j] : best;
+  }
+  if (best < 0) return T(0);
+  T q[3];
+  int cnt = 0;
+  for (int j = 0; j < st.k; ++j)
+    if (o[j] == best) q[cnt++] = p[j];
+  return mean_of(q, cnt);
 }
 
 // ---- quantizer ----

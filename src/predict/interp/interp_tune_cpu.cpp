@@ -85,19 +85,13 @@ std::vector<Sample<T>> load_samples(const T* x, const Layout& L) {
 // Runs level l of a block with cfg on v (in place), calling on(x, pred, code) per point.
 template <class T, class F>
 void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q, double ebc, F&& on) {
-  const int64_t s = int64_t{1} << (l - 1);
-  Pass passes[7];
-  const int np = level_passes(cfg.scheme, passes);
-  for (int pi = 0; pi < np; ++pi) {
-    const unsigned mask = passes[pi].pred;
-    walk_pass(pass_grid(passes[pi], s, g.w), kBoxPitch, [&](int64_t off, const int64_t* c) {
-      const T pred = predict_point<T>(v.data(), off, kBoxPitch, c, g.w, s, mask, cfg.spline, cfg.scheme == kCross);
-      const T xv = v[off];
-      int32_t big;
-      const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off], big);
-      on(xv, pred, code);
-    });
-  }
+  T* p = v.data();
+  run_level(p, kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{}, [&](int64_t off, const int64_t*, T pred) {
+    const T xv = p[off];
+    int32_t big;
+    const uint8_t code = quantize<T>(xv, pred, q, ebc, p[off], big);
+    on(xv, pred, code);
+  });
 }
 
 // Greedy per block level, coarsest first, on the samples (left in the chosen state).
@@ -173,18 +167,13 @@ void tune_anchor_levels(const T* x, const Layout& L, const std::vector<LevelConf
     const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
     auto run = [&](std::vector<T>& v, LevelConfig c, uint64_t* cost) {
-      Pass passes[7];
-      const int np = level_passes(c.scheme, passes);
-      for (int pi = 0; pi < np; ++pi) {
-        const unsigned mask = passes[pi].pred;
-        walk_pass(pass_grid(passes[pi], s, n), pitch, [&](int64_t off, const int64_t* cc) {
-          const T pred = predict_point<T>(v.data(), off, pitch, cc, n, s, mask, c.spline, c.scheme == kCross);
-          const T xv = v[off];
-          int32_t big;
-      const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off], big);
-          if (cost) *cost += err_cost(xv, pred, q);
-        });
-      }
+      T* p = v.data();
+      run_level(p, pitch, n, s, c, NoSkip{}, [&](int64_t off, const int64_t*, T pred) {
+        const T xv = p[off];
+        int32_t big;
+        quantize<T>(xv, pred, q, ebc, p[off], big);
+        if (cost) *cost += err_cost(xv, pred, q);
+      });
     };
     uint64_t best = ~uint64_t{0};
     LevelConfig pick = cand[0];

@@ -23,25 +23,64 @@ inline PassGrid pass_grid(const Pass& p, int64_t s, const int64_t n[3]) {
   return g;
 }
 
-// Calls f(off, c) for the points of rows [r0, r1) of a pass grid (a row: fixed z and y
-// indices, row r = iz * cnt[1] + iy), in order.
-template <class F>
-inline void walk_rows(const PassGrid& g, const int64_t pitch[3], int64_t r0, int64_t r1, F&& f) {
+// Runs rows [r0, r1) of a pass (a row: fixed z and y indices, row r = iz * cnt[1] + iy), and
+// in each the points of x indices [j0, j1), over a grid of values v with extents n: for every
+// point whose skip(off, c) is false, op(off, c, pred). Points whose stencil lies inside the grid
+// take predict_interior (no range checks), the others, and any non-finite result,
+// predict_point: the same values, faster.
+template <class T, class Skip, class Op>
+inline void run_rows(const T* v, const int64_t pitch[3], const int64_t n[3], const PassGrid& g, const Stencil& st,
+                     int64_t s, int64_t r0, int64_t r1, int64_t j0, int64_t j1, Skip&& skip, Op&& op) {
+  const int64_t reach = stencil_reach(st, s);
+  bool along[3] = {false, false, false};
+  for (int j = 0; j < st.k; ++j) along[st.ax[j]] = true;
+  int64_t jlo = 0, jhi = g.cnt[2];  // x indices whose stencil lies inside along x
+  if (along[2]) {
+    jlo = g.start[2] >= reach ? 0 : (reach - g.start[2] + g.step[2] - 1) / g.step[2];
+    const int64_t lim = n[2] - reach;  // c + reach < n  <=>  c < lim
+    jhi = lim <= g.start[2] ? 0 : (lim - g.start[2] + g.step[2] - 1) / g.step[2];
+    jhi = jhi < g.cnt[2] ? jhi : g.cnt[2];
+  }
   for (int64_t r = r0; r < r1; ++r) {
     int64_t c[3];
     c[0] = g.start[0] + (r / g.cnt[1]) * g.step[0];
     c[1] = g.start[1] + (r % g.cnt[1]) * g.step[1];
+    bool row_in = true;
+    for (int k = 0; k < 2; ++k)
+      if (along[k]) row_in = row_in && c[k] >= reach && c[k] + reach < n[k];
     const int64_t row = c[0] * pitch[0] + c[1] * pitch[1];
-    for (int64_t j = 0; j < g.cnt[2]; ++j) {
+    for (int64_t j = j0; j < j1; ++j) {
       c[2] = g.start[2] + j * g.step[2];
-      f(row + c[2] * pitch[2], c);
+      const int64_t off = row + c[2] * pitch[2];
+      if (skip(off, c)) continue;
+      T pred;
+      if (row_in && j >= jlo && j < jhi) {
+        pred = predict_interior<T>(v, off, st);
+        if (!finite(pred)) pred = predict_point<T>(v, off, c, n, s, st);
+      } else {
+        pred = predict_point<T>(v, off, c, n, s, st);
+      }
+      op(off, c, pred);
     }
   }
 }
 
-template <class F>
-inline void walk_pass(const PassGrid& g, const int64_t pitch[3], F&& f) {
-  if (g.points() > 0) walk_rows(g, pitch, 0, g.cnt[0] * g.cnt[1], f);
+struct NoSkip {
+  bool operator()(int64_t, const int64_t*) const { return false; }
+};
+
+// Runs every pass of a level (stride s, configuration cfg) over a grid, in order.
+template <class T, class Skip, class Op>
+inline void run_level(const T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg, Skip&& skip,
+                      Op&& op) {
+  Pass passes[7];
+  const int np = level_passes(cfg.scheme, passes);
+  for (int pi = 0; pi < np; ++pi) {
+    const PassGrid g = pass_grid(passes[pi], s, n);
+    if (g.points() == 0) continue;
+    const Stencil st = make_stencil(passes[pi].pred, s, pitch, cfg.spline, cfg.scheme == kCross);
+    run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], skip, op);
+  }
 }
 
 // A block's box: 16 owned points per axis and the far face (the next block's first plane),
