@@ -8,6 +8,7 @@
 // and on the codes in plain linear order, i.e. without the level-wise reordering).
 #include <sciz/sciz.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -33,8 +34,40 @@ double entropy_bits(const std::vector<uint64_t>& h) {
   return b;
 }
 
+double seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Minimum over `reps` runs of the tuner, the predictor, the codes' lossless stage and the
+// decoder (the machine is shared: the minimum is the least disturbed run).
 template <class T>
-int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const interp::TuneRequest& req) {
+void time_phases(const std::vector<T>& x, const interp::Layout& L, double eb, const interp::TuneRequest& req, int reps) {
+  double tt = 1e9, tc = 1e9, tl = 1e9, td = 1e9;
+  std::vector<uint8_t> codes(L.total);
+  std::vector<T> out(L.total);
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    const interp::Choice ch = interp::tune_cpu<T>(x.data(), L, eb, req);
+    tt = std::min(tt, seconds(t0));
+    interp::Sparse<T> sp;
+    t0 = std::chrono::steady_clock::now();
+    interp::compress_cpu<T>(x.data(), L, ch, eb, codes.data(), sp);
+    tc = std::min(tc, seconds(t0));
+    t0 = std::chrono::steady_clock::now();
+    const auto sec = bytecodes::encode_cpu(codes);
+    tl = std::min(tl, seconds(t0));
+    t0 = std::chrono::steady_clock::now();
+    const interp::OutlierRanks rk = interp::check_sparse<T>(codes.data(), L, sp);
+    interp::decompress_cpu<T>(codes.data(), sp, rk, L, ch, out.data());
+    td = std::min(td, seconds(t0));
+  }
+  const double mb = double(L.total) * sizeof(T) / 1e6;
+  std::printf("time (min of %d): tune %.1f ms, predict %.1f ms (%.0f MB/s), codes lossless %.1f ms, decode (no lossless) %.1f ms (%.0f MB/s); tune+predict+lossless %.0f MB/s\n",
+              reps, tt * 1e3, tc * 1e3, mb / tc, tl * 1e3, td * 1e3, mb / td, mb / (tt + tc + tl));
+}
+
+template <class T>
+int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const interp::TuneRequest& req, int reps) {
   std::vector<T> x(shape.count());
   std::memcpy(x.data(), raw.data(), raw.size());
   double lo = INFINITY, hi = -INFINITY;
@@ -80,6 +113,7 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
               ol.size(), ex.size());
   std::printf("ratio (sections only) %.3f; without reordering %.3f\n", in_bytes / double(sec.size() + ol.size() + ex.size()),
               in_bytes / double(sec_lin.size() + ol.size() + ex.size()));
+  if (reps > 0) time_phases(x, L, eb, req, reps);
   return 0;
 }
 
@@ -87,7 +121,7 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s FILE f32|f64 DIMS REL [--spline linear|cubic] [--scheme zyx|xyz|md] [--alpha A] [--beta B]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s FILE f32|f64 DIMS REL [--spline linear|cubic] [--scheme zyx|xyz|md] [--alpha A] [--beta B] [--time REPS]\n", argv[0]);
     return 2;
   }
   std::ifstream f(argv[1], std::ios::binary);
@@ -96,6 +130,7 @@ int main(int argc, char** argv) {
   const Shape s = Shape::parse(argv[3]);
   const double rel = std::atof(argv[4]);
   interp::TuneRequest req;
+  int reps = 0;
   req.beta = 4;
   for (int i = 5; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -103,10 +138,11 @@ int main(int argc, char** argv) {
     if (k == "--scheme") req.scheme = v == "zyx" ? 0 : v == "xyz" ? 1 : v == "md" ? 2 : 3;
     if (k == "--alpha") req.alpha = std::atof(v.c_str());
     if (k == "--beta") req.beta = std::atof(v.c_str());
+    if (k == "--time") reps = std::atoi(v.c_str());
   }
   if (raw.size() != s.count() * dtype_size(t)) {
     std::fprintf(stderr, "size mismatch\n");
     return 2;
   }
-  return t == DType::f32 ? run<float>(raw, s, rel, req) : run<double>(raw, s, rel, req);
+  return t == DType::f32 ? run<float>(raw, s, rel, req, reps) : run<double>(raw, s, rel, req, reps);
 }

@@ -20,10 +20,6 @@
 #include "core/fp_rn.hpp"
 #include "core/hd.hpp"
 
-#if !defined(__CUDA_ARCH__)
-#include "core/round_cpu.hpp"
-#endif
-
 namespace sciz::interp {
 
 inline constexpr int kAnchorStride = 16;
@@ -174,18 +170,49 @@ SCIZ_HD T mean_of(const T* p, int cnt) {
 // checked, with stencil_reach). When a neighbour is not finite the result is not finite
 // either, and the caller takes predict_point instead, which then returns the same value
 // whenever all neighbours are finite: the two agree bit for bit wherever this one is used.
-template <class T>
+// K, SPLINE and CROSS are the stencil's k, spline and cross, fixed at compile time so that the
+// hot loops carry no branches on them.
+template <class T, int K, int SPLINE, bool CROSS>
 SCIZ_HD T predict_interior(const T* v, int64_t off, const Stencil& st) {
   using namespace fp;
-  if (st.cross) return cross_stencil(v, off, st);
-  T p[3];
-  for (int j = 0; j < st.k; ++j) {
-    const int64_t d = st.step[j];
-    const T b = v[off - d], c = v[off + d];
-    p[j] = st.spline == kCubic ? mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(v[off - 3 * d], v[off + 3 * d])), T(0.0625))
-                               : mul_rn(add_rn(b, c), T(0.5));
+  if constexpr (CROSS) {
+    return cross_stencil(v, off, st);
+  } else {
+    T p[K];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int j = 0; j < K; ++j) {
+      const int64_t d = st.step[j];
+      const T b = v[off - d], c = v[off + d];
+      if constexpr (SPLINE == kCubic)
+        p[j] = mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(v[off - 3 * d], v[off + 3 * d])), T(0.0625));
+      else
+        p[j] = mul_rn(add_rn(b, c), T(0.5));
+    }
+    if constexpr (K == 1) return p[0];
+    if constexpr (K == 2) return mul_rn(add_rn(p[0], p[1]), T(0.5));
+    if constexpr (K == 3) return div_rn(add_rn(add_rn(p[0], p[1]), p[2]), T(3));
   }
-  return mean_of(p, st.k);
+}
+
+// Calls f.template operator()<K, SPLINE, CROSS>() for the stencil's shape.
+template <class F>
+SCIZ_HD void with_stencil_shape(const Stencil& st, F&& f) {
+  if (st.cross) {
+    if (st.k == 2) f.template operator()<2, kLinear, true>();
+    else f.template operator()<3, kLinear, true>();
+    return;
+  }
+  if (st.spline == kCubic) {
+    if (st.k == 1) f.template operator()<1, kCubic, false>();
+    else if (st.k == 2) f.template operator()<2, kCubic, false>();
+    else f.template operator()<3, kCubic, false>();
+  } else {
+    if (st.k == 1) f.template operator()<1, kLinear, false>();
+    else if (st.k == 2) f.template operator()<2, kLinear, false>();
+    else f.template operator()<3, kLinear, false>();
+  }
 }
 
 // Prediction of any point of a pass, at coordinates c in a box of extents n: the cross
@@ -232,18 +259,25 @@ struct LevelQuant {
   T inv;   // T(1 / (2 eb_l))
 };
 
+// Round half to even. On the host: (|v| + 2^(p-1)) - 2^(p-1) with the sign put back, which is
+// rint in round-to-nearest-even (the proof is in core/round_cpu.hpp, whose rint_ne does the
+// same; it cannot be inlined here, as it carries its own optimization attributes).
 SCIZ_HD float round_even(float v) {
 #if defined(__CUDA_ARCH__)
   return rintf(v);
 #else
-  return rint_ne(v);
+  const float a = __builtin_fabsf(v);
+  const float t = __builtin_copysignf((a + 0x1p23f) - 0x1p23f, v);
+  return a < 0x1p23f ? t : v;
 #endif
 }
 SCIZ_HD double round_even(double v) {
 #if defined(__CUDA_ARCH__)
   return rint(v);
 #else
-  return rint_ne(v);
+  const double a = __builtin_fabs(v);
+  const double t = __builtin_copysign((a + 0x1p52) - 0x1p52, v);
+  return a < 0x1p52 ? t : v;
 #endif
 }
 

@@ -28,9 +28,9 @@ inline PassGrid pass_grid(const Pass& p, int64_t s, const int64_t n[3]) {
 // point whose skip(off, c) is false, op(off, c, pred). Points whose stencil lies inside the grid
 // take predict_interior (no range checks), the others, and any non-finite result,
 // predict_point: the same values, faster.
-template <class T, class Skip, class Op>
-inline void run_rows(const T* v, const int64_t pitch[3], const int64_t n[3], const PassGrid& g, const Stencil& st,
-                     int64_t s, int64_t r0, int64_t r1, int64_t j0, int64_t j1, Skip&& skip, Op&& op) {
+template <class T, int K, int SPLINE, bool CROSS, class Skip, class Op>
+inline void run_rows_shaped(const T* v, const int64_t pitch[3], const int64_t n[3], const PassGrid& g, const Stencil& st,
+                            int64_t s, int64_t r0, int64_t r1, int64_t j0, int64_t j1, Skip&& skip, Op&& op) {
   const int64_t reach = stencil_reach(st, s);
   bool along[3] = {false, false, false};
   for (int j = 0; j < st.k; ++j) along[st.ax[j]] = true;
@@ -41,6 +41,8 @@ inline void run_rows(const T* v, const int64_t pitch[3], const int64_t n[3], con
     jhi = lim <= g.start[2] ? 0 : (lim - g.start[2] + g.step[2] - 1) / g.step[2];
     jhi = jhi < g.cnt[2] ? jhi : g.cnt[2];
   }
+  jlo = jlo > j0 ? jlo : j0;
+  jhi = jhi < j1 ? jhi : j1;
   for (int64_t r = r0; r < r1; ++r) {
     int64_t c[3];
     c[0] = g.start[0] + (r / g.cnt[1]) * g.step[0];
@@ -49,20 +51,35 @@ inline void run_rows(const T* v, const int64_t pitch[3], const int64_t n[3], con
     for (int k = 0; k < 2; ++k)
       if (along[k]) row_in = row_in && c[k] >= reach && c[k] + reach < n[k];
     const int64_t row = c[0] * pitch[0] + c[1] * pitch[1];
-    for (int64_t j = j0; j < j1; ++j) {
+    auto edge = [&](int64_t j) {
       c[2] = g.start[2] + j * g.step[2];
       const int64_t off = row + c[2] * pitch[2];
+      if (!skip(off, c)) op(off, c, predict_point<T>(v, off, c, n, s, st));
+    };
+    if (!row_in || jlo >= jhi) {
+      for (int64_t j = j0; j < j1; ++j) edge(j);
+      continue;
+    }
+    for (int64_t j = j0; j < jlo; ++j) edge(j);
+    const int64_t dx = g.step[2] * pitch[2];
+    int64_t off = row + (g.start[2] + jlo * g.step[2]) * pitch[2];
+    for (int64_t j = jlo; j < jhi; ++j, off += dx) {
+      c[2] = g.start[2] + j * g.step[2];
       if (skip(off, c)) continue;
-      T pred;
-      if (row_in && j >= jlo && j < jhi) {
-        pred = predict_interior<T>(v, off, st);
-        if (!finite(pred)) pred = predict_point<T>(v, off, c, n, s, st);
-      } else {
-        pred = predict_point<T>(v, off, c, n, s, st);
-      }
+      T pred = predict_interior<T, K, SPLINE, CROSS>(v, off, st);
+      if (!finite(pred)) pred = predict_point<T>(v, off, c, n, s, st);
       op(off, c, pred);
     }
+    for (int64_t j = jhi; j < j1; ++j) edge(j);
   }
+}
+
+template <class T, class Skip, class Op>
+inline void run_rows(const T* v, const int64_t pitch[3], const int64_t n[3], const PassGrid& g, const Stencil& st,
+                     int64_t s, int64_t r0, int64_t r1, int64_t j0, int64_t j1, Skip&& skip, Op&& op) {
+  with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
+    run_rows_shaped<T, K, SPLINE, CROSS>(v, pitch, n, g, st, s, r0, r1, j0, j1, skip, op);
+  });
 }
 
 struct NoSkip {
