@@ -13,6 +13,9 @@
 #include "predict/interp/interp.hpp"
 #include "predict/interp/interp_walk.hpp"
 
+// Lambdas called per point from the row loops: inlined into them.
+#define SCIZ_HOT_LAMBDA __attribute__((always_inline))
+
 namespace sciz::interp {
 
 std::vector<double> level_bounds(double eb, int levels, double alpha, double beta) {
@@ -176,9 +179,14 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
       const BoxGeom g = box_geom(L, static_cast<uint64_t>(id));
       T* v = box.get();
       for (int64_t z = 0; z < g.w[0]; ++z)
-        for (int64_t y = 0; y < g.w[1]; ++y)
-          std::memcpy(v + z * kBoxPitch[0] + y * kBoxPitch[1], x + field_index(L, g.o[0] + z, g.o[1] + y, g.o[2]),
-                      static_cast<size_t>(g.w[2]) * sizeof(T));
+        for (int64_t y = 0; y < g.w[1]; ++y) {
+          const T* src = x + field_index(L, g.o[0] + z, g.o[1] + y, g.o[2]);
+          T* dst = v + z * kBoxPitch[0] + y * kBoxPitch[1];
+          if (g.w[2] == kBox)  // a constant size: vector moves, not a rep movs of a variable length
+            std::memcpy(dst, src, kBox * sizeof(T));
+          else
+            std::memcpy(dst, src, static_cast<size_t>(g.w[2]) * sizeof(T));
+        }
       for (int64_t z = 0; z < g.w[0]; z += kAnchorStride)
         for (int64_t y = 0; y < g.w[1]; y += kAnchorStride)
           for (int64_t xx = 0; xx < g.w[2]; xx += kAnchorStride) {
@@ -190,7 +198,7 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
       for (int l = kBlockLevels; l >= 1; --l) {
         const int64_t s = int64_t{1} << (l - 1);
         const LevelQuant<T> ql = q[l - 1];
-        run_level(v, kBoxPitch, g.w, s, ch.config[l - 1], NoSkip{}, [&](int64_t off, const int64_t*, T pred) {
+        run_level(v, kBoxPitch, g.w, s, ch.config[l - 1], NoSkip{}, [&](int64_t off, const int64_t*, T pred) SCIZ_HOT_LAMBDA {
           bcode[off] = quantize<T>(v[off], pred, ql, ebc, v[off], bq[off]);
         });
         const uint64_t start = block_level_start(L, l, g.b);
@@ -311,8 +319,9 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
         const int64_t s = int64_t{1} << (l - 1);
         const LevelQuant<T> ql = q[l - 1];
         run_level(
-            v, kBoxPitch, g.w, s, ch.config[l - 1], [&](int64_t off, const int64_t*) { return bc[off] == kExactCode; },
-            [&](int64_t off, const int64_t*, T pred) { v[off] = reconstruct<T>(bq[off], pred, ql); });
+            v, kBoxPitch, g.w, s, ch.config[l - 1],
+            [&](int64_t off, const int64_t*) SCIZ_HOT_LAMBDA { return bc[off] == kExactCode; },
+            [&](int64_t off, const int64_t*, T pred) SCIZ_HOT_LAMBDA { v[off] = reconstruct<T>(bq[off], pred, ql); });
         walk_owned(g, s, [&](int64_t off, const int64_t* u) {
           if (bc[off] != kExactCode) out[field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2])] = v[off];
         });

@@ -20,6 +20,14 @@
 #include "core/fp_rn.hpp"
 #include "core/hd.hpp"
 
+// The per-point functions of the hot loops: always inlined on the host too (GCC otherwise
+// keeps some out of line, a call per point).
+#if defined(__CUDACC__)
+#define SCIZ_HD_HOT SCIZ_HD
+#else
+#define SCIZ_HD_HOT inline __attribute__((always_inline))
+#endif
+
 namespace sciz::interp {
 
 inline constexpr int kAnchorStride = 16;
@@ -59,10 +67,10 @@ SCIZ_HD bool finite(double v) { return isfinite(v); }
 SCIZ_HD float magnitude(float v) { return fabsf(v); }
 SCIZ_HD double magnitude(double v) { return fabs(v); }
 #else
-SCIZ_HD bool finite(float v) { return std::isfinite(v); }
-SCIZ_HD bool finite(double v) { return std::isfinite(v); }
-SCIZ_HD float magnitude(float v) { return std::fabs(v); }
-SCIZ_HD double magnitude(double v) { return std::fabs(v); }
+SCIZ_HD_HOT bool finite(float v) { return std::isfinite(v); }
+SCIZ_HD_HOT bool finite(double v) { return std::isfinite(v); }
+SCIZ_HD_HOT float magnitude(float v) { return std::fabs(v); }
+SCIZ_HD_HOT double magnitude(double v) { return std::fabs(v); }
 #endif
 
 // One axis: a, b, c, d are the values at i - 3s, i - s, i + s, i + 3s, and ha..hd whether each
@@ -142,7 +150,7 @@ SCIZ_HD int64_t stencil_reach(const Stencil& st, int64_t s) {
 }
 
 template <class T>
-SCIZ_HD T sum_at(const T* v, int64_t off, const int64_t* o, int n) {
+SCIZ_HD_HOT T sum_at(const T* v, int64_t off, const int64_t* o, int n) {
   T acc = v[off + o[0]];
   for (int i = 1; i < n; ++i) acc = fp::add_rn(acc, v[off + o[i]]);
   return acc;
@@ -150,7 +158,7 @@ SCIZ_HD T sum_at(const T* v, int64_t off, const int64_t* o, int n) {
 
 // The mean of the orthant Lorenzo predictors: faces / 2 - edges / 4 (+ corners / 8).
 template <class T>
-SCIZ_HD T cross_stencil(const T* v, int64_t off, const Stencil& st) {
+SCIZ_HD_HOT T cross_stencil(const T* v, int64_t off, const Stencil& st) {
   using namespace fp;
   const T p = sub_rn(mul_rn(sum_at(v, off, st.face, st.nf), T(0.5)), mul_rn(sum_at(v, off, st.edge, st.ne), T(0.25)));
   return st.k == 2 ? p : add_rn(p, mul_rn(sum_at(v, off, st.corner, st.nc), T(0.125)));
@@ -173,7 +181,7 @@ SCIZ_HD T mean_of(const T* p, int cnt) {
 // K, SPLINE and CROSS are the stencil's k, spline and cross, fixed at compile time so that the
 // hot loops carry no branches on them.
 template <class T, int K, int SPLINE, bool CROSS>
-SCIZ_HD T predict_interior(const T* v, int64_t off, const Stencil& st) {
+SCIZ_HD_HOT T predict_interior(const T* v, int64_t off, const Stencil& st) {
   using namespace fp;
   if constexpr (CROSS) {
     return cross_stencil(v, off, st);
@@ -262,7 +270,7 @@ struct LevelQuant {
 // Round half to even. On the host: (|v| + 2^(p-1)) - 2^(p-1) with the sign put back, which is
 // rint in round-to-nearest-even (the proof is in core/round_cpu.hpp, whose rint_ne does the
 // same; it cannot be inlined here, as it carries its own optimization attributes).
-SCIZ_HD float round_even(float v) {
+SCIZ_HD_HOT float round_even(float v) {
 #if defined(__CUDA_ARCH__)
   return rintf(v);
 #else
@@ -271,7 +279,7 @@ SCIZ_HD float round_even(float v) {
   return a < 0x1p23f ? t : v;
 #endif
 }
-SCIZ_HD double round_even(double v) {
+SCIZ_HD_HOT double round_even(double v) {
 #if defined(__CUDA_ARCH__)
   return rint(v);
 #else
@@ -283,7 +291,7 @@ SCIZ_HD double round_even(double v) {
 
 // The value the decoder computes from a residual q (a code's, or an outlier's).
 template <class T>
-SCIZ_HD T reconstruct(int32_t q, T pred, const LevelQuant<T>& lq) {
+SCIZ_HD_HOT T reconstruct(int32_t q, T pred, const LevelQuant<T>& lq) {
   return fp::add_rn(pred, fp::mul_rn(static_cast<T>(q), lq.ebx2));
 }
 
@@ -296,7 +304,7 @@ SCIZ_HD int32_t code_residual(uint8_t code) { return static_cast<int32_t>(code) 
 // the prediction or on the way) fail a comparison and land in the exact branch before any
 // conversion to an integer.
 template <class T>
-SCIZ_HD uint8_t quantize(T x, T pred, const LevelQuant<T>& lq, double eb_check, T& rec, int32_t& big) {
+SCIZ_HD_HOT uint8_t quantize(T x, T pred, const LevelQuant<T>& lq, double eb_check, T& rec, int32_t& big) {
   const T qf = round_even(fp::mul_rn(fp::sub_rn(x, pred), lq.inv));
   if (magnitude(qf) < static_cast<T>(kMaxOutlier)) {
     const int32_t q = static_cast<int32_t>(qf);
