@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
   const Shape s = Shape::parse(argv[3]);
   const double rel = std::atof(argv[4]);
   interp::TuneRequest req;
+  req.codes_bytes = &bytecodes::encoded_bytes;
   int reps = 0;
   req.beta = 4;
   for (int i = 5; i + 1 < argc; i += 2) {

@@ -76,6 +76,7 @@ interp::TuneRequest tune_request(const CompressOptions& o) {
   t.scheme = o.interp_scheme == InterpScheme::auto_select ? -1 : static_cast<int>(o.interp_scheme) - 1;
   t.alpha = a;
   t.beta = b;
+  t.codes_bytes = &bytecodes::encoded_bytes;
   return t;
 }
 

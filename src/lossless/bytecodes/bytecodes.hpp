@@ -14,6 +14,8 @@ namespace sciz::bytecodes {
 inline constexpr uint16_t kCentre = 128;  // the code of a zero residual
 
 std::vector<uint8_t> encode_cpu(std::span<const uint8_t> codes);
+// Bytes encode_cpu would write (the tuner sizes samples with it).
+uint64_t encoded_bytes(std::span<const uint8_t> codes);
 // Validates the section (the stage's own checks, and every code < 256) before writing out.
 void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out);
 // The stage a section names, for display ("unknown" when damaged).

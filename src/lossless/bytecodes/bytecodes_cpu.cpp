@@ -27,6 +27,8 @@ std::vector<uint8_t> encode_cpu(std::span<const uint8_t> codes) {
   return out;
 }
 
+uint64_t encoded_bytes(std::span<const uint8_t> codes) { return encode_cpu(codes).size(); }
+
 void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out) {
   ByteReader r(sec.data(), sec.size(), "interp codes section");
   const uint8_t stage = r.get<uint8_t>("lossless stage");

@@ -27,10 +27,14 @@ std::vector<double> level_bounds(double eb, int levels, double alpha, double bet
 
 // What the caller asks of the tuner: a spline or scheme < 0 is tuned per level; alpha <= 0
 // tunes alpha and beta (alpha 1 turns tightening off).
+// codes_bytes sizes a run of codes as the codes section would store them (the pipeline's
+// lossless coding): the tightening is chosen by the size the samples really take, which at
+// fractions of a bit per code is far from their entropy. Without one, the entropy is used.
 struct TuneRequest {
   int spline = -1;
   int scheme = -1;
   double alpha = 0, beta = 0;
+  uint64_t (*codes_bytes)(std::span<const uint8_t> codes) = nullptr;
 };
 
 Layout layout_of(const Extent& e);
