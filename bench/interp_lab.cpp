@@ -19,6 +19,7 @@
 #include "core/exact_runs.hpp"
 #include "core/geometry.hpp"
 #include "lossless/bytecodes/bytecodes.hpp"
+#include "lossless/codes/codes.hpp"
 #include "predict/interp/interp.hpp"
 
 using namespace sciz;
@@ -80,7 +81,8 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
   std::vector<uint8_t> codes(L.total);
   interp::Sparse<T> sp;
   interp::compress_cpu<T>(x.data(), L, ch, eb, codes.data(), sp);
-  std::printf("eb %.6g  alpha %.3g beta %.3g  levels %d\n", eb, ch.alpha, ch.beta, L.levels);
+  std::printf("eb %.6g  alpha %.3g beta %.3g  levels %d  estimates: interp %.3f bits/value, lorenzo %.3f\n", eb,
+              ch.alpha, ch.beta, L.levels, ch.interp_bits, ch.lorenzo_bits);
   std::printf("level stride config      eb_l/eb   points     bits/pt  outliers  exact\n");
   static const char* spl[] = {"linear", "cubic"};
   static const char* sch[] = {"zyx", "xyz", "md", "cross"};
@@ -131,6 +133,9 @@ int main(int argc, char** argv) {
   const double rel = std::atof(argv[4]);
   interp::TuneRequest req;
   req.codes_bytes = &bytecodes::encoded_bytes;
+  req.lorenzo_codes_bytes = [](std::span<const uint16_t> c) -> uint64_t {
+    return codes::encode_cpu(c, 1024, 512, Lossless::auto_select).bytes.size();
+  };
   int reps = 0;
   req.beta = 4;
   for (int i = 5; i + 1 < argc; i += 2) {

@@ -52,6 +52,10 @@ struct CompressOptions {
   InterpScheme interp_scheme = InterpScheme::auto_select;
   double interp_alpha = 0;
   double interp_beta = 4;
+  // interp: a chunk whose sampled blocks the tuner estimates smaller under first-order Lorenzo
+  // (rough data, e.g. along a time or particle axis) is coded by the lorenzo pipeline inside
+  // the interp stream; false keeps the interpolation everywhere.
+  bool interp_lorenzo = true;
   uint32_t szx_block = 128;  // szx: values per block, a multiple of 32 in 32..4096
   // MiB of input per chunk, cut along the slowest axis (dims[0]); <= 0: the whole field in
   // one chunk. Fields up to 1.5 chunks are one chunk. The stream depends on it (and on

@@ -1,7 +1,9 @@
 // `interp` = spline interpolation in 17^3 blocks over a coded anchor grid (src/predict/interp,
-// docs/INTERP.md) -> uint8 quant codes level by level -> the bytecodes stage; exactly stored
-// values as runs. Params carry every level's spline, scheme and bound, so the decoder needs
-// nothing else. Composition only.
+// docs/INTERP.md) -> uint8 quant codes level by level -> the bytecodes stage; outliers and
+// exactly stored values apart. Params carry every level's spline, scheme and bound, so the
+// decoder needs nothing else. Where the tuner estimates first-order Lorenzo smaller on the
+// sampled blocks, the chunk is the lorenzo pipeline's, wrapped (params: predictor 1, then
+// lorenzo's params; lorenzo's sections). Composition only.
 #include <sciz/error.hpp>
 
 #include <cmath>
@@ -12,24 +14,32 @@
 #include "core/exact_runs.hpp"
 #include "core/trace.hpp"
 #include "lossless/bytecodes/bytecodes.hpp"
+#include "lossless/codes/codes.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/staging.hpp"
 #include "predict/interp/interp.hpp"
+#include "predict/lorenzo/lorenzo_math.hpp"
 
 namespace sciz {
 namespace {
 
 enum Section : uint32_t { kCodes = 1, kOutliers = 2, kExact = 3 };
 constexpr uint8_t kParamsLayout = 1;
+enum Predictor : uint8_t { kInterp = 0, kLorenzo = 1 };
+// Lorenzo is taken when its estimate is below this share of interp's: the estimate favours
+// Lorenzo by a few percent on the real fields (docs/INTERP.md), so close calls stay interp.
+constexpr double kLorenzoShare = 0.97;
 
-// Params: u8 layout (1), u8 level count L, u16 0, f32 alpha, f32 beta (the tightening that
-// gave the bounds; shown, not used), L x u8 level config (spline | scheme << 4, level 1
-// first), L x f64 level bound.
+// Params: u8 layout (1), u8 predictor (0 interp, 1 lorenzo). Interp: u8 level count L, u8 0,
+// f32 alpha, f32 beta (the tightening that gave the bounds; shown, not used), L x u8 level
+// config (spline | scheme << 4, level 1 first), L x f64 level bound. Lorenzo: the lorenzo
+// pipeline's params.
 std::vector<uint8_t> encode_params(const interp::Choice& ch) {
   ByteWriter w;
   w.put<uint8_t>(kParamsLayout);
+  w.put<uint8_t>(kInterp);
   w.put<uint8_t>(static_cast<uint8_t>(ch.config.size()));
-  w.put<uint16_t>(0);
+  w.put<uint8_t>(0);
   w.put<float>(static_cast<float>(ch.alpha));
   w.put<float>(static_cast<float>(ch.beta));
   for (const auto& c : ch.config) w.put<uint8_t>(interp::pack_config(c));
@@ -37,12 +47,21 @@ std::vector<uint8_t> encode_params(const interp::Choice& ch) {
   return std::move(w.buffer());
 }
 
-interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout& L, double eb) {
+// The predictor a chunk's params name (checking the layout byte).
+Predictor predictor_of(const std::vector<uint8_t>& b) {
   ByteReader r(b.data(), b.size(), "interp params");
   const uint8_t layout = r.get<uint8_t>("layout");
   SCIZ_REQUIRE(layout == kParamsLayout, Status::unsupported, "interp params: unknown layout " + std::to_string(layout));
+  const uint8_t p = r.get<uint8_t>("predictor");
+  SCIZ_REQUIRE(p == kInterp || p == kLorenzo, Status::corrupt_stream, "interp params: unknown predictor " + std::to_string(p));
+  return static_cast<Predictor>(p);
+}
+
+interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout& L, double eb) {
+  ByteReader r(b.data(), b.size(), "interp params");
+  r.take(2, "layout and predictor");
   const int levels = r.get<uint8_t>("level count");
-  SCIZ_REQUIRE(r.get<uint16_t>("reserved") == 0, Status::corrupt_stream, "interp params: reserved bytes are not zero");
+  SCIZ_REQUIRE(r.get<uint8_t>("reserved") == 0, Status::corrupt_stream, "interp params: reserved byte is not zero");
   SCIZ_REQUIRE(levels == L.levels, Status::corrupt_stream,
                "interp params: " + std::to_string(levels) + " levels, a field of this extent has " + std::to_string(L.levels));
   interp::Choice ch;
@@ -77,6 +96,10 @@ interp::TuneRequest tune_request(const CompressOptions& o) {
   t.alpha = a;
   t.beta = b;
   t.codes_bytes = &bytecodes::encoded_bytes;
+  if (o.interp_lorenzo)
+    t.lorenzo_codes_bytes = [](std::span<const uint16_t> c) -> uint64_t {
+      return codes::encode_cpu(c, 2 * lorenzo::kDefaultRadius, lorenzo::kDefaultRadius, Lossless::auto_select).bytes.size();
+    };
   return t;
 }
 
@@ -91,6 +114,15 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     TracePhase t("interp tune (cpu)");
     ch = interp::tune_cpu<T>(x, L, job.eb_abs, req);
   }
+  if (req.lorenzo_codes_bytes && ch.lorenzo_bits < kLorenzoShare * ch.interp_bits) {
+    std::vector<uint8_t> inner;
+    CompressJob lz = job;
+    lz.opt.radius = lorenzo::kDefaultRadius;  // what the estimate assumed
+    find_pipeline("lorenzo").compress(lz, inner, sections);
+    params = {kParamsLayout, kLorenzo};
+    params.insert(params.end(), inner.begin(), inner.end());
+    return;
+  }
   std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
   interp::Sparse<T> sp;
   {
@@ -102,6 +134,15 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   sections.push_back({kCodes, bytecodes::encode_cpu(std::span<const uint8_t>(codes.get(), L.total))});
   sections.push_back({kOutliers, interp::write_outliers(sp.outliers)});
   sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
+}
+
+// A chunk the lorenzo pipeline coded: its decoder, on the chunk with lorenzo's own params.
+void decompress_lorenzo(const DecompressJob& job) {
+  ParsedChunk inner = *job.chunk;
+  inner.header.params.erase(inner.header.params.begin(), inner.header.params.begin() + 2);
+  DecompressJob j = job;
+  j.chunk = &inner;
+  find_pipeline("lorenzo").decompress(j);
 }
 
 template <class T>
@@ -137,14 +178,20 @@ class InterpPipeline final : public Pipeline {
   }
 
   void decompress(const DecompressJob& job) const override {
+    if (predictor_of(job.chunk->header.params) == kLorenzo) return decompress_lorenzo(job);
     with_type(job.chunk->header.dtype, [&]<class T>() { decompress_typed<T>(job); });
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
+    if (predictor_of(params) == kLorenzo) {
+      auto d = find_pipeline("lorenzo").describe(std::vector<uint8_t>(params.begin() + 2, params.end()));
+      d.insert(d.begin(), {"predictor", "lorenzo (estimated smaller than interpolation on sampled blocks)"});
+      return d;
+    }
     ByteReader r(params.data(), params.size(), "interp params");
-    r.get<uint8_t>("layout");
+    r.take(2, "layout and predictor");
     const int levels = r.get<uint8_t>("level count");
-    r.get<uint16_t>("reserved");
+    r.get<uint8_t>("reserved");
     const float alpha = r.get<float>("alpha"), beta = r.get<float>("beta");
     std::string cfg;
     static const char* spl[] = {"linear", "cubic"};
@@ -157,7 +204,7 @@ class InterpPipeline final : public Pipeline {
     }
     char ab[64];
     std::snprintf(ab, sizeof ab, "alpha %.3g, beta %.3g", alpha, beta);
-    return {{"levels", std::to_string(levels)}, {"level configs", cfg}, {"level bounds", ab}};
+    return {{"predictor", "interpolation"}, {"levels", std::to_string(levels)}, {"level configs", cfg}, {"level bounds", ab}};
   }
 };
 

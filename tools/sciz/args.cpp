@@ -54,6 +54,7 @@ const std::vector<Spec>& specs() {
       {nullptr, "--interp-scheme", true, data_in},
       {nullptr, "--interp-alpha", true, data_in},
       {nullptr, "--interp-beta", true, data_in},
+      {nullptr, "--interp-lorenzo", true, data_in},
       {nullptr, "--runs", true, {C::eval}},
       {nullptr, "--chunk-mb", true, data_in},
       {nullptr, "--slice", true, {C::decompress}},
@@ -192,6 +193,10 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
     else if (ln == "--interp-scheme") o.interp_scheme = parse_interp_scheme(v);
     else if (ln == "--interp-alpha") o.interp_alpha = parse_real(name, v, 0, 16);
     else if (ln == "--interp-beta") o.interp_beta = parse_real(name, v, 1, 1024);
+    else if (ln == "--interp-lorenzo") {
+      if (v != "on" && v != "off") usage_error(name + " " + quote(v) + " must be on or off");
+      o.interp_lorenzo = v == "on";
+    }
     else if (ln == "--runs") o.runs = static_cast<int>(parse_int(name, v, 1, 100000));
     else if (ln == "--chunk-mb") o.chunk_mb = parse_chunk_mb(name, v);
     else if (ln == "--gpu-memory") o.gpu_memory = parse_size(name, v);

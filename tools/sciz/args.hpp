@@ -31,6 +31,7 @@ struct Options {
   InterpScheme interp_scheme = InterpScheme::auto_select;
   double interp_alpha = 0;
   double interp_beta = 4;
+  bool interp_lorenzo = true;
   int runs = 1;
   double chunk_mb = kDefaultChunkMiB;
   std::optional<std::pair<std::optional<uint64_t>, std::optional<uint64_t>>> slice;  // --slice A:B (either side may be open)

@@ -52,6 +52,7 @@ inline CompressOptions compress_options(const Options& o, Device d) {
   co.interp_scheme = o.interp_scheme;
   co.interp_alpha = o.interp_alpha;
   co.interp_beta = o.interp_beta;
+  co.interp_lorenzo = o.interp_lorenzo;
   co.chunk_mb = o.chunk_mb;
   co.gpu_memory = o.gpu_memory;
   co.devices = devices_of(o);

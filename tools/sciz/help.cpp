@@ -74,6 +74,8 @@ std::string field_options() {
          "      --interp-alpha A interp level bounds eb / min(A^(l-1), B), l = 1 the finest:\n"
          "                       0 (default) tunes A and B, 1 keeps every level at eb\n"
          "      --interp-beta B  the cap of that tightening, >= 1 (default 4)\n"
+         "      --interp-lorenzo on|off  interp codes a chunk with the lorenzo predictor\n"
+         "                       where its tuner estimates that smaller (default on)\n"
          "      --chunk-mb N     MiB of input per chunk, cut along the slowest axis (default 128;\n"
          "                       0: the whole field in one chunk). Chunks are what streams through\n"
          "                       memory, a GPU or several, and what --slice reads; smaller ones give\n"

@@ -19,6 +19,9 @@ struct Choice {
   std::vector<LevelConfig> config;
   std::vector<double> eb;
   double alpha = 1, beta = 1;
+  // The tuner's estimates on the sampled blocks, bits per value: the interpolation as chosen,
+  // and first-order Lorenzo (dual quantization, radius 512) on the same points.
+  double interp_bits = 0, lorenzo_bits = 0;
 };
 
 // Level bounds of QoZ: eb_l = eb / min(alpha^(l-1), beta). alpha^(l-1) by repeated
@@ -35,6 +38,9 @@ struct TuneRequest {
   int scheme = -1;
   double alpha = 0, beta = 0;
   uint64_t (*codes_bytes)(std::span<const uint8_t> codes) = nullptr;
+  // Sizes Lorenzo's 16-bit codes (radius 512) as the lorenzo pipeline stores them; with one, the
+  // tuner also estimates Lorenzo on the samples (Choice::lorenzo_bits).
+  uint64_t (*lorenzo_codes_bytes)(std::span<const uint16_t> codes) = nullptr;
 };
 
 Layout layout_of(const Extent& e);

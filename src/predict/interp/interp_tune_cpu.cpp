@@ -17,6 +17,7 @@
 
 #include "predict/interp/interp.hpp"
 #include "predict/interp/interp_walk.hpp"
+#include "predict/lorenzo/lorenzo.hpp"
 
 namespace sciz::interp {
 namespace {
@@ -153,8 +154,9 @@ double entropy_bits(const std::vector<uint64_t>& h) {
 // LEB128 size, exact values at their width and a byte of run header.
 template <class T>
 double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& config,
-                   const std::vector<double>& ebs, double ebc, const TuneRequest& req) {
+                   const std::vector<double>& ebs, double ebc, const TuneRequest& req, uint64_t* points = nullptr) {
   double bits = 0;
+  if (points) *points = 0;
   std::vector<std::vector<T>> state;
   for (const auto& s : smp) state.push_back(with_anchor_error(s, ebs[kBlockLevels]));
   std::vector<uint8_t> all;
@@ -163,8 +165,10 @@ double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelCon
     std::vector<uint64_t> h(256, 0);
     uint64_t outlier_bytes = 0;
     for (size_t k = 0; k < smp.size(); ++k)
-      block_level<T>(state[k], smp[k].g, l, config[l - 1], q, ebc, [&](T, T, uint8_t code, int32_t big) {
+      block_level<T>(state[k], smp[k].g, l, config[l - 1], q, ebc, [&](T xv, T, uint8_t code, int32_t big) {
+        if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
         ++h[code];
+        if (points) ++*points;
         if (req.codes_bytes) all.push_back(code);
         if (code == kOutlierCode) outlier_bytes += leb128_bytes(outlier_word(big));
       });
@@ -173,6 +177,44 @@ double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelCon
   }
   if (req.codes_bytes) bits += 8.0 * static_cast<double>(req.codes_bytes(all));
   return bits;
+}
+
+// Bits per value of first-order Lorenzo with dual quantization (the lorenzo pipeline's
+// predictor, radius 512) on the samples: every box point whose neighbours at -1 lie in the box,
+// its codes sized by the request's coder, outliers at 8 bytes (index and residual) and exact
+// values at their width and a byte of run header.
+template <class T>
+double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, double eb, const TuneRequest& req) {
+  const auto p = lorenzo::make_params<T>(eb, lorenzo::kDefaultRadius);
+  const int ndim = L.n[0] > 1 ? 3 : L.n[1] > 1 ? 2 : 1;
+  std::vector<uint16_t> codes;
+  uint64_t outliers = 0, exact = 0;
+  std::vector<int32_t> d(kBoxVolume);
+  for (const auto& s : smp) {
+    std::vector<uint8_t> skip(kBoxVolume, 0);  // NaN and Inf: the same runs for any predictor
+    for (int i = 0; i < kBoxVolume; ++i) {
+      skip[i] = !finite(s.x[i]);
+      if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++exact;
+    }
+    // Points of axes of extent 1 sit at 0; the others from 1 on.
+    const int64_t lo[3] = {s.g.w[0] > 1 ? 1 : 0, s.g.w[1] > 1 ? 1 : 0, s.g.w[2] > 1 ? 1 : 0};
+    auto at = [&](int z, int y, int x) { return d[z * kBoxPitch[0] + y * kBoxPitch[1] + x]; };
+    for (int64_t z = lo[0]; z < s.g.w[0]; ++z)
+      for (int64_t y = lo[1]; y < s.g.w[1]; ++y)
+        for (int64_t x = lo[2]; x < s.g.w[2]; ++x) {
+          if (skip[z * kBoxPitch[0] + y * kBoxPitch[1] + x]) continue;
+          const int32_t dl = ndim == 3   ? lorenzo::delta(at, int(z), int(y), int(x), 3)
+                             : ndim == 2 ? lorenzo::delta([&](int, int yy, int xx) { return at(0, yy, xx); }, 0, int(y), int(x), 2)
+                                         : lorenzo::delta([&](int, int, int xx) { return at(0, 0, xx); }, 0, 0, int(x), 1);
+          uint16_t c;
+          if (!lorenzo::to_code(dl, p.radius, c)) ++outliers;
+          codes.push_back(c);
+        }
+  }
+  if (codes.empty()) return 0;
+  const double bits = 8.0 * static_cast<double>(req.lorenzo_codes_bytes(codes)) + 64.0 * static_cast<double>(outliers) +
+                      static_cast<double>(exact) * (8.0 * sizeof(T) + 8.0);
+  return bits / static_cast<double>(codes.size());
 }
 
 // The anchor levels, tuned greedily on the anchor grid (original values, quantized as the
@@ -257,6 +299,12 @@ Choice tune_cpu(const T* x, const Layout& L, double eb, const TuneRequest& req) 
     if (ch.alpha != 1) tune_configs();
   }
   ch.eb = level_bounds(eb, L.levels, ch.alpha, ch.beta);
+  if (req.codes_bytes) {
+    uint64_t points = 0;
+    const double bits = sample_bits<T>(smp, ch.config, ch.eb, ebc, req, &points);
+    ch.interp_bits = points ? bits / static_cast<double>(points) : 0;
+  }
+  if (req.lorenzo_codes_bytes) ch.lorenzo_bits = lorenzo_sample_bits<T>(smp, L, eb, req);
   return ch;
 }
 
