@@ -45,9 +45,29 @@ struct TuneRequest {
 
 Layout layout_of(const Extent& e);
 
-// Auto-tuning (section 5.1.3) on sampled blocks; deterministic, independent of threads.
+// What the tuner reads of a field: the boxes of the sampled blocks (sample_blocks(), about
+// 0.2 % of them and at least a few dozen) and a window of the anchor grid (anchor_window(), at
+// most 2^16 anchors from the origin). Gathered by either device; the tuner then runs on the
+// host, so both devices choose the same.
 template <class T>
-Choice tune_cpu(const T* x, const Layout& L, double eb, const TuneRequest& req);
+struct TuneInput {
+  std::vector<uint64_t> blocks;  // sampled block ids
+  std::vector<T> boxes;          // kBox^3 values per sampled block, 0 outside its box
+  int64_t window[3] = {1, 1, 1};
+  std::vector<T> anchors;        // the window of the anchor grid, z-y-x
+};
+std::vector<uint64_t> sample_blocks(const Layout& L);
+void anchor_window(const Layout& L, int64_t window[3]);
+template <class T>
+TuneInput<T> gather_cpu(const T* x, const Layout& L);
+
+// Auto-tuning (section 5.1.3) on the gathered samples; deterministic.
+template <class T>
+Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneRequest& req);
+template <class T>
+Choice tune_cpu(const T* x, const Layout& L, double eb, const TuneRequest& req) {
+  return tune<T>(gather_cpu<T>(x, L), L, eb, req);
+}
 
 template <class T>
 struct Sparse {

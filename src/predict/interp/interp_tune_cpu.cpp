@@ -25,21 +25,13 @@ namespace {
 constexpr uint64_t kErrCap = uint64_t{1} << 20;  // cost of an exactly stored point
 constexpr double kSampleFraction = 0.002;        // of the blocks (section 5.1.3)
 constexpr uint64_t kMinSamples = 24;
+constexpr int64_t kAnchorWindow = int64_t{1} << 16;  // anchors the anchor levels are tuned on
 
 // Cost of a prediction: |x - pred| in units of eb_l / 8, capped; non-finite = the cap.
 template <class T>
 uint64_t err_cost(T x, T pred, const LevelQuant<T>& q) {
   const double e = std::fabs(static_cast<double>(x) - static_cast<double>(pred)) * static_cast<double>(q.inv) * 16.0;
   return e < static_cast<double>(kErrCap) ? static_cast<uint64_t>(e) : kErrCap;
-}
-
-std::vector<uint64_t> sample_blocks(const Layout& L) {
-  const uint64_t nb = L.g[0] * L.g[1] * L.g[2];
-  uint64_t want = static_cast<uint64_t>(std::ceil(kSampleFraction * static_cast<double>(nb)));
-  want = std::min(nb, std::max(want, kMinSamples));
-  std::vector<uint64_t> ids(want);
-  for (uint64_t k = 0; k < want; ++k) ids[k] = (2 * k + 1) * nb / (2 * want);
-  return ids;
 }
 
 // The spline x scheme pairs that differ on a field of this extent (in 1-D every scheme is
@@ -65,16 +57,12 @@ struct Sample {
 };
 
 template <class T>
-std::vector<Sample<T>> load_samples(const T* x, const Layout& L) {
+std::vector<Sample<T>> load_samples(const TuneInput<T>& in, const Layout& L) {
   std::vector<Sample<T>> out;
-  for (uint64_t id : sample_blocks(L)) {
+  for (size_t k = 0; k < in.blocks.size(); ++k) {
     Sample<T> s;
-    s.g = box_geom(L, id);
-    s.x.assign(kBoxVolume, T(0));
-    for (int64_t z = 0; z < s.g.w[0]; ++z)
-      for (int64_t y = 0; y < s.g.w[1]; ++y)
-        std::memcpy(&s.x[z * kBoxPitch[0] + y * kBoxPitch[1]],
-                    x + ((s.g.o[0] + z) * L.n[1] + s.g.o[1] + y) * L.n[2] + s.g.o[2], s.g.w[2] * sizeof(T));
+    s.g = box_geom(L, in.blocks[k]);
+    s.x.assign(in.boxes.begin() + k * kBoxVolume, in.boxes.begin() + (k + 1) * kBoxVolume);
     s.v = s.x;
     out.push_back(std::move(s));
   }
@@ -217,23 +205,20 @@ double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, d
   return bits / static_cast<double>(codes.size());
 }
 
-// The anchor levels, tuned greedily on the anchor grid (original values, quantized as the
-// twin quantizes them).
+// The anchor levels, tuned greedily on the window of the anchor grid (original values,
+// quantized as the twin quantizes them). Levels coarser than the window's take the coarsest
+// configuration it tuned.
 template <class T>
-void tune_anchor_levels(const T* x, const Layout& L, const std::vector<LevelConfig>& cand, const std::vector<double>& ebs,
-                        double ebc, std::vector<LevelConfig>& config) {
-  if (L.levels - 1 <= kBlockLevels) return;
-  int64_t n[3], pitch[3];
-  for (int k = 0; k < 3; ++k) n[k] = static_cast<int64_t>((L.n[k] - 1) / kAnchorStride + 1);
-  pitch[2] = 1, pitch[1] = n[2], pitch[0] = n[1] * n[2];
-  std::vector<T> A(static_cast<size_t>(n[0] * n[1] * n[2]));
-  for (int64_t z = 0; z < n[0]; ++z)
-    for (int64_t y = 0; y < n[1]; ++y)
-      for (int64_t xx = 0; xx < n[2]; ++xx)
-        A[(z * n[1] + y) * n[2] + xx] =
-            x[((static_cast<uint64_t>(z) * kAnchorStride) * L.n[1] + static_cast<uint64_t>(y) * kAnchorStride) * L.n[2] +
-              static_cast<uint64_t>(xx) * kAnchorStride];
-  for (int l = L.levels - 1; l > kBlockLevels; --l) {
+void tune_anchor_levels(const TuneInput<T>& in, const Layout& L, const std::vector<LevelConfig>& cand,
+                        const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config) {
+  const int64_t* n = in.window;
+  const Layout W = make_layout(static_cast<uint64_t>(n[0] - 1) * kAnchorStride + 1,
+                               static_cast<uint64_t>(n[1] - 1) * kAnchorStride + 1,
+                               static_cast<uint64_t>(n[2] - 1) * kAnchorStride + 1);
+  if (W.levels - 1 <= kBlockLevels) return;
+  const int64_t pitch[3] = {n[1] * n[2], n[2], 1};
+  std::vector<T> A = in.anchors;
+  for (int l = W.levels - 1; l > kBlockLevels; --l) {
     const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
     auto run = [&](std::vector<T>& v, LevelConfig c, uint64_t* cost) {
@@ -258,12 +243,56 @@ void tune_anchor_levels(const T* x, const Layout& L, const std::vector<LevelConf
     config[l - 1] = pick;
     run(A, pick, nullptr);
   }
+  for (int l = W.levels; l < L.levels; ++l) config[l - 1] = config[W.levels - 2];
 }
 
 }  // namespace
 
+std::vector<uint64_t> sample_blocks(const Layout& L) {
+  const uint64_t nb = L.g[0] * L.g[1] * L.g[2];
+  uint64_t want = static_cast<uint64_t>(std::ceil(kSampleFraction * static_cast<double>(nb)));
+  want = std::min(nb, std::max(want, kMinSamples));
+  std::vector<uint64_t> ids(want);
+  for (uint64_t k = 0; k < want; ++k) ids[k] = (2 * k + 1) * nb / (2 * want);
+  return ids;
+}
+
+void anchor_window(const Layout& L, int64_t w[3]) {
+  for (int k = 0; k < 3; ++k) w[k] = static_cast<int64_t>((L.n[k] - 1) / kAnchorStride + 1);
+  while (w[0] * w[1] * w[2] > kAnchorWindow) {
+    int big = 0;
+    for (int k = 1; k < 3; ++k)
+      if (w[k] > w[big]) big = k;
+    w[big] = (w[big] + 1) / 2;
+  }
+}
+
 template <class T>
-Choice tune_cpu(const T* x, const Layout& L, double eb, const TuneRequest& req) {
+TuneInput<T> gather_cpu(const T* x, const Layout& L) {
+  TuneInput<T> in;
+  in.blocks = sample_blocks(L);
+  in.boxes.assign(in.blocks.size() * kBoxVolume, T(0));
+  for (size_t k = 0; k < in.blocks.size(); ++k) {
+    const BoxGeom g = box_geom(L, in.blocks[k]);
+    for (int64_t z = 0; z < g.w[0]; ++z)
+      for (int64_t y = 0; y < g.w[1]; ++y)
+        std::memcpy(&in.boxes[k * kBoxVolume + z * kBoxPitch[0] + y * kBoxPitch[1]],
+                    x + ((g.o[0] + z) * L.n[1] + g.o[1] + y) * L.n[2] + g.o[2], g.w[2] * sizeof(T));
+  }
+  anchor_window(L, in.window);
+  const int64_t* w = in.window;
+  in.anchors.resize(static_cast<size_t>(w[0] * w[1] * w[2]));
+  for (int64_t z = 0; z < w[0]; ++z)
+    for (int64_t y = 0; y < w[1]; ++y)
+      for (int64_t xx = 0; xx < w[2]; ++xx)
+        in.anchors[(z * w[1] + y) * w[2] + xx] =
+            x[((static_cast<uint64_t>(z) * kAnchorStride) * L.n[1] + static_cast<uint64_t>(y) * kAnchorStride) * L.n[2] +
+              static_cast<uint64_t>(xx) * kAnchorStride];
+  return in;
+}
+
+template <class T>
+Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneRequest& req) {
   const double ebc = eb_check<T>(eb);
   Choice ch;
   ch.config.assign(L.levels, LevelConfig{});
@@ -272,13 +301,13 @@ Choice tune_cpu(const T* x, const Layout& L, double eb, const TuneRequest& req) 
   const bool tune_bounds = req.alpha <= 0;
   ch.alpha = tune_bounds ? 1 : req.alpha;
   ch.beta = tune_bounds ? 1 : std::max(req.beta, 1.0);
-  std::vector<Sample<T>> smp = load_samples(x, L);
+  std::vector<Sample<T>> smp = load_samples(in, L);
   auto ebs_now = [&] { return level_bounds(eb, L.levels, ch.alpha, ch.beta); };
   auto tune_configs = [&] {
     for (auto& sm : smp) sm.v = with_anchor_error(sm, ebs_now()[kBlockLevels]);
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
     tune_block_levels<T>(smp, cand, ebs, ebc, ch.config);
-    tune_anchor_levels<T>(x, L, cand, ebs, ebc, ch.config);
+    tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
   };
   tune_configs();
   if (tune_bounds) {
@@ -308,7 +337,9 @@ Choice tune_cpu(const T* x, const Layout& L, double eb, const TuneRequest& req) 
   return ch;
 }
 
-template Choice tune_cpu<float>(const float*, const Layout&, double, const TuneRequest&);
-template Choice tune_cpu<double>(const double*, const Layout&, double, const TuneRequest&);
+template TuneInput<float> gather_cpu<float>(const float*, const Layout&);
+template TuneInput<double> gather_cpu<double>(const double*, const Layout&);
+template Choice tune<float>(const TuneInput<float>&, const Layout&, double, const TuneRequest&);
+template Choice tune<double>(const TuneInput<double>&, const Layout&, double, const TuneRequest&);
 
 }  // namespace sciz::interp
