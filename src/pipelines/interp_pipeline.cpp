@@ -11,6 +11,7 @@
 #include <span>
 
 #include "core/byteio.hpp"
+#include "core/device.hpp"
 #include "core/exact_runs.hpp"
 #include "core/trace.hpp"
 #include "lossless/bytecodes/bytecodes.hpp"
@@ -107,12 +108,16 @@ template <class T>
 void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
   const interp::Layout L = interp::layout_of(job.extent);
   const interp::TuneRequest req = tune_request(job.opt);
-  std::vector<T> staged;
-  const T* x = staging::input_on_host(job, L.total, staged);
+  const bool cpu = job.device == Device::cpu;
+  cudaStream_t s = job.opt.stream;
+  std::vector<T> host_staged;
+  dev::Buffer<T> dev_staged;
+  const T* x = cpu ? staging::input_on_host(job, L.total, host_staged) : staging::input_on_device(job, L.total, dev_staged);
   interp::Choice ch;
   {
-    TracePhase t("interp tune (cpu)");
-    ch = interp::tune_cpu<T>(x, L, job.eb_abs, req);
+    // The tuner runs on the host in both cases, on what either device gathered.
+    TracePhase t(cpu ? "interp tune (cpu)" : "interp gather (cuda) + tune (host)");
+    ch = interp::tune<T>(cpu ? interp::gather_cpu<T>(x, L) : interp::gather_cuda<T>(x, L, s), L, job.eb_abs, req);
   }
   if (req.lorenzo_codes_bytes && ch.lorenzo_bits < kLorenzoShare * ch.interp_bits) {
     std::vector<uint8_t> inner;
@@ -123,15 +128,28 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     params.insert(params.end(), inner.begin(), inner.end());
     return;
   }
-  std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
   interp::Sparse<T> sp;
-  {
-    TracePhase t("interp predict + quantize (cpu)");
-    interp::compress_cpu<T>(x, L, ch, job.eb_abs, codes.get(), sp);
+  std::vector<uint8_t> packed;
+  if (cpu) {
+    std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
+    {
+      TracePhase t("interp predict + quantize (cpu)");
+      interp::compress_cpu<T>(x, L, ch, job.eb_abs, codes.get(), sp);
+    }
+    TracePhase t("interp codes section (cpu)");
+    packed = bytecodes::encode_cpu(std::span<const uint8_t>(codes.get(), L.total));
+  } else {
+    dev::Buffer<uint8_t> codes(L.total, s);
+    {
+      TracePhase t("interp predict + quantize (cuda)", true, s);
+      interp::compress_cuda<T>(x, L, ch, job.eb_abs, codes.get(), sp, s);
+    }
+    TracePhase t("interp codes section (cuda)", true, s);
+    packed = bytecodes::encode_cuda(codes.get(), L.total, s);
   }
-  TracePhase t("interp codes + exact sections (cpu)");
+  TracePhase t("interp sparse sections");
   params = encode_params(ch);
-  sections.push_back({kCodes, bytecodes::encode_cpu(std::span<const uint8_t>(codes.get(), L.total))});
+  sections.push_back({kCodes, std::move(packed)});
   sections.push_back({kOutliers, interp::write_outliers(sp.outliers)});
   sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
 }
@@ -151,22 +169,31 @@ void decompress_typed(const DecompressJob& job) {
   const interp::Layout L = interp::layout_of(job.extent);
   const interp::Choice ch = decode_params(ps.header.params, L, ps.header.eb_abs);
   interp::Sparse<T> sp;
-  std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
-  interp::OutlierRanks ranks;
   {
-    TracePhase t("interp sections (cpu)");
+    TracePhase t("interp sparse sections");
     read_runs(ps.section(kExact, "exact values").bytes, L.total, "interp exact-values section", sp.exact_idx,
               sp.exact_val);
     interp::read_outliers(ps.section(kOutliers, "outliers").bytes, L.total, sp.outliers);
-    bytecodes::decode_cpu(ps.section(kCodes, "quant codes").bytes, std::span<uint8_t>(codes.get(), L.total));
-    ranks = interp::check_sparse<T>(codes.get(), L, sp);
   }
-  // Until the CUDA twin lands, a GPU decode runs the CPU twin (and copies to a device output).
-  DecompressJob on_cpu = job;
-  on_cpu.device = Device::cpu;
+  const auto packed = ps.section(kCodes, "quant codes").bytes;
+  cudaStream_t s = job.cuda_stream;
+  std::unique_ptr<uint8_t[]> codes;
+  dev::Buffer<uint8_t> d_codes;
+  interp::OutlierRanks ranks;
+  if (job.device == Device::cpu) {
+    TracePhase t("interp codes section (cpu)");
+    codes.reset(new uint8_t[L.total]);
+    bytecodes::decode_cpu(packed, std::span<uint8_t>(codes.get(), L.total));
+    ranks = interp::check_sparse<T>(codes.get(), L, sp);
+  } else {
+    TracePhase t("interp codes section (cuda)", true, s);
+    d_codes = dev::Buffer<uint8_t>(L.total, s);
+    bytecodes::decode_cuda(packed, d_codes.get(), L.total, s);
+  }
   staging::decode_to_output<T>(
-      on_cpu, L.total, "interp reconstruct (cpu)", [&](T* out) { interp::decompress_cpu<T>(codes.get(), sp, ranks, L, ch, out); },
-      "interp reconstruct (cuda)", [&](T*) { fail(Status::unsupported, "interp: the CUDA twin is not built yet"); });
+      job, L.total, "interp reconstruct (cpu)",
+      [&](T* out) { interp::decompress_cpu<T>(codes.get(), sp, ranks, L, ch, out); }, "interp reconstruct (cuda)",
+      [&](T* out) { interp::decompress_cuda<T>(d_codes.get(), sp, L, ch, out, s); });
 }
 
 class InterpPipeline final : public Pipeline {

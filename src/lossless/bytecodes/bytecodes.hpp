@@ -5,19 +5,34 @@
 //
 // Section: u8 stage (a Lossless value), 7 zero bytes, then that stage's blob.
 #pragma once
+#include <sciz/types.hpp>
+
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "core/cuda_fwd.hpp"
+
 namespace sciz::bytecodes {
 
 inline constexpr uint16_t kCentre = 128;  // the code of a zero residual
+inline constexpr size_t kHeader = 8;
+
+// The section's header: its stage (throws corrupt_stream naming a bad one), and a header put
+// in front of a stage's blob.
+Lossless section_stage(std::span<const uint8_t> sec);
+std::vector<uint8_t> with_header(Lossless stage, const std::vector<uint8_t>& blob);
 
 std::vector<uint8_t> encode_cpu(std::span<const uint8_t> codes);
 // Bytes encode_cpu would write (the tuner sizes samples with it).
 uint64_t encoded_bytes(std::span<const uint8_t> codes);
 // Validates the section (the stage's own checks, and every code < 256) before writing out.
 void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out);
+// The same bytes from codes on the device (d_codes: n bytes), and back into device memory,
+// validated as decode_cpu validates. No section crosses to the device: they are host bytes.
+std::vector<uint8_t> encode_cuda(const uint8_t* d_codes, uint64_t n, cudaStream_t s);
+void decode_cuda(std::span<const uint8_t> sec, uint8_t* d_out, uint64_t n, cudaStream_t s);
+
 // The stage a section names, for display ("unknown" when damaged).
 const char* stage_name(std::span<const uint8_t> sec);
 

@@ -11,25 +11,7 @@
 
 namespace sciz::bytecodes {
 
-namespace {
-constexpr size_t kHeader = 8;
-}
-
-std::vector<uint8_t> encode_cpu(std::span<const uint8_t> codes) {
-  std::unique_ptr<uint16_t[]> wide(new uint16_t[codes.size()]);
-  for (size_t i = 0; i < codes.size(); ++i) wide[i] = codes[i];
-  // bitpack is format 1's stage: kept out of the choice (it never wins on these codes).
-  codes::Encoded e = codes::encode_cpu(std::span<const uint16_t>(wide.get(), codes.size()), 256, kCentre,
-                                       Lossless::auto_select);
-  std::vector<uint8_t> out(kHeader, 0);
-  out[0] = static_cast<uint8_t>(e.stage);
-  out.insert(out.end(), e.bytes.begin(), e.bytes.end());
-  return out;
-}
-
-uint64_t encoded_bytes(std::span<const uint8_t> codes) { return encode_cpu(codes).size(); }
-
-void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out) {
+Lossless section_stage(std::span<const uint8_t> sec) {
   ByteReader r(sec.data(), sec.size(), "interp codes section");
   const uint8_t stage = r.get<uint8_t>("lossless stage");
   const uint8_t* pad = r.take(kHeader - 1, "padding");
@@ -38,8 +20,31 @@ void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out) {
   SCIZ_REQUIRE(stage >= static_cast<uint8_t>(Lossless::bitpack) && stage <= static_cast<uint8_t>(Lossless::zrle_huffman) &&
                    zero,
                Status::corrupt_stream, "interp codes section: unknown lossless stage " + std::to_string(stage));
+  return static_cast<Lossless>(stage);
+}
+
+std::vector<uint8_t> with_header(Lossless stage, const std::vector<uint8_t>& blob) {
+  std::vector<uint8_t> out(kHeader, 0);
+  out[0] = static_cast<uint8_t>(stage);
+  out.insert(out.end(), blob.begin(), blob.end());
+  return out;
+}
+
+std::vector<uint8_t> encode_cpu(std::span<const uint8_t> codes) {
+  std::unique_ptr<uint16_t[]> wide(new uint16_t[codes.size()]);
+  for (size_t i = 0; i < codes.size(); ++i) wide[i] = codes[i];
+  // bitpack is format 1's stage: kept out of the choice (it never wins on these codes).
+  codes::Encoded e = codes::encode_cpu(std::span<const uint16_t>(wide.get(), codes.size()), 256, kCentre,
+                                       Lossless::auto_select);
+  return with_header(e.stage, e.bytes);
+}
+
+uint64_t encoded_bytes(std::span<const uint8_t> codes) { return encode_cpu(codes).size(); }
+
+void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out) {
+  const Lossless stage = section_stage(sec);
   std::unique_ptr<uint16_t[]> wide(new uint16_t[out.size()]);
-  codes::decode_cpu(static_cast<Lossless>(stage), sec.subspan(kHeader), std::span<uint16_t>(wide.get(), out.size()));
+  codes::decode_cpu(stage, sec.subspan(kHeader), std::span<uint16_t>(wide.get(), out.size()));
   uint16_t worst = 0;
   for (size_t i = 0; i < out.size(); ++i) worst = wide[i] > worst ? wide[i] : worst;
   SCIZ_REQUIRE(worst < 256, Status::corrupt_stream,

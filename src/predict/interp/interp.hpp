@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda_fwd.hpp"
 #include "core/geometry.hpp"
 #include "predict/interp/interp_math.hpp"
 
@@ -106,6 +107,23 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
 // outlier_word(q). read_outliers checks every word and that the section ends with the last.
 std::vector<uint8_t> write_outliers(const std::vector<int32_t>& q);
 void read_outliers(std::span<const uint8_t> sec, uint64_t max_count, std::vector<int32_t>& q);
+
+// ---- CUDA twin (interp_cuda.cu): device pointers, the same choices, codes and lists ----
+
+// The tuner's input gathered on the device (d_x) and brought to the host (one synchronization).
+template <class T>
+TuneInput<T> gather_cuda(const T* d_x, const Layout& L, cudaStream_t s);
+// d_codes: L.total device bytes. The sparse lists come back to the host sorted as the CPU twin
+// sorts them (one synchronization to learn their sizes, one more if they outgrew a first
+// capacity).
+template <class T>
+void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes, Sparse<T>& sp,
+                   cudaStream_t s);
+// Makes check_sparse's checks on the device first (throws corrupt_stream), then decodes into
+// d_out. Synchronizes s before returning.
+template <class T>
+void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& L, const Choice& ch, T* d_out,
+                     cudaStream_t s);
 
 // The double every reconstructed value is checked against: the bound and T(bound), whichever
 // is tighter, so a check in either precision passes.

@@ -259,6 +259,33 @@ SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t c[3], const int64
   return mean_of(q, cnt);
 }
 
+// Either path, chosen by where the point lies (the row runner of the CPU twin picks the same
+// per row; the CUDA twin calls this per point): equal to predict_point everywhere.
+template <class T>
+SCIZ_HD T predict_any(const T* v, int64_t off, const int64_t c[3], const int64_t n[3], int64_t s, const Stencil& st) {
+  const int64_t reach = stencil_reach(st, s);
+  bool inside = true;
+  for (int j = 0; j < st.k; ++j) {
+    const int64_t ci = c[st.ax[j]];
+    inside = inside && ci >= reach && ci + reach < n[st.ax[j]];
+  }
+  if (inside) {
+    T p;
+    if (st.cross)
+      p = cross_stencil(v, off, st);
+    else if (st.spline == kCubic)
+      p = st.k == 1   ? predict_interior<T, 1, kCubic, false>(v, off, st)
+          : st.k == 2 ? predict_interior<T, 2, kCubic, false>(v, off, st)
+                      : predict_interior<T, 3, kCubic, false>(v, off, st);
+    else
+      p = st.k == 1   ? predict_interior<T, 1, kLinear, false>(v, off, st)
+          : st.k == 2 ? predict_interior<T, 2, kLinear, false>(v, off, st)
+                      : predict_interior<T, 3, kLinear, false>(v, off, st);
+    if (finite(p)) return p;
+  }
+  return predict_point<T>(v, off, c, n, s, st);
+}
+
 // ---- quantizer ----
 
 template <class T>
@@ -364,6 +391,22 @@ SCIZ_HD void pass_range(const Pass& p, int k, int64_t s, int64_t& start, int64_t
   } else {
     start = 0, step = 2 * s;
   }
+}
+
+// The points of a pass on a grid of extents n: on axis k, cnt[k] coordinates start[k] +
+// j step[k].
+struct PassGrid {
+  int64_t start[3], step[3], cnt[3];
+  SCIZ_HD int64_t points() const { return cnt[0] * cnt[1] * cnt[2]; }
+};
+
+SCIZ_HD PassGrid pass_grid(const Pass& p, int64_t s, const int64_t n[3]) {
+  PassGrid g;
+  for (int k = 0; k < 3; ++k) {
+    pass_range(p, k, s, g.start[k], g.step[k]);
+    g.cnt[k] = g.start[k] < n[k] ? (n[k] - 1 - g.start[k]) / g.step[k] + 1 : 0;
+  }
+  return g;
 }
 
 // ---- where a point's code sits ----
@@ -488,6 +531,32 @@ SCIZ_HD uint64_t code_index(const Layout& L, const uint64_t c[3]) {
   uint64_t b[3], u[3];
   for (int k = 0; k < 3; ++k) b[k] = c[k] / kAnchorStride, u[k] = c[k] % kAnchorStride;
   return block_code_index(L, l, b, u);
+}
+
+// A block's box: 16 owned points per axis and the far face (the next block's first plane),
+// cut at the field's end; values at pitches (kBoxPlane, kBox, 1).
+inline constexpr int kBoxPlane = kBox * kBox;
+inline constexpr int kBoxVolume = kBox * kBox * kBox;
+
+struct BoxGeom {
+  uint64_t b[3];   // block indices
+  uint64_t o[3];   // origin in the field (16 b)
+  int64_t w[3];    // extent of the box (<= 17)
+  int64_t own[3];  // owned extent (<= 16)
+};
+
+SCIZ_HD BoxGeom box_geom(const Layout& L, uint64_t id) {
+  BoxGeom g;
+  g.b[2] = id % L.g[2];
+  g.b[1] = (id / L.g[2]) % L.g[1];
+  g.b[0] = id / (L.g[2] * L.g[1]);
+  for (int k = 0; k < 3; ++k) {
+    g.o[k] = g.b[k] * kAnchorStride;
+    const uint64_t left = L.n[k] - g.o[k];
+    g.w[k] = static_cast<int64_t>(left < kBox ? left : kBox);
+    g.own[k] = static_cast<int64_t>(left < kAnchorStride ? left : kAnchorStride);
+  }
+  return g;
 }
 
 }  // namespace sciz::interp

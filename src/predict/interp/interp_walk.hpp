@@ -7,22 +7,6 @@
 
 namespace sciz::interp {
 
-// The points of a pass on a grid of extents n: on axis k, cnt[k] coordinates start[k] +
-// j step[k].
-struct PassGrid {
-  int64_t start[3], step[3], cnt[3];
-  int64_t points() const { return cnt[0] * cnt[1] * cnt[2]; }
-};
-
-inline PassGrid pass_grid(const Pass& p, int64_t s, const int64_t n[3]) {
-  PassGrid g;
-  for (int k = 0; k < 3; ++k) {
-    pass_range(p, k, s, g.start[k], g.step[k]);
-    g.cnt[k] = g.start[k] < n[k] ? (n[k] - 1 - g.start[k]) / g.step[k] + 1 : 0;
-  }
-  return g;
-}
-
 // Runs rows [r0, r1) of a pass (a row: fixed z and y indices, row r = iz * cnt[1] + iy), and
 // in each the points of x indices [j0, j1), over a grid of values v with extents n: for every
 // point whose skip(off, c) is false, op(off, c, pred). Points whose stencil lies inside the grid
@@ -100,31 +84,7 @@ inline void run_level(const T* v, const int64_t pitch[3], const int64_t n[3], in
   }
 }
 
-// A block's box: 16 owned points per axis and the far face (the next block's first plane),
-// cut at the field's end. Values and codes at pitch 17.
-inline constexpr int64_t kBoxPitch[3] = {kBox * kBox, kBox, 1};
-inline constexpr int kBoxVolume = kBox * kBox * kBox;
-
-struct BoxGeom {
-  uint64_t b[3];   // block indices
-  uint64_t o[3];   // origin in the field (16 b)
-  int64_t w[3];    // extent of the box (<= 17)
-  int64_t own[3];  // owned extent (<= 16)
-};
-
-inline BoxGeom box_geom(const Layout& L, uint64_t id) {
-  BoxGeom g;
-  g.b[2] = id % L.g[2];
-  g.b[1] = (id / L.g[2]) % L.g[1];
-  g.b[0] = id / (L.g[2] * L.g[1]);
-  for (int k = 0; k < 3; ++k) {
-    g.o[k] = g.b[k] * kAnchorStride;
-    const uint64_t left = L.n[k] - g.o[k];
-    g.w[k] = static_cast<int64_t>(left < kBox ? left : kBox);
-    g.own[k] = static_cast<int64_t>(left < kAnchorStride ? left : kAnchorStride);
-  }
-  return g;
-}
+inline constexpr int64_t kBoxPitch[3] = {kBoxPlane, kBox, 1};
 
 // Calls f(off, u) for the owned points of block level with stride s in the order of the codes
 // section (lexicographic, points of coarser levels skipped).
