@@ -37,6 +37,7 @@ std::vector<double> level_bounds(double eb, int levels, double alpha, double bet
 struct TuneRequest {
   int spline = -1;
   int scheme = -1;
+  unsigned scheme_mask = 0xF;  // with scheme < 0: the schemes the tuner may choose (bit = Scheme)
   double alpha = 0, beta = 0;
   uint64_t (*codes_bytes)(std::span<const uint8_t> codes) = nullptr;
   // Sizes Lorenzo's 16-bit codes (radius 512) as the lorenzo pipeline stores them; with one, the

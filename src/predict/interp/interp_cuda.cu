@@ -87,7 +87,8 @@ __device__ inline uint64_t anchor_pos(const Layout& L, int l, const AnchorGridDe
 }
 
 template <class T>
-__global__ void gather_boxes_kernel(const T* x, Layout L, const uint64_t* blocks, T* boxes) {
+__global__ void gather_boxes_kernel(const T* x, const Layout* Lp, const uint64_t* blocks, T* boxes) {
+  const Layout& L = *Lp;
   const BoxGeom g = box_geom(L, blocks[blockIdx.x]);
   T* box = boxes + uint64_t(blockIdx.x) * kBoxVolume;
   for (int i = threadIdx.x; i < kBoxVolume; i += blockDim.x) {
@@ -98,7 +99,8 @@ __global__ void gather_boxes_kernel(const T* x, Layout L, const uint64_t* blocks
 
 // A[i] = x at anchor i of a grid of extents n (a window of the anchor grid, or all of it).
 template <class T>
-__global__ void gather_anchors_kernel(const T* x, Layout L, int64_t n1, int64_t n2, uint64_t count, T* A) {
+__global__ void gather_anchors_kernel(const T* x, const Layout* Lp, int64_t n1, int64_t n2, uint64_t count, T* A) {
+  const Layout& L = *Lp;
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
     const uint64_t xx = i % n2, y = (i / n2) % n1, z = i / (n1 * n2);
     A[i] = x[field_index(L, z * kAnchorStride, y * kAnchorStride, xx * kAnchorStride)];
@@ -110,7 +112,8 @@ int grid_for(uint64_t n) { return static_cast<int>(std::min<uint64_t>((n + kThre
 // ---- encoder ----
 
 template <class T>
-__global__ void root_encode_kernel(T* A, Layout L, LevelQuant<T> q, double ebc, uint8_t* codes, Sinks<T> sk) {
+__global__ void root_encode_kernel(T* A, const Layout* Lp, LevelQuant<T> q, double ebc, uint8_t* codes, Sinks<T> sk) {
+  const Layout& L = *Lp;
   T rec;
   int32_t big = 0;
   const uint64_t pos = L.base[L.levels];
@@ -122,7 +125,8 @@ __global__ void root_encode_kernel(T* A, Layout L, LevelQuant<T> q, double ebc, 
 
 template <class T>
 __global__ void anchor_pass_encode_kernel(T* A, AnchorGridDev a, PassGrid g, Stencil st, int l, LevelQuant<T> q,
-                                          double ebc, Layout L, uint8_t* codes, Sinks<T> sk) {
+                                          double ebc, const Layout* Lp, uint8_t* codes, Sinks<T> sk) {
+  const Layout& L = *Lp;
   const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
   const int64_t total = g.points();
   for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
@@ -206,10 +210,12 @@ __device__ void run_block_levels(const BoxGeom& g, const LevelTable<T>& lt, int 
 }
 
 template <class T, int G>
-__global__ void __launch_bounds__(kThreads) block_encode_kernel(const T* x, const T* A, AnchorGridDev a, Layout L,
-                                                                LevelTable<T> lt, double ebc, uint8_t* codes,
+__global__ void __launch_bounds__(kThreads) block_encode_kernel(const T* x, const T* A, AnchorGridDev a, const Layout* Lp,
+                                                                const LevelTable<T>* ltp, double ebc, uint8_t* codes,
                                                                 Sinks<T> sk, uint64_t first, uint64_t nblocks,
                                                                 int box_vol) {
+  const Layout& L = *Lp;
+  const LevelTable<T>& lt = *ltp;
   extern __shared__ __align__(16) unsigned char smem[];
   const GroupOf me = group_of<G>(first);
   if (me.block >= nblocks) return;  // only whole idle groups (G < kThreads) get here
@@ -235,10 +241,10 @@ __global__ void __launch_bounds__(kThreads) block_encode_kernel(const T* x, cons
 // ---- decoder ----
 
 // Outlier codes per run of 256 codes (for OutlierRanks on the device).
-__global__ void count_outliers_kernel(const uint8_t* codes, uint64_t n, uint32_t* per256) {
+__global__ void count_outliers_kernel(const uint8_t* codes, uint64_t n, uint64_t* per256) {
   const uint64_t chunks = (n + 255) / 256;
   for (uint64_t c = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks; c += uint64_t(gridDim.x) * blockDim.x) {
-    uint32_t k = 0;
+    uint64_t k = 0;
     const uint64_t end = (c + 1) * 256 < n ? (c + 1) * 256 : n;
     for (uint64_t i = c * 256; i < end; ++i) k += codes[i] == kOutlierCode;
     per256[c] = k;
@@ -259,14 +265,16 @@ struct Ranks {
 };
 
 template <class T>
-__global__ void root_decode_kernel(T* A, const T* out, Layout L, LevelQuant<T> q, Ranks rk) {
+__global__ void root_decode_kernel(T* A, const T* out, const Layout* Lp, LevelQuant<T> q, Ranks rk) {
+  const Layout& L = *Lp;
   const uint64_t pos = L.base[L.levels];
   A[0] = rk.codes[pos] == kExactCode ? out[0] : reconstruct<T>(rk.residual(pos), T(0), q);
 }
 
 template <class T>
 __global__ void anchor_pass_decode_kernel(T* A, const T* out, AnchorGridDev a, PassGrid g, Stencil st, int l,
-                                          LevelQuant<T> q, Layout L, Ranks rk) {
+                                          LevelQuant<T> q, const Layout* Lp, Ranks rk) {
+  const Layout& L = *Lp;
   const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
   const int64_t total = g.points();
   for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
@@ -282,7 +290,8 @@ __global__ void anchor_pass_decode_kernel(T* A, const T* out, AnchorGridDev a, P
 }
 
 template <class T>
-__global__ void anchors_out_kernel(const T* A, Layout L, AnchorGridDev a, T* out) {
+__global__ void anchors_out_kernel(const T* A, const Layout* Lp, AnchorGridDev a, T* out) {
+  const Layout& L = *Lp;
   const uint64_t count = uint64_t(a.n[0] * a.n[1] * a.n[2]);
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
     const uint64_t xx = i % a.n[2], y = (i / a.n[2]) % a.n[1], z = i / (a.n[1] * a.n[2]);
@@ -291,9 +300,11 @@ __global__ void anchors_out_kernel(const T* A, Layout L, AnchorGridDev a, T* out
 }
 
 template <class T, int G>
-__global__ void __launch_bounds__(kThreads) block_decode_kernel(const T* A, AnchorGridDev a, Layout L, LevelTable<T> lt,
+__global__ void __launch_bounds__(kThreads) block_decode_kernel(const T* A, AnchorGridDev a, const Layout* Lp, const LevelTable<T>* ltp,
                                                                 Ranks rk, T* out, uint64_t first, uint64_t nblocks,
                                                                 int box_vol) {
+  const Layout& L = *Lp;
+  const LevelTable<T>& lt = *ltp;
   extern __shared__ __align__(16) unsigned char smem[];
   const GroupOf me = group_of<G>(first);
   if (me.block >= nblocks) return;
@@ -332,8 +343,9 @@ __global__ void count_special_kernel(const uint8_t* codes, uint64_t n, unsigned 
   if (o) atomicAdd(&counts[1], o);
 }
 
-__global__ void exact_on_exact_codes_kernel(const uint8_t* codes, Layout L, const uint64_t* idx, uint64_t count,
+__global__ void exact_on_exact_codes_kernel(const uint8_t* codes, const Layout* Lp, const uint64_t* idx, uint64_t count,
                                             unsigned long long* bad) {
+  const Layout& L = *Lp;
   for (uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += uint64_t(gridDim.x) * blockDim.x) {
     const uint64_t i = idx[k];
     const uint64_t c[3] = {i / (L.n[1] * L.n[2]), (i / L.n[2]) % L.n[1], i % L.n[2]};
@@ -372,6 +384,15 @@ void allow_smem(K kernel, size_t bytes) {
   SCIZ_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
+// Structs read with a dynamic index (level tables, the layout's bases) live in device memory:
+// as kernel parameters, a dynamic index would copy them to every thread's local memory.
+template <class V>
+dev::Buffer<V> on_device(const V& v, cudaStream_t s) {
+  dev::Buffer<V> b(1, s);
+  dev::copy_to_device(b.get(), &v, sizeof(V), s);
+  return b;
+}
+
 template <class T>
 void upload(dev::Buffer<T>& b, const std::vector<T>& v, cudaStream_t s) {
   b = dev::Buffer<T>(v.size(), s);
@@ -388,10 +409,11 @@ TuneInput<T> gather_cuda(const T* d_x, const Layout& L, cudaStream_t s) {
   const uint64_t na = static_cast<uint64_t>(in.window[0] * in.window[1] * in.window[2]);
   dev::Buffer<uint64_t> d_blocks;
   upload(d_blocks, in.blocks, s);
+  const dev::Buffer<Layout> dL = on_device(L, s);
   dev::Buffer<T> d_boxes(in.blocks.size() * kBoxVolume, s), d_anchors(na, s);
-  gather_boxes_kernel<T><<<static_cast<unsigned>(in.blocks.size()), kThreads, 0, s>>>(d_x, L, d_blocks.get(), d_boxes.get());
+  gather_boxes_kernel<T><<<static_cast<unsigned>(in.blocks.size()), kThreads, 0, s>>>(d_x, dL.get(), d_blocks.get(), d_boxes.get());
   SCIZ_CUDA_CHECK_LAUNCH("interp gather_boxes_kernel");
-  gather_anchors_kernel<T><<<grid_for(na), kThreads, 0, s>>>(d_x, L, in.window[1], in.window[2], na, d_anchors.get());
+  gather_anchors_kernel<T><<<grid_for(na), kThreads, 0, s>>>(d_x, dL.get(), in.window[1], in.window[2], na, d_anchors.get());
   SCIZ_CUDA_CHECK_LAUNCH("interp gather_anchors_kernel");
   in.boxes.resize(in.blocks.size() * kBoxVolume);
   in.anchors.resize(na);
@@ -408,6 +430,8 @@ void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, u
   const LevelTable<T> lt = level_table<T>(ch);
   const AnchorGridDev a = anchor_grid_dev(L);
   const uint64_t na = static_cast<uint64_t>(a.n[0] * a.n[1] * a.n[2]);
+  const dev::Buffer<Layout> dL = on_device(L, s);
+  const dev::Buffer<LevelTable<T>> dlt = on_device(lt, s);
   // Outliers and exact values are rare; a first capacity that proves too small is raised to the
   // count found and the field encoded again (the same field gives the same count).
   uint64_t cap = L.total / 64 + 1024;
@@ -419,9 +443,9 @@ void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, u
     dev::Buffer<T> ex_val(cap, s);
     dev::zero(count.get(), 2 * sizeof(unsigned long long), s);
     const Sinks<T> sk{count.get(), out_pos.get(), out_q.get(), ex_idx.get(), ex_val.get(), cap};
-    gather_anchors_kernel<T><<<grid_for(na), kThreads, 0, s>>>(d_x, L, a.n[1], a.n[2], na, A.get());
+    gather_anchors_kernel<T><<<grid_for(na), kThreads, 0, s>>>(d_x, dL.get(), a.n[1], a.n[2], na, A.get());
     SCIZ_CUDA_CHECK_LAUNCH("interp gather_anchors_kernel");
-    root_encode_kernel<T><<<1, 1, 0, s>>>(A.get(), L, lt.q[L.levels - 1], ebc, d_codes, sk);
+    root_encode_kernel<T><<<1, 1, 0, s>>>(A.get(), dL.get(), lt.q[L.levels - 1], ebc, d_codes, sk);
     SCIZ_CUDA_CHECK_LAUNCH("interp root_encode_kernel");
     for (int l = L.levels - 1; l > kBlockLevels; --l) {
       const int64_t st_s = int64_t{1} << (l - 1 - kBlockLevels);
@@ -431,7 +455,7 @@ void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, u
         const PassGrid pg = pass_grid(passes[pi], st_s, a.n);
         if (pg.points() == 0) continue;
         const Stencil st = make_stencil(passes[pi].pred, st_s, a.pitch, lt.cfg[l - 1].spline, lt.cfg[l - 1].scheme == kCross);
-        anchor_pass_encode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), a, pg, st, l, lt.q[l - 1], ebc, L,
+        anchor_pass_encode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), a, pg, st, l, lt.q[l - 1], ebc, dL.get(),
                                                                                 d_codes, sk);
         SCIZ_CUDA_CHECK_LAUNCH("interp anchor_pass_encode_kernel");
       }
@@ -439,7 +463,8 @@ void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, u
     launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
       constexpr int G = decltype(g)::value;
       allow_smem(block_encode_kernel<T, G>, smem);
-      block_encode_kernel<T, G><<<ctas, kThreads, smem, s>>>(d_x, A.get(), a, L, lt, ebc, d_codes, sk, first, nb, box_vol);
+      block_encode_kernel<T, G><<<ctas, kThreads, smem, s>>>(d_x, A.get(), a, dL.get(), dlt.get(), ebc, d_codes, sk, first, nb,
+                                                             box_vol);
       SCIZ_CUDA_CHECK_LAUNCH("interp block_encode_kernel");
     });
     unsigned long long got[2];
@@ -483,6 +508,8 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
   const LevelTable<T> lt = level_table<T>(ch);
   const AnchorGridDev a = anchor_grid_dev(L);
   const uint64_t na = static_cast<uint64_t>(a.n[0] * a.n[1] * a.n[2]);
+  const dev::Buffer<Layout> dL = on_device(L, s);
+  const dev::Buffer<LevelTable<T>> dlt = on_device(lt, s);
   // check_sparse, on the device.
   dev::Buffer<unsigned long long> counts(3, s);
   dev::zero(counts.get(), 3 * sizeof(unsigned long long), s);
@@ -495,7 +522,7 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
   count_special_kernel<<<grid_for(L.total / 16 + 1), kThreads, 0, s>>>(d_codes, L.total, counts.get());
   SCIZ_CUDA_CHECK_LAUNCH("interp count_special_kernel");
   if (!sp.exact_idx.empty()) {
-    exact_on_exact_codes_kernel<<<grid_for(sp.exact_idx.size()), kThreads, 0, s>>>(d_codes, L, ex_idx.get(),
+    exact_on_exact_codes_kernel<<<grid_for(sp.exact_idx.size()), kThreads, 0, s>>>(d_codes, dL.get(), ex_idx.get(),
                                                                                   sp.exact_idx.size(), counts.get() + 2);
     SCIZ_CUDA_CHECK_LAUNCH("interp exact_on_exact_codes_kernel");
   }
@@ -512,7 +539,7 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
                "interp: " + std::to_string(got[2]) + " exact values belong to points that have a quant code");
   // Outlier ranks: counts per 256 codes, then their exclusive sums.
   const uint64_t chunks = (L.total + 255) / 256;
-  dev::Buffer<uint32_t> per(chunks, s);
+  dev::Buffer<uint64_t> per(chunks, s);
   dev::Buffer<uint64_t> before(chunks + 1, s);
   count_outliers_kernel<<<grid_for(chunks), kThreads, 0, s>>>(d_codes, L.total, per.get());
   SCIZ_CUDA_CHECK_LAUNCH("interp count_outliers_kernel");
@@ -528,7 +555,7 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
     SCIZ_CUDA_CHECK_LAUNCH("interp scatter_exact_kernel");
   }
   dev::Buffer<T> A(na, s);
-  root_decode_kernel<T><<<1, 1, 0, s>>>(A.get(), d_out, L, lt.q[L.levels - 1], rk);
+  root_decode_kernel<T><<<1, 1, 0, s>>>(A.get(), d_out, dL.get(), lt.q[L.levels - 1], rk);
   SCIZ_CUDA_CHECK_LAUNCH("interp root_decode_kernel");
   for (int l = L.levels - 1; l > kBlockLevels; --l) {
     const int64_t st_s = int64_t{1} << (l - 1 - kBlockLevels);
@@ -538,17 +565,17 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
       const PassGrid pg = pass_grid(passes[pi], st_s, a.n);
       if (pg.points() == 0) continue;
       const Stencil st = make_stencil(passes[pi].pred, st_s, a.pitch, lt.cfg[l - 1].spline, lt.cfg[l - 1].scheme == kCross);
-      anchor_pass_decode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), d_out, a, pg, st, l, lt.q[l - 1], L,
+      anchor_pass_decode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), d_out, a, pg, st, l, lt.q[l - 1], dL.get(),
                                                                                rk);
       SCIZ_CUDA_CHECK_LAUNCH("interp anchor_pass_decode_kernel");
     }
   }
-  anchors_out_kernel<T><<<grid_for(na), kThreads, 0, s>>>(A.get(), L, a, d_out);
+  anchors_out_kernel<T><<<grid_for(na), kThreads, 0, s>>>(A.get(), dL.get(), a, d_out);
   SCIZ_CUDA_CHECK_LAUNCH("interp anchors_out_kernel");
   launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
     constexpr int G = decltype(g)::value;
     allow_smem(block_decode_kernel<T, G>, smem);
-    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, L, lt, rk, d_out, first, nb, box_vol);
+    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol);
     SCIZ_CUDA_CHECK_LAUNCH("interp block_decode_kernel");
   });
   dev::sync(s);  // the buffers above are freed on return

@@ -238,8 +238,8 @@ SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t c[3], const int64
       if (finite(p)) return p;
     }
   }
-  T p[3];
-  int o[3];
+  T p[3] = {T(0), T(0), T(0)};
+  int o[3] = {-1, -1, -1};
   int best = -1;
   for (int j = 0; j < st.k; ++j) {
     const int64_t d = st.step[j], ci = c[st.ax[j]], ni = n[st.ax[j]];
@@ -252,7 +252,7 @@ SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t c[3], const int64
     best = o[j] > best ? o[j] : best;
   }
   if (best < 0) return T(0);
-  T q[3];
+  T q[3] = {T(0), T(0), T(0)};
   int cnt = 0;
   for (int j = 0; j < st.k; ++j)
     if (o[j] == best) q[cnt++] = p[j];

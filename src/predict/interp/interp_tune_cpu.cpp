@@ -43,7 +43,8 @@ std::vector<LevelConfig> candidates(const Layout& L, const TuneRequest& req) {
     for (int sc = 0; sc < kSchemes; ++sc) {
       if (req.spline >= 0 && sp != req.spline) continue;
       if (req.scheme >= 0 && sc != req.scheme) continue;
-      if (req.scheme < 0 && one_d && sc != kMultiDim) continue;
+      if (req.scheme < 0 && !(req.scheme_mask >> sc & 1u)) continue;
+      if (req.scheme < 0 && one_d && sc != kMultiDim && (req.scheme_mask >> kMultiDim & 1u)) continue;
       out.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
     }
   return out;

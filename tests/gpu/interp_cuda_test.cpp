@@ -1,0 +1,145 @@
+// The interp pipeline across devices: the GPU writes the CPU's stream byte for byte (tuning,
+// codes, outliers, exact values), either device decodes any interp stream to the same bits
+// within the bound, from and into device memory too; and the CUDA twin below the pipeline
+// gives the CPU twin's codes and lists for every configuration. Skipped without a device.
+#include <gtest/gtest.h>
+#include <sciz/sciz.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "gpu/gpu_util.hpp"
+#include "predict/interp/interp.hpp"
+#include "support/shared_fields.hpp"
+#include "support/test_data.hpp"
+
+using namespace sciz;
+
+namespace {
+
+template <class T>
+constexpr DType dtype_of() {
+  return sizeof(T) == 4 ? DType::f32 : DType::f64;
+}
+
+template <class T>
+std::vector<T> decode(const std::vector<uint8_t>& st, uint64_t n, Device d) {
+  std::vector<T> out(n);
+  decompress(st, out.data(), n * sizeof(T), d);
+  return out;
+}
+
+template <class T>
+void expect_interp_cross_device(const Shape& s, const std::vector<T>& x, ErrorBound eb, const std::string& what,
+                                bool lorenzo = true) {
+  SCOPED_TRACE(what + " shape " + s.str() + " eb " + std::to_string(eb.value) + (eb.mode == EbMode::rel ? " rel" : " abs"));
+  const uint64_t n = s.count(), bytes = n * sizeof(T);
+  CompressOptions o;
+  o.eb = eb;
+  o.pipeline = "interp";
+  o.interp_lorenzo = lorenzo;
+  o.device = Device::cpu;
+  const auto st_cpu = compress({x.data(), dtype_of<T>(), s}, o);
+  o.device = Device::cuda;
+  const auto st_gpu = compress({x.data(), dtype_of<T>(), s}, o);
+  ASSERT_EQ(st_cpu.size(), st_gpu.size());
+  ASSERT_TRUE(st_cpu == st_gpu) << "GPU stream differs from the CPU stream";
+
+  const double eb_abs = inspect(st_cpu).eb_abs;
+  const auto ref = decode<T>(st_cpu, n, Device::cpu);
+  EXPECT_EQ(test::check_bound(x, ref, eb_abs), "");
+  EXPECT_TRUE(test::same_bits(ref, decode<T>(st_cpu, n, Device::cuda))) << "GPU decode differs";
+
+  auto d_x = test::upload(x);
+  EXPECT_TRUE(compress({d_x.get(), dtype_of<T>(), s, true}, o) == st_cpu) << "stream from a device pointer differs";
+  dev::Buffer<T> d_out(n, nullptr);
+  decompress(st_cpu, d_out.get(), bytes, Device::cuda, true);
+  EXPECT_TRUE(test::same_bits(ref, test::download(d_out.get(), n))) << "device output differs";
+}
+
+}  // namespace
+
+TEST(InterpCuda, StreamsEqualTheCpuStreams) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* str : {"1", "17", "18", "10007", "17x17", "101x103", "2x131", "17x13x67", "18x18x18", "3x5x7x33",
+                          "64x64x64"}) {
+    const Shape s = Shape::parse(str);
+    for (ErrorBound eb : {ErrorBound{EbMode::rel, 1e-2}, ErrorBound{EbMode::rel, 1e-4}, ErrorBound{EbMode::abs, 1e-3},
+                          ErrorBound{EbMode::abs, 1e-12}}) {
+      expect_interp_cross_device<float>(s, test::smooth_field<float>(s, 1), eb, "smooth f32");
+      expect_interp_cross_device<double>(s, test::smooth_field<double>(s, 2), eb, "smooth f64");
+      expect_interp_cross_device<float>(s, test::random_field<float>(s.count(), 3, 5.0), eb, "random f32", false);
+    }
+  }
+}
+
+TEST(InterpCuda, SpecialValuesAndNanLand) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const Shape s = Shape::parse("20x33x47");
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  auto x = test::smooth_field<float>(s, 9);
+  for (uint64_t i = 0; i < x.size(); ++i) {
+    if ((i / 47) % 6 == 2) x[i] = nan;
+    if (i % 101 == 0) x[i] = inf;
+    if (i % 103 == 1) x[i] = -inf;
+    if (i % 107 == 2) x[i] = std::numeric_limits<float>::denorm_min();
+    if (i % 211 == 5) x[i] = 1e30f;
+  }
+  expect_interp_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "NaN/Inf/denormal/huge");
+  expect_interp_cross_device<float>(s, std::vector<float>(s.count(), nan), {EbMode::rel, 1e-3}, "all NaN");
+  expect_interp_cross_device<float>(s, std::vector<float>(s.count(), -4.25f), {EbMode::rel, 1e-3}, "constant");
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "ocean_nanland_cut_1x4x45x90.f32");
+  std::vector<float> ocean(4 * 45 * 90);
+  ASSERT_EQ(raw.size(), ocean.size() * 4);
+  std::memcpy(ocean.data(), raw.data(), raw.size());
+  for (double rel : {1e-2, 1e-3, 1e-4})
+    expect_interp_cross_device<float>(Shape::parse("1x4x45x90"), ocean, {EbMode::rel, rel}, "ocean NaN land");
+}
+
+TEST(InterpCuda, TwinEqualsCpuTwinForEveryConfiguration) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* str : {"1031", "33x35", "18x17x40"}) {
+    const Shape sh = Shape::parse(str);
+    const Extent e = effective_extent(sh);
+    const interp::Layout L = interp::layout_of(e);
+    auto x = test::smooth_field<float>(sh, 4);
+    x[7] = std::numeric_limits<float>::quiet_NaN();
+    const double eb = 0.01;
+    auto d_x = test::upload(x);
+    for (int scheme = 0; scheme < interp::kSchemes; ++scheme)
+      for (int spline = 0; spline < interp::kSplines; ++spline) {
+        SCOPED_TRACE(std::string(str) + " scheme " + std::to_string(scheme) + " spline " + std::to_string(spline));
+        interp::TuneRequest r;
+        r.spline = spline, r.scheme = scheme, r.alpha = 1.5, r.beta = 3;
+        const interp::Choice ch = interp::tune_cpu<float>(x.data(), L, eb, r);
+        EXPECT_EQ(interp::tune<float>(interp::gather_cuda<float>(d_x.get(), L, nullptr), L, eb, r).eb, ch.eb);
+        std::vector<uint8_t> codes(L.total);
+        interp::Sparse<float> sp, sg;
+        interp::compress_cpu<float>(x.data(), L, ch, eb, codes.data(), sp);
+        dev::Buffer<uint8_t> d_codes(L.total, nullptr);
+        interp::compress_cuda<float>(d_x.get(), L, ch, eb, d_codes.get(), sg, nullptr);
+        EXPECT_TRUE(test::download(d_codes.get(), L.total) == codes) << "codes differ";
+        EXPECT_EQ(sp.outliers, sg.outliers);
+        EXPECT_EQ(sp.exact_idx, sg.exact_idx);
+        EXPECT_TRUE(test::same_bits(sp.exact_val, sg.exact_val));
+        const interp::OutlierRanks rk = interp::check_sparse<float>(codes.data(), L, sp);
+        std::vector<float> ref(L.total);
+        interp::decompress_cpu<float>(codes.data(), sp, rk, L, ch, ref.data());
+        dev::Buffer<float> d_out(L.total, nullptr);
+        interp::decompress_cuda<float>(d_codes.get(), sp, L, ch, d_out.get(), nullptr);
+        EXPECT_TRUE(test::same_bits(ref, test::download(d_out.get(), L.total))) << "decoded values differ";
+      }
+  }
+}
+
+TEST(InterpCuda, SharedDataEveryFieldEveryBound) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto dir = test::shared_data_dir();
+  if (!dir) GTEST_SKIP() << "../shared/data absent (fresh clone): extended test skipped";
+  test::for_each_real_field(*dir, [](const test::RealField& f, const auto& x) {
+    using T = typename std::decay_t<decltype(x)>::value_type;
+    for (double rel : {1e-2, 1e-3, 1e-4})
+      expect_interp_cross_device<T>(f.shape, x, {EbMode::rel, rel}, f.name);
+  });
+}
