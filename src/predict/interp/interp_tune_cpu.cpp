@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "predict/interp/interp.hpp"
@@ -319,10 +320,15 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     // 5 % on fields where the whole field lost 9 % (isabel) and 1 % where it gained 5 %
     // (s3d); docs/INTERP.md has the table. Only large promised gains are taken.
     constexpr double kTightenMargin = 0.10;
-    const double plain = sample_bits<T>(smp, ch.config, level_bounds(eb, L.levels, 1, 1), ebc, req);
+    // Tightening pays at low rates only (every winner measured was at rel 1e-2, above 30x), and
+    // of the candidates (alpha 1.25 to 2, beta 2 to 4) only these two ever won: above
+    // kTightenRate bits per value, or for them, the samples are not sized again.
+    constexpr double kTightenRate = 2.0;
+    uint64_t points = 0;
+    const double plain = sample_bits<T>(smp, ch.config, level_bounds(eb, L.levels, 1, 1), ebc, req, &points);
     double best = plain * (1 - kTightenMargin);
-    for (double alpha : {1.25, 1.5, 2.0})
-      for (double beta : {2.0, 4.0}) {
+    if (points && plain / static_cast<double>(points) < kTightenRate)
+      for (const auto& [alpha, beta] : {std::pair{1.25, 2.0}, std::pair{1.5, 2.0}}) {
         const double bits = sample_bits<T>(smp, ch.config, level_bounds(eb, L.levels, alpha, beta), ebc, req);
         if (bits < best) best = bits, ch.alpha = alpha, ch.beta = beta;
       }
