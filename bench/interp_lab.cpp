@@ -149,9 +149,9 @@ int main(int argc, char** argv) {
   const Shape s = Shape::parse(argv[3]);
   const double rel = std::atof(argv[4]);
   interp::TuneRequest req;
-  req.codes_bytes = &bytecodes::encoded_bytes;
+  req.codes_bytes = &bytecodes::estimated_bytes;
   req.lorenzo_codes_bytes = [](std::span<const uint16_t> c) -> uint64_t {
-    return codes::encode_cpu(c, 1024, 512, Lossless::auto_select).bytes.size();
+    return bytecodes::estimate_stage_bytes<uint16_t>(c, 1024, 512);
   };
   int reps = 0;
   req.beta = 4;

@@ -96,10 +96,10 @@ interp::TuneRequest tune_request(const CompressOptions& o) {
   t.scheme = o.interp_scheme == InterpScheme::auto_select ? -1 : static_cast<int>(o.interp_scheme) - 1;
   t.alpha = a;
   t.beta = b;
-  t.codes_bytes = &bytecodes::encoded_bytes;
+  t.codes_bytes = &bytecodes::estimated_bytes;
   if (o.interp_lorenzo)
     t.lorenzo_codes_bytes = [](std::span<const uint16_t> c) -> uint64_t {
-      return codes::encode_cpu(c, 2 * lorenzo::kDefaultRadius, lorenzo::kDefaultRadius, Lossless::auto_select).bytes.size();
+      return bytecodes::estimate_stage_bytes<uint16_t>(c, 2 * lorenzo::kDefaultRadius, lorenzo::kDefaultRadius);
     };
   return t;
 }

@@ -26,6 +26,15 @@ std::vector<uint8_t> with_header(Lossless stage, const std::vector<uint8_t>& blo
 std::vector<uint8_t> encode_cpu(std::span<const uint8_t> codes);
 // Bytes encode_cpu would write (the tuner sizes samples with it).
 uint64_t encoded_bytes(std::span<const uint8_t> codes);
+// The same, estimated from small histograms: the smaller of the huffman and zrle+huffman
+// candidates, each sized exactly (rle and rle+huffman, which these codes hardly ever take,
+// are left out). A fraction of a millisecond on a sample where encoded_bytes() takes several
+// (its 65,536-bin histograms), so the tuner sizes its candidates with this one.
+uint64_t estimated_bytes(std::span<const uint8_t> codes);
+// The stage estimate alone for any codes below `alphabet` around `centre` (the tuner sizes
+// Lorenzo's 16-bit codes with it too).
+template <class Sym>
+uint64_t estimate_stage_bytes(std::span<const Sym> codes, uint32_t alphabet, uint16_t centre);
 // Validates the section (the stage's own checks, and every code < 256) before writing out.
 void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out);
 // The same bytes from codes on the device (d_codes: n bytes), and back into device memory,

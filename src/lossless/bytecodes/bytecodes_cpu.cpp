@@ -8,6 +8,7 @@
 
 #include "core/byteio.hpp"
 #include "lossless/codes/codes.hpp"
+#include "lossless/huffman/huffman.hpp"
 
 namespace sciz::bytecodes {
 
@@ -40,6 +41,43 @@ std::vector<uint8_t> encode_cpu(std::span<const uint8_t> codes) {
 }
 
 uint64_t encoded_bytes(std::span<const uint8_t> codes) { return encode_cpu(codes).size(); }
+
+namespace {
+uint64_t huffman_blob_bytes(const std::vector<uint64_t>& hist, uint64_t n) {
+  if (n == 0) return huffman::blob_bytes(0, 0, 0);
+  const huffman::Lengths l = huffman::code_lengths(hist);
+  return huffman::blob_bytes(n, huffman::coded_bits(l, hist), huffman::codebook_bytes(l));
+}
+}  // namespace
+
+template <class Sym>
+uint64_t estimate_stage_bytes(std::span<const Sym> codes, uint32_t alphabet, uint16_t centre) {
+  const uint64_t n = codes.size();
+  std::vector<uint64_t> h(alphabet, 0), tv(alphabet, 0), zr;
+  uint64_t tokens = 0, run = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const Sym c = codes[i];
+    ++h[c];
+    // zrle+huffman's tokens: every non-centre code, and every 65536th index (docs/FORMAT.md).
+    if (c != centre || (i & 65535) == 65535) {
+      ++tv[c];
+      if (run >= zr.size()) zr.resize(run + 1, 0);
+      ++zr[run];
+      ++tokens;
+      run = 0;
+    } else {
+      ++run;
+    }
+  }
+  const uint64_t huff = huffman_blob_bytes(h, n);
+  const uint64_t zrle = codes::kZrleHuffmanHeader + huffman_blob_bytes(tv, tokens) + huffman_blob_bytes(zr, tokens);
+  return huff < zrle ? huff : zrle;
+}
+template uint64_t estimate_stage_bytes<uint16_t>(std::span<const uint16_t>, uint32_t, uint16_t);
+
+uint64_t estimated_bytes(std::span<const uint8_t> codes) {
+  return kHeader + estimate_stage_bytes<uint8_t>(codes, 256, kCentre);
+}
 
 void decode_cpu(std::span<const uint8_t> sec, std::span<uint8_t> out) {
   const Lossless stage = section_stage(sec);

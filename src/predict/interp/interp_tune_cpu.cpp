@@ -26,6 +26,7 @@ namespace {
 constexpr uint64_t kErrCap = uint64_t{1} << 20;  // cost of an exactly stored point
 constexpr double kSampleFraction = 0.002;        // of the blocks (section 5.1.3)
 constexpr uint64_t kMinSamples = 24;
+constexpr uint64_t kMaxShare = 4;
 constexpr int64_t kAnchorWindow = int64_t{1} << 16;  // anchors the anchor levels are tuned on
 
 // Cost of a prediction: |x - pred| in units of eb_l / 8, capped; non-finite = the cap.
@@ -99,25 +100,39 @@ void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, co
   });
 }
 
-// Greedy per block level, coarsest first, on the samples (left in the chosen state).
+// Greedy per block level, coarsest first, on the samples (left in the chosen state). The
+// candidates are searched in two steps: the schemes with the first candidate's spline (cubic
+// when both are allowed), then the other splines with the best scheme (5 evaluations of 8).
+// Level 1 holds 7/8 of the points: its candidates are compared on every other sample.
 template <class T>
 void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& cand, const std::vector<double>& ebs,
                        double ebc, std::vector<LevelConfig>& config) {
   for (int l = kBlockLevels; l >= 1; --l) {
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-    uint64_t best = ~uint64_t{0};
+    const size_t stride = l == 1 && smp.size() >= 8 ? 2 : 1;
+    auto cost_of = [&](LevelConfig c) {
+      uint64_t cost = 0;
+      for (size_t k = 0; k < smp.size(); k += stride) {
+        std::vector<T> v = smp[k].v;
+        block_level<T>(v, smp[k].g, l, c, q, ebc, [&](T xv, T pred, uint8_t, int32_t) { cost += err_cost(xv, pred, q); });
+      }
+      return cost;
+    };
     LevelConfig pick = cand[0];
     if (cand.size() > 1) {
-      for (const LevelConfig& c : cand) {
-        uint64_t cost = 0;
-        for (auto& s : smp) {
-          std::vector<T> v = s.v;
-          block_level<T>(v, s.g, l, c, q, ebc, [&](T xv, T pred, uint8_t, int32_t) {
-            cost += err_cost(xv, pred, q);
-          });
+      const uint8_t first_spline = cand[0].spline == kCubic || cand.back().spline != kCubic ? cand[0].spline : kCubic;
+      uint64_t best = ~uint64_t{0};
+      for (const LevelConfig& c : cand)
+        if (c.spline == first_spline) {
+          const uint64_t cost = cost_of(c);
+          if (cost < best) best = cost, pick = c;
         }
-        if (cost < best) best = cost, pick = c;
-      }
+      const uint8_t scheme = pick.scheme;
+      for (const LevelConfig& c : cand)
+        if (c.scheme == scheme && c.spline != first_spline) {
+          const uint64_t cost = cost_of(c);
+          if (cost < best) best = cost, pick = c;
+        }
     }
     config[l - 1] = pick;
     for (auto& s : smp) block_level<T>(s.v, s.g, l, pick, q, ebc, [](T, T, uint8_t, int32_t) {});
@@ -252,8 +267,11 @@ void tune_anchor_levels(const TuneInput<T>& in, const Layout& L, const std::vect
 
 std::vector<uint64_t> sample_blocks(const Layout& L) {
   const uint64_t nb = L.g[0] * L.g[1] * L.g[2];
+  // 0.2 % of the blocks, but at least kMinSamples for a steady choice, and at most one in
+  // kMaxShare so that tuning stays a fraction of the work on small fields.
   uint64_t want = static_cast<uint64_t>(std::ceil(kSampleFraction * static_cast<double>(nb)));
-  want = std::min(nb, std::max(want, kMinSamples));
+  want = std::max(want, std::min(kMinSamples, (nb + kMaxShare - 1) / kMaxShare));
+  want = std::min(nb, want);
   std::vector<uint64_t> ids(want);
   for (uint64_t k = 0; k < want; ++k) ids[k] = (2 * k + 1) * nb / (2 * want);
   return ids;
@@ -312,6 +330,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
   };
   tune_configs();
+  uint64_t plain_points = 0;  // the samples' size without tightening, when it was measured
   if (tune_bounds) {
     // Configurations first, without tightening (what the data wants at most bounds), then each
     // tightening under them; one is kept only when the samples shrink by more than
@@ -320,12 +339,14 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     // 5 % on fields where the whole field lost 9 % (isabel) and 1 % where it gained 5 %
     // (s3d); docs/INTERP.md has the table. Only large promised gains are taken.
     constexpr double kTightenMargin = 0.10;
-    // Tightening pays at low rates only (every winner measured was at rel 1e-2, above 30x), and
-    // of the candidates (alpha 1.25 to 2, beta 2 to 4) only these two ever won: above
-    // kTightenRate bits per value, or for them, the samples are not sized again.
-    constexpr double kTightenRate = 2.0;
+    // Tightening pays at low rates only (every field it helped ran below 1 bit per value at rel
+    // 1e-2, and the margin let through only those below half a bit), and of the candidates
+    // (alpha 1.25 to 2, beta 2 to 4) only these two ever won: above kTightenRate bits per
+    // value, or for others, the samples are not sized again (each costs a pass over them).
+    constexpr double kTightenRate = 0.5;
     uint64_t points = 0;
     const double plain = sample_bits<T>(smp, ch.config, level_bounds(eb, L.levels, 1, 1), ebc, req, &points);
+    if (points) plain_points = points, ch.interp_bits = plain / static_cast<double>(points);
     double best = plain * (1 - kTightenMargin);
     if (points && plain / static_cast<double>(points) < kTightenRate)
       for (const auto& [alpha, beta] : {std::pair{1.25, 2.0}, std::pair{1.5, 2.0}}) {
@@ -335,7 +356,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     if (ch.alpha != 1) tune_configs();
   }
   ch.eb = level_bounds(eb, L.levels, ch.alpha, ch.beta);
-  if (req.codes_bytes) {
+  if (req.codes_bytes && !(plain_points && ch.alpha == 1)) {
     uint64_t points = 0;
     const double bits = sample_bits<T>(smp, ch.config, ch.eb, ebc, req, &points);
     ch.interp_bits = points ? bits / static_cast<double>(points) : 0;
