@@ -125,13 +125,13 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
   const auto ex = write_runs(sp.exact_idx, sp.exact_val);
   const double in_bytes = double(L.total) * sizeof(T);
   std::printf("codes: entropy %.0f B, section %zu B (%s), linear order %zu B (%s); outliers %zu B; exact %zu B\n",
-              total_bits / 8, sec.size(), bytecodes::stage_name(sec), sec_lin.size(), bytecodes::stage_name(sec_lin),
+              total_bits / 8, sec.blob.size(), lossless_name(static_cast<Lossless>(sec.stage)), sec_lin.blob.size(), lossless_name(static_cast<Lossless>(sec_lin.stage)),
               ol.size(), ex.size());
   const double sp_bytes = double(ol.size() + ex.size());
   std::printf("ratio (sections only) %.3f; without reordering %.3f; anchors raw %.3f; anchors raw, no reordering %.3f\n",
-              in_bytes / (double(sec.size()) + sp_bytes), in_bytes / (double(sec_lin.size()) + sp_bytes),
-              in_bytes / (double(sec_blk.size()) + sp_bytes + raw_anchor_bytes),
-              in_bytes / (double(sec_blk_lin.size()) + sp_bytes + raw_anchor_bytes));
+              in_bytes / (double(sec.blob.size()) + sp_bytes), in_bytes / (double(sec_lin.blob.size()) + sp_bytes),
+              in_bytes / (double(sec_blk.blob.size()) + sp_bytes + raw_anchor_bytes),
+              in_bytes / (double(sec_blk_lin.blob.size()) + sp_bytes + raw_anchor_bytes));
   if (reps > 0) time_phases(x, L, eb, req, reps);
   return 0;
 }

@@ -54,6 +54,12 @@ enum StatusCode : uint32_t {
   kStatusHuffmanDecode = 438,     // a: chunk that does not decode to its stated bit count
   kStatusHuffmanTruncated = 439,  // a: blob bytes, b: bytes its header and codebook need
   kStatusEncoderInternal = 499,   // a device encoder's own consistency check (a bug, not a stream)
+  // 500..599 interp (predict/interp, lossless/bytecodes)
+  kStatusInterpFirst = 500,
+  kStatusInterpCode = 500,          // a: code position, b: a decoded code above 255
+  kStatusInterpExactCount = 501,    // a: points of code 0, b: exact values in the section
+  kStatusInterpOutlierCount = 502,  // a: points of code 255, b: outliers in the section
+  kStatusInterpExactPlace = 503,    // a: field index of an exact value whose point has a quant code
 };
 
 // Which huffman blob a kStatusHuffman* report names (its `where`).

@@ -12,6 +12,7 @@
 
 #include "core/byteio.hpp"
 #include "core/device.hpp"
+#include "core/device_status.hpp"
 #include "core/exact_runs.hpp"
 #include "core/trace.hpp"
 #include "lossless/bytecodes/bytecodes.hpp"
@@ -31,16 +32,16 @@ enum Predictor : uint8_t { kInterp = 0, kLorenzo = 1 };
 // Lorenzo by a few percent on the real fields (docs/INTERP.md), so close calls stay interp.
 constexpr double kLorenzoShare = 0.97;
 
-// Params: u8 layout (1), u8 predictor (0 interp, 1 lorenzo). Interp: u8 level count L, u8 0,
-// f32 alpha, f32 beta (the tightening that gave the bounds; shown, not used), L x u8 level
-// config (spline | scheme << 4, level 1 first), L x f64 level bound. Lorenzo: the lorenzo
-// pipeline's params.
-std::vector<uint8_t> encode_params(const interp::Choice& ch) {
+// Params: u8 layout (1), u8 predictor (0 interp, 1 lorenzo). Interp: u8 level count L, u8 the
+// codes section's stage (bytecodes), f32 alpha, f32 beta (the tightening that gave the bounds;
+// shown, not used), L x u8 level config (spline | scheme << 4, level 1 first), L x f64 level
+// bound. Lorenzo: the lorenzo pipeline's params.
+std::vector<uint8_t> encode_params(const interp::Choice& ch, uint8_t codes_stage) {
   ByteWriter w;
   w.put<uint8_t>(kParamsLayout);
   w.put<uint8_t>(kInterp);
   w.put<uint8_t>(static_cast<uint8_t>(ch.config.size()));
-  w.put<uint8_t>(0);
+  w.put<uint8_t>(codes_stage);
   w.put<float>(static_cast<float>(ch.alpha));
   w.put<float>(static_cast<float>(ch.beta));
   for (const auto& c : ch.config) w.put<uint8_t>(interp::pack_config(c));
@@ -58,11 +59,12 @@ Predictor predictor_of(const std::vector<uint8_t>& b) {
   return static_cast<Predictor>(p);
 }
 
-interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout& L, double eb) {
+interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout& L, double eb, uint8_t& codes_stage) {
   ByteReader r(b.data(), b.size(), "interp params");
   r.take(2, "layout and predictor");
   const int levels = r.get<uint8_t>("level count");
-  SCIZ_REQUIRE(r.get<uint8_t>("reserved") == 0, Status::corrupt_stream, "interp params: reserved byte is not zero");
+  codes_stage = r.get<uint8_t>("codes stage");
+  bytecodes::checked_stage(codes_stage);
   SCIZ_REQUIRE(levels == L.levels, Status::corrupt_stream,
                "interp params: " + std::to_string(levels) + " levels, a field of this extent has " + std::to_string(L.levels));
   interp::Choice ch;
@@ -129,7 +131,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     return;
   }
   interp::Sparse<T> sp;
-  std::vector<uint8_t> packed;
+  bytecodes::Packed packed;
   if (cpu) {
     std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
     {
@@ -148,8 +150,8 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     packed = bytecodes::encode_cuda(codes.get(), L.total, s);
   }
   TracePhase t("interp sparse sections");
-  params = encode_params(ch);
-  sections.push_back({kCodes, std::move(packed)});
+  params = encode_params(ch, packed.stage);
+  sections.push_back({kCodes, std::move(packed.blob)});
   sections.push_back({kOutliers, interp::write_outliers(sp.outliers)});
   sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
 }
@@ -167,7 +169,8 @@ template <class T>
 void decompress_typed(const DecompressJob& job) {
   const ParsedChunk& ps = *job.chunk;
   const interp::Layout L = interp::layout_of(job.extent);
-  const interp::Choice ch = decode_params(ps.header.params, L, ps.header.eb_abs);
+  uint8_t stage = 0;
+  const interp::Choice ch = decode_params(ps.header.params, L, ps.header.eb_abs, stage);
   interp::Sparse<T> sp;
   {
     TracePhase t("interp sparse sections");
@@ -183,17 +186,85 @@ void decompress_typed(const DecompressJob& job) {
   if (job.device == Device::cpu) {
     TracePhase t("interp codes section (cpu)");
     codes.reset(new uint8_t[L.total]);
-    bytecodes::decode_cpu(packed, std::span<uint8_t>(codes.get(), L.total));
+    bytecodes::decode_cpu(stage, packed, std::span<uint8_t>(codes.get(), L.total));
     ranks = interp::check_sparse<T>(codes.get(), L, sp);
   } else {
     TracePhase t("interp codes section (cuda)", true, s);
     d_codes = dev::Buffer<uint8_t>(L.total, s);
-    bytecodes::decode_cuda(packed, d_codes.get(), L.total, s);
+    bytecodes::decode_cuda(stage, packed, d_codes.get(), L.total, s);
   }
   staging::decode_to_output<T>(
       job, L.total, "interp reconstruct (cpu)",
       [&](T* out) { interp::decompress_cpu<T>(codes.get(), sp, ranks, L, ch, out); }, "interp reconstruct (cuda)",
       [&](T* out) { interp::decompress_cuda<T>(d_codes.get(), sp, L, ch, out, s); });
+}
+
+// Device in, device sections out: the codes never leave the device; the tuner's samples (a few
+// hundred kB), the counts and the outliers (a few bytes each) cross PCIe.
+template <class T>
+void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
+  const interp::Layout L = interp::layout_of(job.extent);
+  const interp::TuneRequest req = tune_request(job.opt);
+  cudaStream_t s = job.opt.stream;
+  const T* x = static_cast<const T*>(job.data);
+  interp::Choice ch;
+  {
+    TracePhase t("interp gather (cuda) + tune (host)");
+    ch = interp::tune<T>(interp::gather_cuda<T>(x, L, s), L, job.eb_abs, req);
+  }
+  if (req.lorenzo_codes_bytes && ch.lorenzo_bits < kLorenzoShare * ch.interp_bits) {
+    CompressJob lz = job;
+    lz.opt.radius = lorenzo::kDefaultRadius;
+    DeviceChunkOut inner;
+    find_pipeline("lorenzo").compress_device(lz, inner);
+    out.params = {kParamsLayout, kLorenzo};
+    out.params.insert(out.params.end(), inner.params.begin(), inner.params.end());
+    out.sections = std::move(inner.sections);
+    out.owned = std::move(inner.owned);
+    return;
+  }
+  dev::Buffer<uint8_t> codes(L.total, s);
+  interp::DeviceSparseOut sp;
+  {
+    TracePhase t("interp predict + quantize (cuda, device sections)", true, s);
+    sp = interp::compress_device<T>(x, L, ch, job.eb_abs, codes.get(), s);
+  }
+  dev::Buffer<DeviceStatus> check(1, s);
+  dev::zero(check.get(), sizeof(DeviceStatus), s);
+  bytecodes::DevicePacked packed;
+  {
+    TracePhase t("interp codes section (cuda, device)", true, s);
+    packed = bytecodes::encode_device(codes.get(), L.total, check.get(), s);
+  }
+  DeviceStatus h;
+  dev::copy_to_host(&h, check.get(), sizeof h, s);
+  dev::sync(s);
+  throw_if_failed(h, "interp codes encoder self-check");
+  out.params = encode_params(ch, packed.stage);
+  out.add(kCodes, std::move(packed.bytes), packed.size);
+  out.add(kOutliers, std::move(sp.outliers), sp.outliers_size);
+  out.add(kExact, std::move(sp.exact), sp.exact_size);
+}
+
+template <class T>
+void decompress_device_typed(const DeviceDecodeJob& job) {
+  const Header& h = *job.header;
+  const interp::Layout L = interp::layout_of(job.extent);
+  uint8_t stage = 0;
+  const interp::Choice ch = decode_params(h.params, L, h.eb_abs, stage);
+  dev::Buffer<uint8_t> codes(L.total, job.s);
+  bytecodes::decode_device(stage, job.section(kCodes, "quant codes"), codes.get(), L.total, job.st, job.s);
+  interp::decompress_device<T>(codes.get(), job.section(kOutliers, "outliers"), job.section(kExact, "exact values"), L, ch,
+                               static_cast<T*>(job.d_out), job.st, job.s);
+}
+
+// A chunk the lorenzo pipeline coded, on the device: its decoder, with lorenzo's own params.
+void decompress_device_lorenzo(const DeviceDecodeJob& job) {
+  Header inner = *job.header;
+  inner.params.erase(inner.params.begin(), inner.params.begin() + 2);
+  DeviceDecodeJob j = job;
+  j.header = &inner;
+  find_pipeline("lorenzo").decompress_device(j);
 }
 
 class InterpPipeline final : public Pipeline {
@@ -209,6 +280,15 @@ class InterpPipeline final : public Pipeline {
     with_type(job.chunk->header.dtype, [&]<class T>() { decompress_typed<T>(job); });
   }
 
+  void compress_device(const CompressJob& job, DeviceChunkOut& out) const override {
+    with_type(job.dtype, [&]<class T>() { compress_device_typed<T>(job, out); });
+  }
+
+  void decompress_device(const DeviceDecodeJob& job) const override {
+    if (predictor_of(job.header->params) == kLorenzo) return decompress_device_lorenzo(job);
+    with_type(job.header->dtype, [&]<class T>() { decompress_device_typed<T>(job); });
+  }
+
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
     if (predictor_of(params) == kLorenzo) {
       auto d = find_pipeline("lorenzo").describe(std::vector<uint8_t>(params.begin() + 2, params.end()));
@@ -218,7 +298,7 @@ class InterpPipeline final : public Pipeline {
     ByteReader r(params.data(), params.size(), "interp params");
     r.take(2, "layout and predictor");
     const int levels = r.get<uint8_t>("level count");
-    r.get<uint8_t>("reserved");
+    const uint8_t stage = r.get<uint8_t>("codes stage");
     const float alpha = r.get<float>("alpha"), beta = r.get<float>("beta");
     std::string cfg;
     static const char* spl[] = {"linear", "cubic"};
@@ -231,7 +311,11 @@ class InterpPipeline final : public Pipeline {
     }
     char ab[64];
     std::snprintf(ab, sizeof ab, "alpha %.3g, beta %.3g", alpha, beta);
-    return {{"predictor", "interpolation"}, {"levels", std::to_string(levels)}, {"level configs", cfg}, {"level bounds", ab}};
+    return {{"predictor", "interpolation"},
+            {"levels", std::to_string(levels)},
+            {"level configs", cfg},
+            {"level bounds", ab},
+            {"codes stage", stage >= 1 && stage <= 5 ? lossless_name(static_cast<Lossless>(stage)) : "unknown"}};
   }
 };
 

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "gpu/gpu_util.hpp"
+#include "core/container.hpp"
 #include "predict/interp/interp.hpp"
 #include "support/shared_fields.hpp"
 #include "support/test_data.hpp"
@@ -56,6 +57,18 @@ void expect_interp_cross_device(const Shape& s, const std::vector<T>& x, ErrorBo
   dev::Buffer<T> d_out(n, nullptr);
   decompress(st_cpu, d_out.get(), bytes, Device::cuda, true);
   EXPECT_TRUE(test::same_bits(ref, test::download(d_out.get(), n))) << "device output differs";
+
+  // Device in, device stream out (the device-resident sections), and back device to device.
+  const uint64_t cap = max_compressed_size(dtype_of<T>(), s, "interp", o.chunk_mb);
+  dev::Buffer<uint8_t> d_stream(cap, nullptr);
+  const uint64_t size = compress_into({d_x.get(), dtype_of<T>(), s, true}, d_stream.get(), cap, true, o);
+  EXPECT_TRUE(test::download(d_stream.get(), size) == st_cpu) << "device-resident stream differs";
+  DecompressOptions d;
+  d.device = Device::cuda;
+  d.out_on_device = true;
+  dev::Buffer<T> d_out2(n, nullptr);
+  decompress(StreamView(d_stream.get(), size, true), d_out2.get(), bytes, d);
+  EXPECT_TRUE(test::same_bits(ref, test::download(d_out2.get(), n))) << "device-resident decode differs";
 }
 
 }  // namespace
@@ -131,6 +144,42 @@ TEST(InterpCuda, TwinEqualsCpuTwinForEveryConfiguration) {
         EXPECT_TRUE(test::same_bits(ref, test::download(d_out.get(), L.total))) << "decoded values differ";
       }
   }
+}
+
+TEST(InterpCuda, DeviceResidentDecodeRefusesHostileSections) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  // A stream whose sections are intact but whose exact values sit on coded points: the device
+  // decoder reports it and writes nothing.
+  const Shape s = Shape::parse("9x10x11");
+  auto x = test::smooth_field<float>(s, 14);
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  CompressOptions o;
+  o.eb = {EbMode::rel, 1e-3};
+  o.pipeline = "interp";
+  o.interp_lorenzo = false;
+  o.device = Device::cpu;
+  auto st = compress({x.data(), DType::f32, s}, o);
+  ParsedStream ps = read_stream(st);
+  std::vector<ChunkOut> chunks(1);
+  chunks[0].pipeline = ps.chunks[0].header.pipeline;
+  chunks[0].params = ps.chunks[0].header.params;
+  for (const auto& sv : ps.chunks[0].sections) chunks[0].sections.push_back({sv.id, {sv.bytes.begin(), sv.bytes.end()}});
+  for (auto& sec : chunks[0].sections)
+    if (sec.id == 3) sec.bytes[24] = static_cast<uint8_t>(sec.bytes[24] + 1);  // first run moves by one
+  const auto bad = write_stream(ps.header, ps.plan, chunks);
+  auto d_stream = test::upload(bad);
+  std::vector<float> sentinel(x.size(), 7.0f);
+  auto d_out = test::upload(sentinel);
+  DecompressOptions d;
+  d.device = Device::cuda;
+  d.out_on_device = true;
+  try {
+    decompress(StreamView(d_stream.get(), bad.size(), true), d_out.get(), x.size() * 4, d);
+    ADD_FAILURE() << "hostile exact section accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::corrupt_stream) << e.what();
+  }
+  EXPECT_TRUE(test::download(d_out.get(), x.size()) == sentinel) << "output written despite the failure";
 }
 
 TEST(InterpCuda, SharedDataEveryFieldEveryBound) {

@@ -5,10 +5,16 @@
 
 namespace sciz::bytecodes {
 
-std::vector<uint8_t> encode_cuda(const uint8_t*, uint64_t, cudaStream_t) {
+Packed encode_cuda(const uint8_t*, uint64_t, cudaStream_t) {
   fail(Status::no_device, "bytecodes: this sciz was built without CUDA");
 }
-void decode_cuda(std::span<const uint8_t>, uint8_t*, uint64_t, cudaStream_t) {
+void decode_cuda(uint8_t, std::span<const uint8_t>, uint8_t*, uint64_t, cudaStream_t) {
+  fail(Status::no_device, "bytecodes: this sciz was built without CUDA");
+}
+DevicePacked encode_device(const uint8_t*, uint64_t, DeviceStatus*, cudaStream_t) {
+  fail(Status::no_device, "bytecodes: this sciz was built without CUDA");
+}
+void decode_device(uint8_t, DeviceSpan, uint8_t*, uint64_t, DeviceStatus*, cudaStream_t) {
   fail(Status::no_device, "bytecodes: this sciz was built without CUDA");
 }
 

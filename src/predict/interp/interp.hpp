@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "core/cuda_fwd.hpp"
+#include "core/device.hpp"
+#include "core/device_span.hpp"
+#include "core/device_status.hpp"
 #include "core/geometry.hpp"
 #include "predict/interp/interp_math.hpp"
 
@@ -125,6 +128,26 @@ void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, u
 template <class T>
 void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& L, const Choice& ch, T* d_out,
                      cudaStream_t s);
+
+// Device-resident sections (the pipeline's compress_device / decompress_device): the codes as
+// compress_cuda leaves them, the outliers section (built on the host from the outliers, a few
+// bytes each) and the exact-values section (sorted and written on the device), byte for byte
+// what the CPU writes.
+struct DeviceSparseOut {
+  dev::Buffer<uint8_t> outliers, exact;
+  uint64_t outliers_size = 0, exact_size = 0;
+};
+template <class T>
+DeviceSparseOut compress_device(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes,
+                                cudaStream_t s);
+// Decodes device sections: d_codes (decoded by bytecodes::decode_device, which reported into
+// st), the outliers and exact-values sections. One synchronization brings the outliers
+// section and the verdict so far (throws when it holds a failure, or the outliers are
+// damaged); then check_sparse's checks report into st and every write is skipped once it holds
+// one. No synchronization at the end: the caller syncs and reads st.
+template <class T>
+void decompress_device(const uint8_t* d_codes, DeviceSpan outliers, DeviceSpan exact, const Layout& L, const Choice& ch,
+                       T* d_out, DeviceStatus* st, cudaStream_t s);
 
 // The double every reconstructed value is checked against: the bound and T(bound), whichever
 // is tighter, so a check in either precision passes.

@@ -4,6 +4,7 @@
 // __syncthreads() between passes. Every decision is interp_math.hpp's, so the codes, outliers
 // and exact values equal the CPU twin's; codes land at their closed-form positions, outliers and
 // exact values are appended by atomics and sorted on the host as the CPU twin sorts them.
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "core/device_status.hpp"
+#include "core/exact_runs_cuda.hpp"
 #include "predict/interp/interp.hpp"
 
 namespace sciz::interp {
@@ -265,16 +267,20 @@ struct Ranks {
 };
 
 template <class T>
-__global__ void root_decode_kernel(T* A, const T* out, const Layout* Lp, LevelQuant<T> q, Ranks rk) {
+__global__ void root_decode_kernel(T* A, const T* out, const Layout* Lp, LevelQuant<T> q, Ranks rk,
+                                   const DeviceStatus* st) {
   const Layout& L = *Lp;
+  if (st && failed(st)) return;
   const uint64_t pos = L.base[L.levels];
   A[0] = rk.codes[pos] == kExactCode ? out[0] : reconstruct<T>(rk.residual(pos), T(0), q);
 }
 
 template <class T>
 __global__ void anchor_pass_decode_kernel(T* A, const T* out, AnchorGridDev a, PassGrid g, Stencil st, int l,
-                                          LevelQuant<T> q, const Layout* Lp, Ranks rk) {
+                                          LevelQuant<T> q, const Layout* Lp, Ranks rk,
+                                          const DeviceStatus* st) {
   const Layout& L = *Lp;
+  if (st && failed(st)) return;
   const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
   const int64_t total = g.points();
   for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
@@ -290,8 +296,10 @@ __global__ void anchor_pass_decode_kernel(T* A, const T* out, AnchorGridDev a, P
 }
 
 template <class T>
-__global__ void anchors_out_kernel(const T* A, const Layout* Lp, AnchorGridDev a, T* out) {
+__global__ void anchors_out_kernel(const T* A, const Layout* Lp, AnchorGridDev a, T* out,
+                                   const DeviceStatus* st) {
   const Layout& L = *Lp;
+  if (st && failed(st)) return;
   const uint64_t count = uint64_t(a.n[0] * a.n[1] * a.n[2]);
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
     const uint64_t xx = i % a.n[2], y = (i / a.n[2]) % a.n[1], z = i / (a.n[1] * a.n[2]);
@@ -302,8 +310,9 @@ __global__ void anchors_out_kernel(const T* A, const Layout* Lp, AnchorGridDev a
 template <class T, int G>
 __global__ void __launch_bounds__(kThreads) block_decode_kernel(const T* A, AnchorGridDev a, const Layout* Lp, const LevelTable<T>* ltp,
                                                                 Ranks rk, T* out, uint64_t first, uint64_t nblocks,
-                                                                int box_vol) {
+                                                                int box_vol, const DeviceStatus* st) {
   const Layout& L = *Lp;
+  if (st && failed(st)) return;
   const LevelTable<T>& lt = *ltp;
   extern __shared__ __align__(16) unsigned char smem[];
   const GroupOf me = group_of<G>(first);
@@ -423,9 +432,20 @@ TuneInput<T> gather_cuda(const T* d_x, const Layout& L, cudaStream_t s) {
   return in;
 }
 
+namespace {
+
+// What the encoding kernels leave on the device: the codes (the caller's buffer), and the
+// outliers and exact values in the order the atomics gave them.
 template <class T>
-void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes, Sparse<T>& sp,
-                   cudaStream_t s) {
+struct Lists {
+  dev::Buffer<uint64_t> out_pos, ex_idx;
+  dev::Buffer<int32_t> out_q;
+  dev::Buffer<T> ex_val;
+  uint64_t outliers = 0, exact = 0;
+};
+
+template <class T>
+Lists<T> encode_lists(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes, cudaStream_t s) {
   const double ebc = eb_check<T>(eb);
   const LevelTable<T> lt = level_table<T>(ch);
   const AnchorGridDev a = anchor_grid_dev(L);
@@ -436,13 +456,15 @@ void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, u
   // count found and the field encoded again (the same field gives the same count).
   uint64_t cap = L.total / 64 + 1024;
   for (int attempt = 0; attempt < 2; ++attempt) {
+    Lists<T> out;
+    out.out_pos = dev::Buffer<uint64_t>(cap, s);
+    out.ex_idx = dev::Buffer<uint64_t>(cap, s);
+    out.out_q = dev::Buffer<int32_t>(cap, s);
+    out.ex_val = dev::Buffer<T>(cap, s);
     dev::Buffer<T> A(na, s);
     dev::Buffer<unsigned long long> count(2, s);
-    dev::Buffer<uint64_t> out_pos(cap, s), ex_idx(cap, s);
-    dev::Buffer<int32_t> out_q(cap, s);
-    dev::Buffer<T> ex_val(cap, s);
     dev::zero(count.get(), 2 * sizeof(unsigned long long), s);
-    const Sinks<T> sk{count.get(), out_pos.get(), out_q.get(), ex_idx.get(), ex_val.get(), cap};
+    const Sinks<T> sk{count.get(), out.out_pos.get(), out.out_q.get(), out.ex_idx.get(), out.ex_val.get(), cap};
     gather_anchors_kernel<T><<<grid_for(na), kThreads, 0, s>>>(d_x, dL.get(), a.n[1], a.n[2], na, A.get());
     SCIZ_CUDA_CHECK_LAUNCH("interp gather_anchors_kernel");
     root_encode_kernel<T><<<1, 1, 0, s>>>(A.get(), dL.get(), lt.q[L.levels - 1], ebc, d_codes, sk);
@@ -455,8 +477,8 @@ void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, u
         const PassGrid pg = pass_grid(passes[pi], st_s, a.n);
         if (pg.points() == 0) continue;
         const Stencil st = make_stencil(passes[pi].pred, st_s, a.pitch, lt.cfg[l - 1].spline, lt.cfg[l - 1].scheme == kCross);
-        anchor_pass_encode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), a, pg, st, l, lt.q[l - 1], ebc, dL.get(),
-                                                                                d_codes, sk);
+        anchor_pass_encode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), a, pg, st, l, lt.q[l - 1], ebc,
+                                                                                dL.get(), d_codes, sk);
         SCIZ_CUDA_CHECK_LAUNCH("interp anchor_pass_encode_kernel");
       }
     }
@@ -474,32 +496,86 @@ void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, u
       cap = std::max<uint64_t>(got[0], got[1]);
       continue;
     }
-    std::vector<uint64_t> pos(got[0]), idx(got[1]);
-    std::vector<int32_t> q(got[0]);
-    std::vector<T> val(got[1]);
-    if (got[0]) {
-      dev::copy_to_host(pos.data(), out_pos.get(), got[0] * 8, s);
-      dev::copy_to_host(q.data(), out_q.get(), got[0] * 4, s);
-    }
-    if (got[1]) {
-      dev::copy_to_host(idx.data(), ex_idx.get(), got[1] * 8, s);
-      dev::copy_to_host(val.data(), ex_val.get(), got[1] * sizeof(T), s);
-    }
-    dev::sync(s);
-    std::vector<uint64_t> order(got[0]);
-    for (uint64_t i = 0; i < got[0]; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) { return pos[x] < pos[y]; });
-    sp.outliers.resize(got[0]);
-    for (uint64_t i = 0; i < got[0]; ++i) sp.outliers[i] = q[order[i]];
-    order.resize(got[1]);
-    for (uint64_t i = 0; i < got[1]; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) { return idx[x] < idx[y]; });
-    sp.exact_idx.resize(got[1]);
-    sp.exact_val.resize(got[1]);
-    for (uint64_t i = 0; i < got[1]; ++i) sp.exact_idx[i] = idx[order[i]], sp.exact_val[i] = val[order[i]];
-    return;
+    out.outliers = got[0];
+    out.exact = got[1];
+    return out;
   }
   fail(Status::internal, "interp: outlier and exact counts changed between two encodes of the same field");
+}
+
+// The outliers in code order, on the host (they are few; sorted as the CPU twin sorts them).
+template <class T>
+std::vector<int32_t> outliers_in_order(const Lists<T>& li, cudaStream_t s) {
+  std::vector<uint64_t> pos(li.outliers);
+  std::vector<int32_t> q(li.outliers), out(li.outliers);
+  if (li.outliers) {
+    dev::copy_to_host(pos.data(), li.out_pos.get(), li.outliers * 8, s);
+    dev::copy_to_host(q.data(), li.out_q.get(), li.outliers * 4, s);
+    dev::sync(s);
+  }
+  std::vector<uint64_t> order(li.outliers);
+  for (uint64_t i = 0; i < li.outliers; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) { return pos[x] < pos[y]; });
+  for (uint64_t i = 0; i < li.outliers; ++i) out[i] = q[order[i]];
+  return out;
+}
+
+int bits_for(uint64_t n) {
+  int b = 1;
+  while (b < 64 && (uint64_t{1} << b) < n) ++b;
+  return b;
+}
+
+}  // namespace
+
+template <class T>
+void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes, Sparse<T>& sp,
+                   cudaStream_t s) {
+  const Lists<T> li = encode_lists<T>(d_x, L, ch, eb, d_codes, s);
+  sp.outliers = outliers_in_order(li, s);
+  std::vector<uint64_t> idx(li.exact);
+  std::vector<T> val(li.exact);
+  if (li.exact) {
+    dev::copy_to_host(idx.data(), li.ex_idx.get(), li.exact * 8, s);
+    dev::copy_to_host(val.data(), li.ex_val.get(), li.exact * sizeof(T), s);
+    dev::sync(s);
+  }
+  std::vector<uint64_t> order(li.exact);
+  for (uint64_t i = 0; i < li.exact; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) { return idx[x] < idx[y]; });
+  sp.exact_idx.resize(li.exact);
+  sp.exact_val.resize(li.exact);
+  for (uint64_t i = 0; i < li.exact; ++i) sp.exact_idx[i] = idx[order[i]], sp.exact_val[i] = val[order[i]];
+}
+
+template <class T>
+DeviceSparseOut compress_device(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes,
+                                cudaStream_t s) {
+  Lists<T> li = encode_lists<T>(d_x, L, ch, eb, d_codes, s);
+  DeviceSparseOut out;
+  // Outliers: a few bytes each, serialized on the host and sent back.
+  const std::vector<uint8_t> ol = write_outliers(outliers_in_order(li, s));
+  out.outliers = dev::Buffer<uint8_t>(ol.size(), s);
+  dev::copy_to_device(out.outliers.get(), ol.data(), ol.size(), s);
+  out.outliers_size = ol.size();
+  // Exact values (a NaN land mask may make them many): sorted by index on the device, then
+  // the runs writer of core/exact_runs_cuda.hpp.
+  dev::Buffer<uint64_t> idx(li.exact, s);
+  dev::Buffer<T> val(li.exact, s);
+  if (li.exact) {
+    size_t temp = 0;
+    const int end_bit = bits_for(L.total);
+    SCIZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp, li.ex_idx.get(), idx.get(), li.ex_val.get(), val.get(),
+                                                     li.exact, 0, end_bit, s));
+    dev::Buffer<uint8_t> scratch(temp, s);
+    SCIZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.get(), temp, li.ex_idx.get(), idx.get(), li.ex_val.get(),
+                                                     val.get(), li.exact, 0, end_bit, s));
+  }
+  runs::DeviceBlob ex = runs::write_device<T>(idx.get(), val.get(), li.exact, s);
+  out.exact = std::move(ex.bytes);
+  out.exact_size = ex.size;
+  dev::sync(s);  // the host outlier bytes and the sort's buffers go at return
+  return out;
 }
 
 template <class T>
@@ -555,7 +631,7 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
     SCIZ_CUDA_CHECK_LAUNCH("interp scatter_exact_kernel");
   }
   dev::Buffer<T> A(na, s);
-  root_decode_kernel<T><<<1, 1, 0, s>>>(A.get(), d_out, dL.get(), lt.q[L.levels - 1], rk);
+  root_decode_kernel<T><<<1, 1, 0, s>>>(A.get(), d_out, dL.get(), lt.q[L.levels - 1], rk, nullptr);
   SCIZ_CUDA_CHECK_LAUNCH("interp root_decode_kernel");
   for (int l = L.levels - 1; l > kBlockLevels; --l) {
     const int64_t st_s = int64_t{1} << (l - 1 - kBlockLevels);
@@ -566,25 +642,127 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
       if (pg.points() == 0) continue;
       const Stencil st = make_stencil(passes[pi].pred, st_s, a.pitch, lt.cfg[l - 1].spline, lt.cfg[l - 1].scheme == kCross);
       anchor_pass_decode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), d_out, a, pg, st, l, lt.q[l - 1], dL.get(),
-                                                                               rk);
+                                                                               rk, nullptr);
       SCIZ_CUDA_CHECK_LAUNCH("interp anchor_pass_decode_kernel");
     }
   }
-  anchors_out_kernel<T><<<grid_for(na), kThreads, 0, s>>>(A.get(), dL.get(), a, d_out);
+  anchors_out_kernel<T><<<grid_for(na), kThreads, 0, s>>>(A.get(), dL.get(), a, d_out, nullptr);
   SCIZ_CUDA_CHECK_LAUNCH("interp anchors_out_kernel");
   launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
     constexpr int G = decltype(g)::value;
     allow_smem(block_decode_kernel<T, G>, smem);
-    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol);
+    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol, nullptr);
     SCIZ_CUDA_CHECK_LAUNCH("interp block_decode_kernel");
   });
   dev::sync(s);  // the buffers above are freed on return
 }
 
+namespace {
+
+// check_sparse's checks on the device, reported into st: one exact value per code 0 (the
+// count the runs declare), one outlier per code 255, every exact value on a code-0 point.
+__global__ void compare_counts_kernel(const unsigned long long* counts, const uint64_t* runs_count, uint64_t outliers,
+                                      DeviceStatus* st) {
+  if (counts[0] != runs_count[1]) report(st, kStatusInterpExactCount, 0, counts[0], runs_count[1]);
+  if (counts[1] != outliers) report(st, kStatusInterpOutlierCount, 0, counts[1], outliers);
+}
+
+__global__ void exact_runs_on_exact_codes_kernel(const uint8_t* codes, const Layout* Lp, const uint64_t* start,
+                                                 const uint64_t* length, const uint64_t* runs_count, DeviceStatus* st) {
+  const Layout& L = *Lp;
+  if (failed(st)) return;
+  const uint64_t runs = runs_count[0];
+  for (uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < runs; k += uint64_t(gridDim.x) * blockDim.x)
+    for (uint64_t j = 0; j < length[k]; ++j) {
+      const uint64_t i = start[k] + j;
+      const uint64_t c[3] = {i / (L.n[1] * L.n[2]), (i / L.n[2]) % L.n[1], i % L.n[2]};
+      if (codes[code_index(L, c)] != kExactCode) {
+        report(st, kStatusInterpExactPlace, 0, i, 0);
+        return;
+      }
+    }
+}
+
+}  // namespace
+
+template <class T>
+void decompress_device(const uint8_t* d_codes, DeviceSpan outliers, DeviceSpan exact, const Layout& L, const Choice& ch,
+                       T* d_out, DeviceStatus* st, cudaStream_t s) {
+  // The outliers section is small: it and the verdict so far (checksums, the codes' stage) come
+  // to the host in one synchronization; a failure there stops everything before any write.
+  std::vector<uint8_t> ol(outliers.size);
+  DeviceStatus before;
+  dev::copy_to_host(&before, st, sizeof before, s);
+  if (outliers.size) dev::copy_to_host(ol.data(), outliers.data, outliers.size, s);
+  dev::sync(s);
+  throw_if_failed(before, "stream");
+  std::vector<int32_t> q;
+  read_outliers(ol, L.total, q);
+  dev::Buffer<int32_t> d_q;
+  upload(d_q, q, s);
+
+  const LevelTable<T> lt = level_table<T>(ch);
+  const AnchorGridDev a = anchor_grid_dev(L);
+  const uint64_t na = static_cast<uint64_t>(a.n[0] * a.n[1] * a.n[2]);
+  const dev::Buffer<Layout> dL = on_device(L, s);
+  const dev::Buffer<LevelTable<T>> dlt = on_device(lt, s);
+  const runs::DeviceRuns<T> ex = runs::parse_device<T>(exact.data, exact.size, L.total, st, 3, s);
+  dev::Buffer<unsigned long long> counts(2, s);
+  dev::zero(counts.get(), 2 * sizeof(unsigned long long), s);
+  count_special_kernel<<<grid_for(L.total / 16 + 1), kThreads, 0, s>>>(d_codes, L.total, counts.get());
+  SCIZ_CUDA_CHECK_LAUNCH("interp count_special_kernel");
+  compare_counts_kernel<<<1, 1, 0, s>>>(counts.get(), ex.count.get(), q.size(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("interp compare_counts_kernel");
+  if (ex.capacity) {
+    exact_runs_on_exact_codes_kernel<<<grid_for(ex.capacity), kThreads, 0, s>>>(d_codes, dL.get(), ex.start.get(),
+                                                                                ex.length.get(), ex.count.get(), st);
+    SCIZ_CUDA_CHECK_LAUNCH("interp exact_runs_on_exact_codes_kernel");
+  }
+  const uint64_t chunks = (L.total + 255) / 256;
+  dev::Buffer<uint64_t> per(chunks, s), before256(chunks + 1, s);
+  count_outliers_kernel<<<grid_for(chunks), kThreads, 0, s>>>(d_codes, L.total, per.get());
+  SCIZ_CUDA_CHECK_LAUNCH("interp count_outliers_kernel");
+  size_t temp = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp, per.get(), before256.get(), chunks, s));
+  dev::Buffer<uint8_t> scratch(temp, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch.get(), temp, per.get(), before256.get(), chunks, s));
+  const Ranks rk{d_codes, before256.get(), d_q.get()};
+  // Every kernel below writes nothing once st holds a failure.
+  runs::scatter_device(ex, d_out, st, s);
+  dev::Buffer<T> A(na, s);
+  root_decode_kernel<T><<<1, 1, 0, s>>>(A.get(), d_out, dL.get(), lt.q[L.levels - 1], rk, st);
+  SCIZ_CUDA_CHECK_LAUNCH("interp root_decode_kernel");
+  for (int l = L.levels - 1; l > kBlockLevels; --l) {
+    const int64_t st_s = int64_t{1} << (l - 1 - kBlockLevels);
+    Pass passes[7];
+    const int np = level_passes(lt.cfg[l - 1].scheme, passes);
+    for (int pi = 0; pi < np; ++pi) {
+      const PassGrid pg = pass_grid(passes[pi], st_s, a.n);
+      if (pg.points() == 0) continue;
+      const Stencil sten = make_stencil(passes[pi].pred, st_s, a.pitch, lt.cfg[l - 1].spline, lt.cfg[l - 1].scheme == kCross);
+      anchor_pass_decode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), d_out, a, pg, sten, l, lt.q[l - 1],
+                                                                               dL.get(), rk, st);
+      SCIZ_CUDA_CHECK_LAUNCH("interp anchor_pass_decode_kernel");
+    }
+  }
+  anchors_out_kernel<T><<<grid_for(na), kThreads, 0, s>>>(A.get(), dL.get(), a, d_out, st);
+  SCIZ_CUDA_CHECK_LAUNCH("interp anchors_out_kernel");
+  launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
+    constexpr int G = decltype(g)::value;
+    allow_smem(block_decode_kernel<T, G>, smem);
+    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol, st);
+    SCIZ_CUDA_CHECK_LAUNCH("interp block_decode_kernel");
+  });
+  // Temporaries are released in stream order; the caller synchronizes once and reads st.
+}
+
 #define SCIZ_INTERP_CUDA(T)                                                                                       \
   template TuneInput<T> gather_cuda<T>(const T*, const Layout&, cudaStream_t);                                  \
   template void compress_cuda<T>(const T*, const Layout&, const Choice&, double, uint8_t*, Sparse<T>&, cudaStream_t); \
-  template void decompress_cuda<T>(const uint8_t*, const Sparse<T>&, const Layout&, const Choice&, T*, cudaStream_t);
+  template void decompress_cuda<T>(const uint8_t*, const Sparse<T>&, const Layout&, const Choice&, T*, cudaStream_t); \
+  template DeviceSparseOut compress_device<T>(const T*, const Layout&, const Choice&, double, uint8_t*, cudaStream_t);  \
+  template void decompress_device<T>(const uint8_t*, DeviceSpan, DeviceSpan, const Layout&, const Choice&, T*,         \
+                                     DeviceStatus*, cudaStream_t);
 SCIZ_INTERP_CUDA(float)
 SCIZ_INTERP_CUDA(double)
 #undef SCIZ_INTERP_CUDA

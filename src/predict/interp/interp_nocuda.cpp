@@ -19,10 +19,23 @@ void decompress_cuda(const uint8_t*, const Sparse<T>&, const Layout&, const Choi
   fail(Status::no_device, "interp: this sciz was built without CUDA");
 }
 
+template <class T>
+DeviceSparseOut compress_device(const T*, const Layout&, const Choice&, double, uint8_t*, cudaStream_t) {
+  fail(Status::no_device, "interp: this sciz was built without CUDA");
+}
+template <class T>
+void decompress_device(const uint8_t*, DeviceSpan, DeviceSpan, const Layout&, const Choice&, T*, DeviceStatus*,
+                       cudaStream_t) {
+  fail(Status::no_device, "interp: this sciz was built without CUDA");
+}
+
 #define SCIZ_INTERP_NOCUDA(T)                                                                                     \
   template TuneInput<T> gather_cuda<T>(const T*, const Layout&, cudaStream_t);                                  \
   template void compress_cuda<T>(const T*, const Layout&, const Choice&, double, uint8_t*, Sparse<T>&, cudaStream_t); \
-  template void decompress_cuda<T>(const uint8_t*, const Sparse<T>&, const Layout&, const Choice&, T*, cudaStream_t);
+  template void decompress_cuda<T>(const uint8_t*, const Sparse<T>&, const Layout&, const Choice&, T*, cudaStream_t); \
+  template DeviceSparseOut compress_device<T>(const T*, const Layout&, const Choice&, double, uint8_t*, cudaStream_t);  \
+  template void decompress_device<T>(const uint8_t*, DeviceSpan, DeviceSpan, const Layout&, const Choice&, T*,         \
+                                     DeviceStatus*, cudaStream_t);
 SCIZ_INTERP_NOCUDA(float)
 SCIZ_INTERP_NOCUDA(double)
 #undef SCIZ_INTERP_NOCUDA
