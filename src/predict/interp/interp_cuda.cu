@@ -278,9 +278,9 @@ __global__ void root_decode_kernel(T* A, const T* out, const Layout* Lp, LevelQu
 template <class T>
 __global__ void anchor_pass_decode_kernel(T* A, const T* out, AnchorGridDev a, PassGrid g, Stencil st, int l,
                                           LevelQuant<T> q, const Layout* Lp, Ranks rk,
-                                          const DeviceStatus* st) {
+                                          const DeviceStatus* status) {
   const Layout& L = *Lp;
-  if (st && failed(st)) return;
+  if (status && failed(status)) return;
   const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
   const int64_t total = g.points();
   for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {

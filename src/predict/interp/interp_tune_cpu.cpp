@@ -120,7 +120,9 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     };
     LevelConfig pick = cand[0];
     if (cand.size() > 1) {
-      const uint8_t first_spline = cand[0].spline == kCubic || cand.back().spline != kCubic ? cand[0].spline : kCubic;
+      uint8_t first_spline = cand[0].spline;  // cubic when it is a candidate
+      for (const LevelConfig& c : cand)
+        if (c.spline == kCubic) first_spline = kCubic;
       uint64_t best = ~uint64_t{0};
       for (const LevelConfig& c : cand)
         if (c.spline == first_spline) {
