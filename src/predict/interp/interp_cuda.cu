@@ -224,6 +224,8 @@ __global__ void __launch_bounds__(kThreads) block_encode_kernel(const T* x, cons
   T* v = reinterpret_cast<T*>(smem) + me.group * box_vol;
   const BoxGeom g = box_geom(L, me.block);
   load_box<T, G>(v, x, A, a, L, g, me.lane);
+  uint64_t start[kBlockLevels + 1];  // the block's first code in each block level
+  for (int l = 1; l <= kBlockLevels; ++l) start[l] = block_level_start(L, l, g.b);
   group_sync<G>();
   run_block_levels<T, G>(g, lt, me.lane, [&](int l, int64_t s, const Stencil& st, const int64_t* c, int64_t off) {
     const T pred = predict_any<T>(v, off, c, g.w, s, st);
@@ -233,7 +235,7 @@ __global__ void __launch_bounds__(kThreads) block_encode_kernel(const T* x, cons
     if (c[0] < g.own[0] && c[1] < g.own[1] && c[2] < g.own[2]) {  // owned: the code is this block's
       uint64_t m[3], i[3];
       for (int k = 0; k < 3; ++k) m[k] = uint64_t((g.own[k] + s - 1) / s), i[k] = uint64_t(c[k] / s);
-      const uint64_t pos = block_level_start(L, l, g.b) + level_rank(m, i);
+      const uint64_t pos = start[l] + level_rank(m, i);
       codes[pos] = code;
       note(sk, code, field_index(L, g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]), xv, pos, big);
     }
@@ -320,6 +322,8 @@ __global__ void __launch_bounds__(kThreads) block_decode_kernel(const T* A, Anch
   T* v = reinterpret_cast<T*>(smem) + me.group * box_vol;
   const BoxGeom g = box_geom(L, me.block);
   load_box<T, G>(v, nullptr, A, a, L, g, me.lane);
+  uint64_t start[kBlockLevels + 1];  // the block's first code in each block level
+  for (int l = 1; l <= kBlockLevels; ++l) start[l] = block_level_start(L, l, g.b);
   group_sync<G>();
   run_block_levels<T, G>(g, lt, me.lane, [&](int l, int64_t s, const Stencil& st, const int64_t* c, int64_t off) {
     const uint64_t gc[3] = {g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]};
@@ -328,7 +332,7 @@ __global__ void __launch_bounds__(kThreads) block_decode_kernel(const T* A, Anch
     if (own) {
       uint64_t m[3], i[3];
       for (int k = 0; k < 3; ++k) m[k] = uint64_t((g.own[k] + s - 1) / s), i[k] = uint64_t(c[k] / s);
-      pos = block_level_start(L, l, g.b) + level_rank(m, i);
+      pos = start[l] + level_rank(m, i);
     } else {
       pos = code_index(L, gc);  // a far-face point: its code is the neighbour's
     }

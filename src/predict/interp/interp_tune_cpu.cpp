@@ -203,8 +203,9 @@ double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, d
       skip[i] = !finite(s.x[i]);
       if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++exact;
     }
-    // Points of axes of extent 1 sit at 0; the others from 1 on.
-    const int64_t lo[3] = {s.g.w[0] > 1 ? 1 : 0, s.g.w[1] > 1 ? 1 : 0, s.g.w[2] > 1 ? 1 : 0};
+    // On the field's axes the predictor reads the point before, so the points start at 1 (none
+    // when the box is one point thick there); absent axes sit at 0.
+    const int64_t lo[3] = {ndim >= 3 ? 1 : 0, ndim >= 2 ? 1 : 0, 1};
     auto at = [&](int z, int y, int x) { return d[z * kBoxPitch[0] + y * kBoxPitch[1] + x]; };
     for (int64_t z = lo[0]; z < s.g.w[0]; ++z)
       for (int64_t y = lo[1]; y < s.g.w[1]; ++y)
