@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/omp_threads.hpp"
 #include "predict/interp/interp.hpp"
 #include "predict/interp/interp_walk.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
@@ -110,11 +111,18 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
   for (int l = kBlockLevels; l >= 1; --l) {
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
     const size_t stride = l == 1 && smp.size() >= 8 ? 2 : 1;
+    // Samples in parallel: each on its own copy, the costs integers (their sum is the same in
+    // any order).
     auto cost_of = [&](LevelConfig c) {
       uint64_t cost = 0;
-      for (size_t k = 0; k < smp.size(); k += stride) {
+      const int64_t count = static_cast<int64_t>((smp.size() + stride - 1) / stride);
+#pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(thread_count(static_cast<uint64_t>(count)))
+      for (int64_t j = 0; j < count; ++j) {
+        const size_t k = static_cast<size_t>(j) * stride;
         std::vector<T> v = smp[k].v;
-        block_level<T>(v, smp[k].g, l, c, q, ebc, [&](T xv, T pred, uint8_t, int32_t) { cost += err_cost(xv, pred, q); });
+        uint64_t mine = 0;
+        block_level<T>(v, smp[k].g, l, c, q, ebc, [&](T xv, T pred, uint8_t, int32_t) { mine += err_cost(xv, pred, q); });
+        cost += mine;
       }
       return cost;
     };
@@ -137,7 +145,9 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
         }
     }
     config[l - 1] = pick;
-    for (auto& s : smp) block_level<T>(s.v, s.g, l, pick, q, ebc, [](T, T, uint8_t, int32_t) {});
+    const int64_t ns = static_cast<int64_t>(smp.size());
+#pragma omp parallel for schedule(static) num_threads(thread_count(static_cast<uint64_t>(ns)))
+    for (int64_t k = 0; k < ns; ++k) block_level<T>(smp[k].v, smp[k].g, l, pick, q, ebc, [](T, T, uint8_t, int32_t) {});
   }
 }
 
@@ -164,21 +174,42 @@ double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelCon
                    const std::vector<double>& ebs, double ebc, const TuneRequest& req, uint64_t* points = nullptr) {
   double bits = 0;
   if (points) *points = 0;
-  std::vector<std::vector<T>> state;
-  for (const auto& s : smp) state.push_back(with_anchor_error(s, ebs[kBlockLevels]));
+  const int64_t ns = static_cast<int64_t>(smp.size());
+  std::vector<std::vector<T>> state(smp.size());
+  for (size_t k = 0; k < smp.size(); ++k) state[k] = with_anchor_error(smp[k], ebs[kBlockLevels]);
   std::vector<uint8_t> all;
+  // Per sample: its codes of a level, a histogram and its outliers' bytes, computed in
+  // parallel and combined in sample order (the codes keep the section's order).
+  struct Part {
+    std::vector<uint8_t> codes;
+    std::vector<uint64_t> h = std::vector<uint64_t>(256, 0);
+    uint64_t outlier_bytes = 0;
+  };
+  std::vector<Part> parts(smp.size());
   for (int l = kBlockLevels; l >= 1; --l) {
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-    std::vector<uint64_t> h(256, 0);
-    uint64_t outlier_bytes = 0;
-    for (size_t k = 0; k < smp.size(); ++k)
+#pragma omp parallel for schedule(static) num_threads(thread_count(static_cast<uint64_t>(ns)))
+    for (int64_t k = 0; k < ns; ++k) {
+      Part& pt = parts[k];
+      pt.codes.clear();
+      std::fill(pt.h.begin(), pt.h.end(), 0);
+      pt.outlier_bytes = 0;
       block_level<T>(state[k], smp[k].g, l, config[l - 1], q, ebc, [&](T xv, T, uint8_t code, int32_t big) {
         if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
-        ++h[code];
-        if (points) ++*points;
-        if (req.codes_bytes) all.push_back(code);
-        if (code == kOutlierCode) outlier_bytes += leb128_bytes(outlier_word(big));
+        ++pt.h[code];
+        if (req.codes_bytes) pt.codes.push_back(code);
+        if (code == kOutlierCode) pt.outlier_bytes += leb128_bytes(outlier_word(big));
       });
+    }
+    std::vector<uint64_t> h(256, 0);
+    uint64_t outlier_bytes = 0;
+    for (const Part& pt : parts) {
+      for (int c = 0; c < 256; ++c) h[c] += pt.h[c];
+      outlier_bytes += pt.outlier_bytes;
+      all.insert(all.end(), pt.codes.begin(), pt.codes.end());
+      if (points)
+        for (int c = 0; c < 256; ++c) *points += pt.h[c];
+    }
     bits += static_cast<double>(h[kExactCode]) * (8.0 * sizeof(T) + 8.0) + 8.0 * outlier_bytes;
     if (!req.codes_bytes) bits += entropy_bits(h);
   }
