@@ -16,7 +16,6 @@
 #include "core/exact_runs.hpp"
 #include "core/trace.hpp"
 #include "lossless/bytecodes/bytecodes.hpp"
-#include "lossless/codes/codes.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/staging.hpp"
 #include "predict/interp/interp.hpp"
