@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "bench_host.hpp"
+#include "gpu_timing.cuh"
+#include "stage_rows.hpp"
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "core/geometry.hpp"
@@ -74,31 +76,11 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
+using bench::median;
+using bench::Row;
 
-// Median milliseconds of `body` between two events on the default stream. `prep` runs
-// before the start event (resetting counters and the like, not timed).
 double time_gpu(const Args& a, const std::function<void()>& body, const std::function<void()>& prep = [] {}) {
-  cudaEvent_t t0, t1;
-  SCIZ_CUDA_CHECK(cudaEventCreate(&t0));
-  SCIZ_CUDA_CHECK(cudaEventCreate(&t1));
-  std::vector<double> ms;
-  for (int i = 0; i < a.warmups + a.runs; ++i) {
-    prep();
-    SCIZ_CUDA_CHECK(cudaEventRecord(t0, nullptr));
-    body();
-    SCIZ_CUDA_CHECK(cudaEventRecord(t1, nullptr));
-    SCIZ_CUDA_CHECK(cudaEventSynchronize(t1));
-    float m = 0;
-    SCIZ_CUDA_CHECK(cudaEventElapsedTime(&m, t0, t1));
-    if (i >= a.warmups) ms.push_back(m);
-  }
-  SCIZ_CUDA_CHECK(cudaEventDestroy(t0));
-  SCIZ_CUDA_CHECK(cudaEventDestroy(t1));
-  return median(ms);
+  return bench::time_gpu(a.warmups, a.runs, body, prep);
 }
 
 // Median milliseconds of a blocking host call.
@@ -112,12 +94,6 @@ double time_host(const Args& a, const std::function<void()>& body) {
   }
   return median(ms);
 }
-
-struct Row {
-  std::string stage;
-  double ms;
-  uint64_t basis = 0;  // bytes the GB/s figure counts; 0 = the field
-};
 
 bool same_on_device(const uint16_t* a, const uint16_t* b, uint64_t n) {
   std::vector<uint16_t> h1(n), h2(n);
@@ -257,6 +233,10 @@ int main(int argc, char** argv) try {
                   }), code_bytes});
   if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: lossless auto did not return the codes\n");
 
+  // (e2) the stages of src/lossless/stages, alone and in the interp chains, on interp-like
+  // 1-byte codes of the same field (GB/s of those code bytes, 1 per value)
+  const bench::StageRows sr = bench::stage_rows(d_x.get(), shape, info.eb_abs, a.warmups, a.runs, rows);
+
   // (f) the szx codec on the same field: device-level calls (the kernels plus the one sync that
   // learns the section sizes), then with the sections to and from the host, then the public API.
   szx::DeviceEncoded<float> szd;
@@ -395,16 +375,22 @@ int main(int argc, char** argv) try {
     std::printf("  %-12s %12llu bytes, %7.3f bits/code, field ratio with this stage alone %.2f\n", lossless_name(z.stage),
                 static_cast<unsigned long long>(z.bytes), 8.0 * z.bytes / n, static_cast<double>(bytes) / z.bytes);
 
+  std::printf("1-byte codes (radius 128): stage and chain ratios (code bytes / blob bytes):");
+  for (const auto& [k, v] : sr.ratio) std::printf(" %s %.3f", k.c_str(), v);
+  std::printf("\nstages round trip on the GPU: %s, chains' GPU blobs == CPU blobs: %s\n", sr.round_trip ? "yes" : "NO",
+              sr.same_as_cpu ? "yes" : "NO");
+
   const double copy_gbs = gb / (copy_ms / 1e3);
   std::printf("D2D copy: %.1f GB/s as bytes read+written / time, %.1f GB/s as size / time\n", 2 * copy_gbs, copy_gbs);
-  std::printf("\nGB/s = field bytes (%.1f MB f32) / median time, or quant-code bytes (%.1f MB) for rows marked *;\n"
-              "'of copy' = that rate / D2D copy size/time rate\n",
-              bytes / 1e6, code_bytes / 1e6);
+  std::printf("\nGB/s = field bytes (%.1f MB f32) / median time, or quant-code bytes (%.1f MB) for rows marked *,\n"
+              "or 1-byte code bytes (%.1f MB) for rows marked **; 'of copy' = that rate / D2D copy size/time rate\n",
+              bytes / 1e6, code_bytes / 1e6, sr.codes / 1e6);
   std::printf("%-34s %10s %10s %8s\n", "stage", "ms", "GB/s", "of copy");
   auto rate = [&](const Row& r) { return (r.basis ? r.basis / 1e9 : gb) / (r.ms / 1e3); };
   for (const auto& r : rows) {
     const double gbs = rate(r);
-    std::printf("%-34s %10.3f %10.1f %8.3f\n", (r.stage + (r.basis ? " *" : "")).c_str(), r.ms, gbs, gbs / copy_gbs);
+    const char* mark = !r.basis ? "" : std::string(r.unit) == "codes8" ? " **" : " *";
+    std::printf("%-34s %10.3f %10.1f %8.3f\n", (r.stage + mark).c_str(), r.ms, gbs, gbs / copy_gbs);
   }
 
   if (!a.json.empty()) {
@@ -415,16 +401,19 @@ int main(int argc, char** argv) try {
       << ",\n  \"max_abs_err\": " << q.max_err << ",\n  \"points_over_bound\": " << q.bad_points
       << ",\n  \"bound_check\": \"" << (q.bad_points == 0 ? "PASS" : "FAIL") << "\",\n  \"same_stream_as_cpu\": "
       << (q.same_as_cpu ? "true" : "false") << ",\n  \"copy_gbs_read_plus_write\": " << 2 * copy_gbs
-      << ",\n  \"stages\": [\n";
+      << ",\n  \"stages_round_trip\": " << (sr.round_trip ? "true" : "false")
+      << ",\n  \"stages_same_as_cpu\": " << (sr.same_as_cpu ? "true" : "false");
+    for (const auto& [k, v] : sr.ratio) j << ",\n  \"ratio_" << k << "\": " << v;
+    j << ",\n  \"stages\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const double gbs = rate(rows[i]);
-      j << "    {\"stage\": \"" << rows[i].stage << "\", \"basis\": \"" << (rows[i].basis ? "codes" : "field")
+      j << "    {\"stage\": \"" << rows[i].stage << "\", \"basis\": \"" << (rows[i].basis ? rows[i].unit : "field")
         << "\", \"ms\": " << rows[i].ms << ", \"gbs\": " << gbs
         << ", \"of_copy\": " << gbs / copy_gbs << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";
   }
-  return q.bad_points == 0 && q.same_as_cpu ? 0 : 1;
+  return q.bad_points == 0 && q.same_as_cpu && sr.round_trip && sr.same_as_cpu ? 0 : 1;
 } catch (const std::exception& ex) {
   std::fprintf(stderr, "sciz_bench: %s\n", ex.what());
   return 1;

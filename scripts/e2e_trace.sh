@@ -4,7 +4,7 @@
 # call per row) on the 500 MB and 4 GB Isabel fields, and the device rows again under each
 # environment variant given as arguments (e.g. SCIZ_WORKERS=6 SCIZ_POOL_DEPS=0), so variants are
 # compared within one machine's lease. Logs go to $OUT (else build-gpu/logs); the device rows
-# are printed last.
+# are printed last. A variant may set several variables, comma-separated (A=1,B=2).
 set -u
 cd "$(dirname "$0")/.."
 LOG=${OUT:-build-gpu/logs}
@@ -24,13 +24,16 @@ echo "500 MB traced run rc=$?"
 timeout 150 "${B[@]}" --tile 10x10x10 --no-host --trace > "$LOG/trace_4gb.log" 2>&1
 echo "4 GB traced run rc=$?"
 for v in "$@"; do
-  timeout 100 env "$v" "${B[@]}" --tile 5x5x5 --no-host > "$LOG/variant_500mb_$v.log" 2>&1
-  timeout 100 env "$v" "${B[@]}" --tile 10x10x10 --no-host > "$LOG/variant_4gb_$v.log" 2>&1
+  IFS=, read -ra vars <<< "$v"
+  tag=$(echo "$v" | tr -c 'A-Za-z0-9_\n-' '_')
+  timeout 100 env "${vars[@]}" "${B[@]}" --tile 5x5x5 --no-host > "$LOG/variant_500mb_$tag.log" 2>&1
+  timeout 100 env "${vars[@]}" "${B[@]}" --tile 10x10x10 --no-host > "$LOG/variant_4gb_$tag.log" 2>&1
 done
 echo "== device rows (500 MB, then 4 GB); variants after =="
 grep -h "device:" "$LOG/trace_500mb.log" "$LOG/trace_4gb.log"
 grep -h "host pinned\|cap " "$LOG/trace_500mb.log" | grep -v "^----"
 for v in "$@"; do
+  tag=$(echo "$v" | tr -c 'A-Za-z0-9_\n-' '_')
   echo "-- $v"
-  grep -h "device:" "$LOG/variant_500mb_$v.log" "$LOG/variant_4gb_$v.log"
+  grep -h "device:" "$LOG/variant_500mb_$tag.log" "$LOG/variant_4gb_$tag.log"
 done

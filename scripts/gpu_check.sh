@@ -142,6 +142,30 @@ if [ ${#bench_rows[@]} -gt 0 ]; then
       "$(s "$f" "zrle encode")" "$(s "$f" "zrle decode")" "$(s "$f" "lossless auto encode")" \
       "$(s "$f" "lossless auto decode")"
   done
+  echo "lossless stages (src/lossless/stages) on interp-like 1-byte codes: lorenzo's at radius 128 of the same field,"
+  echo "125M codes; GB/s = code bytes (1 per value) / median time, (x) = of D2D copy; kernel level (a reducer's encode"
+  echo "includes its one sync; chains are the whole device calls); ratio = code bytes / blob bytes"
+  printf "%-10s" stage
+  for row in "${bench_rows[@]}"; do printf " %15s %15s %7s" "${row%%:*} enc" "${row%%:*} dec" ratio; done
+  echo
+  for st in tcms1 tcms2 tcms4 tcms8 bit1 bit2 bit4 bit8 rre1 rre2 rre4 rre8 rze1 rze2 rze4 rze8 interp-cr interp-tp; do
+    kind=stage
+    case $st in interp-*) kind=chain ;; esac
+    printf "%-10s" "$st"
+    for row in "${bench_rows[@]}"; do
+      f="$LOG/bench_${row%%:*}.json"
+      if [ -s "$f" ]; then
+        printf " %15s %15s %7.3f" "$(s "$f" "$kind $st encode")" "$(s "$f" "$kind $st decode")" "$(j "$f" "ratio_$st")"
+      else
+        printf " %15s %15s %7s" - - -
+      fi
+    done
+    echo
+  done
+  for row in "${bench_rows[@]}"; do
+    f="$LOG/bench_${row%%:*}.json"
+    [ -s "$f" ] && echo "${row%%:*}: stages round trip on the GPU: $(j "$f" stages_round_trip), chains' GPU blobs == CPU: $(j "$f" stages_same_as_cpu)"
+  done
   echo "szx codec on the same field; GB/s = field bytes / time. kernel = device-level call (kernels + the sync that"
   echo "learns the section sizes); host = sections to/from pageable host; e2e = public API, pinned host"
   printf "%-6s %9s %6s %5s %15s %15s %15s %15s %15s %15s\n" rel szx-ratio bound ==cpu kernel-enc kernel-dec host-enc \

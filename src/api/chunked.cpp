@@ -68,6 +68,7 @@ ChunkedCompressor::ChunkedCompressor(DType dtype, const Shape& shape, const Comp
   s.shape = shape;
   s.opt = opt;
   s.pipe = &find_pipeline(opt.pipeline);
+  s.pipe->check_options(opt);
   s.device = resolve_device(opt.device);
   s.plan = plan_chunks(shape, dtype, opt.chunk_mb);
   s.range_given = range.has_value();
@@ -212,7 +213,7 @@ ChunkedDecompressor::ChunkDetail ChunkedDecompressor::describe_chunk(uint64_t i,
   ChunkDetail d;
   d.info = {c.row0, c.rows, c.offset, c.length, c.header.pipeline};
   try {
-    d.params = find_pipeline(c.header.pipeline).describe(c.header.params);
+    d.params = find_pipeline(c.header.pipeline).describe(c.header.params, st_->ps.header.version);
   } catch (const Error& e) {
     d.params = {{"params", e.what()}};
   }

@@ -62,7 +62,7 @@ void check_field(const FieldView& f, const CompressOptions& opt) {
   f.shape.validate();
   SCIZ_REQUIRE(f.data != nullptr, Status::invalid_argument, "field data pointer is null");
   validate_bound(opt.eb);
-  (void)find_pipeline(opt.pipeline);
+  find_pipeline(opt.pipeline).check_options(opt);
   if (f.on_device) dev::require_available();
 }
 
@@ -358,7 +358,7 @@ StreamInfo inspect(const StreamView& sv) {
   const std::string p0 = device_v4 ? dh.heads[0].pipeline : ps.chunks[0].header.pipeline;
   const std::vector<uint8_t> params0 = device_v4 ? dh.heads[0].params : ps.chunks[0].header.params;
   try {
-    info.params = find_pipeline(p0).describe(params0);
+    info.params = find_pipeline(p0).describe(params0, h.version);
   } catch (const Error& e) {
     info.params = {{"params", e.what()}};
   }

@@ -17,8 +17,9 @@ inline constexpr uint8_t kMagic[4] = {'S', 'C', 'I', 'Z'};
 // Version 2 added lorenzo's huffman, rle and rle+huffman stages (the container unchanged);
 // version 3 made section checksums chunked digests (section_checksum); version 4 cuts the
 // field into chunks along its slowest axis, each an independently decodable set of sections
-// with its own pipeline and params, and digests 16 KiB blocks. Versions 1 to 3 still decode.
-inline constexpr uint16_t kFormatVersion = 4;
+// with its own pipeline and params, and digests 16 KiB blocks; version 5 (the container of 4)
+// records stage lists in lorenzo's params. Versions 1 to 4 still decode.
+inline constexpr uint16_t kFormatVersion = 5;
 inline constexpr uint16_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kMaxSections = 64;
 

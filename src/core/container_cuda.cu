@@ -147,8 +147,8 @@ void write_chunk(const std::string& pipeline, const std::vector<uint8_t>& params
   for (size_t i = 0; i < secs.size(); ++i) {
     h.gap_at[h.gaps] = end;
     h.gap_len[h.gaps++] = static_cast<uint32_t>(l.offsets[i] - end);
-    dev::copy_on_device(d_dst + l.offsets[i], secs[i].data, secs[i].size, s);
-    ranges.push_back({d_dst + l.offsets[i], secs[i].size});
+    // Copied into place by the digest's own threads, which read the section once for both.
+    ranges.push_back({secs[i].data, secs[i].size, d_dst + l.offsets[i]});
     end = l.offsets[i] + secs[i].size;
   }
   h.gap_at[h.gaps] = end;

@@ -46,6 +46,9 @@ void copy_on_device(void* dst, const void* src, size_t bytes, cudaStream_t s);
 void zero(void* d, size_t bytes, cudaStream_t s);  // queued; no host synchronization
 void sync(cudaStream_t s);
 bool is_device_pointer(const void* p);
+// The CUDA device that holds p (device or managed memory), -1 for any other pointer. For
+// arrays that arrive through __cuda_array_interface__, which names no device.
+int device_of_pointer(const void* p);
 
 template <class T>
 class Buffer {  // RAII, stream-ordered

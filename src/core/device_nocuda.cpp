@@ -25,6 +25,7 @@ void copy_on_device(void*, const void*, size_t, cudaStream_t) { no_cuda(); }
 void sync(cudaStream_t) { no_cuda(); }
 void zero(void*, size_t, cudaStream_t) { no_cuda(); }
 bool is_device_pointer(const void*) { return false; }
+int device_of_pointer(const void*) { return -1; }
 }  // namespace sciz::dev
 
 #include "core/device_streams.hpp"

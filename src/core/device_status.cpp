@@ -3,11 +3,25 @@
 #include <sciz/error.hpp>
 #include <sciz/types.hpp>
 
+#include "lossless/stages/eliminate_math.hpp"
+#include "lossless/stages/registry.hpp"
+
 namespace sciz {
 namespace {
 
 std::string codes_stage(uint32_t stage) {
   return std::string("quant codes (") + (stage >= 1 && stage <= 5 ? lossless_name(static_cast<Lossless>(stage)) : "?") + ")";
+}
+
+std::string stage(uint32_t id) { return std::string("stage ") + stages::stage_name(static_cast<stages::StageId>(id)); }
+
+std::string block_fault(uint64_t kind) {
+  switch (kind) {
+    case stages::kBlockSize: return "payload does not match the size its bitmaps call for";
+    case stages::kBlockPadding: return "a bitmap level has bits set past its end";
+    case stages::kBlockFirst: return "first symbol is not marked kept (it has no predecessor)";
+  }
+  return "fault " + std::to_string(kind);
 }
 
 std::string huffman_part(uint32_t part) {
@@ -66,6 +80,11 @@ std::string device_status_message(const DeviceStatus& st) {
     case kStatusHuffmanChunkSum: return huffman_part(st.where) + ": chunk bit counts sum to " + a + ", header says " + b;
     case kStatusHuffmanDecode: return huffman_part(st.where) + ": chunk " + a + " does not decode to its stated bit count";
     case kStatusHuffmanTruncated: return huffman_part(st.where) + ": " + a + " bytes, shorter than its header and codebook (" + b + ")";
+    case kStatusStageHeader: return stage(st.where) + ": header " + a + " found, " + b + " expected (length or stage byte)";
+    case kStatusStageEntry: return stage(st.where) + ": block " + a + " has table entry " + b + ", not possible for its size";
+    case kStatusStageTotal: return stage(st.where) + ": table and payloads take " + a + " bytes, the blob holds " + b;
+    case kStatusStageBlock: return stage(st.where) + ": block " + a + ": " + block_fault(st.b);
+    case kStatusStageCode: return stage(st.where) + ": decoded code " + b + " at " + a + " does not fit a 1-byte code";
     case kStatusEncoderInternal: return "internal error of a device encoder (check " + w + ": " + a + ", " + b + ")";
     case kStatusSzxFirst + 0: return "szx: block " + a + " keeps " + b + " bytes per value, more than its type has";
     case kStatusSzxFirst + 1: return "szx: mid-byte counts section holds " + a + " bytes for " + b + " non-constant blocks";

@@ -54,12 +54,18 @@ enum StatusCode : uint32_t {
   kStatusHuffmanDecode = 438,     // a: chunk that does not decode to its stated bit count
   kStatusHuffmanTruncated = 439,  // a: blob bytes, b: bytes its header and codebook need
   kStatusEncoderInternal = 499,   // a device encoder's own consistency check (a bug, not a stream)
-  // 500..599 interp (predict/interp, lossless/bytecodes)
-  kStatusInterpFirst = 500,
-  kStatusInterpCode = 500,          // a: code position, b: a decoded code above 255
-  kStatusInterpExactCount = 501,    // a: points of code 0, b: exact values in the section
-  kStatusInterpOutlierCount = 502,  // a: points of code 255, b: outliers in the section
-  kStatusInterpExactPlace = 503,    // a: field index of an exact value whose point has a quant code
+  // 500..599 the lossless stages of src/lossless/stages; `where` is the stage id.
+  kStatusStageHeader = 500,       // a: the blob's header, b: the header the caller's size implies
+  kStatusStageEntry = 501,        // a: block, b: its table entry (not possible for its size)
+  kStatusStageTotal = 502,        // a: bytes the table calls for, b: bytes of the blob
+  kStatusStageBlock = 503,        // a: block, b: its BlockFault (lossless/stages/eliminate_math.hpp)
+  kStatusStageCode = 504,         // a: index, b: a decoded code above 255 for 1-byte codes
+  // 600..699 interp (predict/interp, lossless/bytecodes)
+  kStatusInterpFirst = 600,
+  kStatusInterpCode = 600,          // a: code position, b: a decoded code above 255
+  kStatusInterpExactCount = 601,    // a: points of code 0, b: exact values in the section
+  kStatusInterpOutlierCount = 602,  // a: points of code 255, b: outliers in the section
+  kStatusInterpExactPlace = 603,    // a: field index of an exact value whose point has a quant code
 };
 
 // Which huffman blob a kStatusHuffman* report names (its `where`).

@@ -5,3 +5,11 @@
 #else
 #define SCIZ_HD inline
 #endif
+
+// Unrolls the next loop in device code (fixed trip counts the compiler keeps in registers);
+// the host compilers unroll such loops themselves and warn about the pragma.
+#if defined(__CUDA_ARCH__)
+#define SCIZ_UNROLL _Pragma("unroll")
+#else
+#define SCIZ_UNROLL
+#endif

@@ -121,7 +121,7 @@ class DeltaPipeline final : public Pipeline {
     with_type(job.header->dtype, [&]<class T>() { decompress_device_typed<T>(job); });
   }
 
-  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
+  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params, uint16_t) const override {
     const delta::Chain c = delta::read_params(params);
     if (c.mode == delta::kModeLinear) return {{"chain", "linear per warp layer of 32768"}};
     return {{"chain", "serpentine over rows of " + std::to_string(c.row) + ", per warp layer of 32768"}};

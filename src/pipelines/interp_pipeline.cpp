@@ -288,9 +288,10 @@ class InterpPipeline final : public Pipeline {
     with_type(job.header->dtype, [&]<class T>() { decompress_device_typed<T>(job); });
   }
 
-  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
+  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params,
+                                                            uint16_t version) const override {
     if (predictor_of(params) == kLorenzo) {
-      auto d = find_pipeline("lorenzo").describe(std::vector<uint8_t>(params.begin() + 2, params.end()));
+      auto d = find_pipeline("lorenzo").describe(std::vector<uint8_t>(params.begin() + 2, params.end()), version);
       d.insert(d.begin(), {"predictor", "lorenzo (estimated smaller than interpolation on sampled blocks)"});
       return d;
     }

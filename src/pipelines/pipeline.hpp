@@ -66,9 +66,14 @@ class Pipeline {
  public:
   virtual ~Pipeline() = default;
   virtual const char* name() const = 0;
+  // Refuses options this pipeline cannot honour (invalid_argument naming them), before any
+  // work. The default refuses a stage list: only pipelines that code quant codes record one.
+  virtual void check_options(const CompressOptions& opt) const;
   virtual void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const = 0;
   virtual void decompress(const DecompressJob& job) const = 0;
-  virtual std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const = 0;
+  // The params of a stream of this format version, for display; throws as decoding would.
+  virtual std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params,
+                                                                    uint16_t version) const = 0;
   // GPU path, device in: the chunk's sections left on the device (job.on_device, device cuda).
   // The default runs compress() and uploads its host sections: right for every pipeline, fast
   // only for those that override it.

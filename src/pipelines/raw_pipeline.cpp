@@ -56,7 +56,7 @@ class RawPipeline final : public Pipeline {
     devstream::copy_if_ok(job.d_out, sec.data, bytes, job.st, job.s);
   }
 
-  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>&) const override {
+  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>&, uint16_t) const override {
     return {{"values", "stored verbatim (compression would have expanded the data)"}};
   }
 };

@@ -18,6 +18,12 @@ const std::vector<std::unique_ptr<Pipeline>>& registry() {
 }
 }  // namespace
 
+void Pipeline::check_options(const CompressOptions& opt) const {
+  SCIZ_REQUIRE(opt.stages.empty(), Status::invalid_argument,
+               std::string("pipeline ") + name() + " codes no quant codes, so it takes no stage list (got '" +
+                   opt.stages + "')");
+}
+
 const Pipeline& find_pipeline(const std::string& name) {
   for (const auto& p : registry())
     if (name == p->name()) return *p;

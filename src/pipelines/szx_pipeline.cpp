@@ -111,7 +111,7 @@ class SzxPipeline final : public Pipeline {
     with_type(job.header->dtype, [&]<class T>() { decompress_device_typed<T>(job); });
   }
 
-  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params) const override {
+  std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params, uint16_t) const override {
     return {{"block", std::to_string(szx::read_params(params))}};
   }
 };

@@ -324,6 +324,44 @@ TEST_F(Cli, DeltaChainOptionReachesTheStream) {
   }
 }
 
+TEST_F(Cli, StagesOptionReachesTheStream) {
+  const Shape s{{30, 40}};
+  const auto x = test::smooth_field<float>(s, 3);
+  write_raw(path("in.raw"), x);
+  for (const char* list : {"interp-cr", "interp-tp", "zrle+huffman,rze1", "bit2,rre2"}) {
+    SCOPED_TRACE(list);
+    Result r = run(std::string("compress -i in.raw -o s.sciz -t f32 -d 30x40 -r 1e-3 --device cpu -q --stages ") + list);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    r = run("info -i s.sciz");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("format version     5"), std::string::npos) << r.out;
+    const std::string named = std::string(list) == "interp-cr"   ? "huffman,rre4,tcms8,rze1"
+                              : std::string(list) == "interp-tp" ? "tcms1,bit1,rre1"
+                                                                 : list;
+    EXPECT_NE(r.out.find("stages           " + named + " (2-byte codes)"), std::string::npos) << r.out;
+    r = run("info -i s.sciz --json");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find(named), std::string::npos) << r.out;
+    r = run("decompress -i s.sciz -o s.raw --device cpu -q");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+    EXPECT_EQ(test::check_bound(x, read_values<float>(path("s.raw")), 1e-3 * (*hi - *lo)), "");
+  }
+  // --lossless NAME is the one-stage list NAME: the same stream.
+  ASSERT_EQ(run("compress -i in.raw -o a.sciz -t f32 -d 30x40 -r 1e-3 --device cpu -q --lossless rle").rc, 0);
+  ASSERT_EQ(run("compress -i in.raw -o b.sciz -t f32 -d 30x40 -r 1e-3 --device cpu -q --stages rle").rc, 0);
+  EXPECT_EQ(slurp(path("a.sciz")), slurp(path("b.sciz")));
+  const std::string base = "compress -i in.raw -o y.sciz -t f32 -d 30x40 -r 1e-3 --device cpu ";
+  expect_error(base + "--stages huffman,rre3", "'rre3'", 2);
+  expect_error(base + "--stages rre4,huffman", "only the first", 2);
+  expect_error(base + "--stages ''", "--stages", 2);
+  expect_error(base + "--stages rze1,rze1,rze1,rze1,rze1,rze1,rze1,rze1,rze1", "at most 8", 2);
+  expect_error(base + "--stages huffman --lossless rle", "not both", 2);
+  expect_error(base + "--stages interp-tp -p delta", "stage list", 2);
+  expect_error("info -i s.sciz --stages huffman", "'--stages'", 2);
+  EXPECT_FALSE(fs::exists(path("y.sciz")));
+}
+
 TEST_F(Cli, SzxBlockOptionReachesTheStream) {
   write_raw(path("in.raw"), test::smooth_field<float>(Shape{{30, 40}}, 3));
   Result r = run("compress -i in.raw -o z.sciz -t f32 -d 30x40 -r 1e-3 -p szx --device cpu -q --szx-block 256");

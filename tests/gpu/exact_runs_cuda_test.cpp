@@ -411,6 +411,38 @@ void corrupt_cases() {
   }
 }
 
+// Sections of several of the parser's 8 KiB windows: cuts and flips anywhere, windows after
+// the first included, get the host's verdict.
+template <class T>
+void corrupt_multiwindow_cases() {
+  std::mt19937_64 rng(sizeof(T) * 31);
+  for (int mode = 0; mode < 2; ++mode) {
+    Lists<T> l;
+    uint64_t i = 0;
+    for (int r = 0; r < 4000; ++r) {
+      const T v = mode ? value<T>(r % 5) : value<T>(r * 0.5 + 0.25);
+      for (int k = 0; k < 1 + r % 3; ++k) l.add(i++, v);
+      i += 1 + (r % 7 == 0 ? 300 : r % 2);  // some two-byte gaps
+    }
+    const uint64_t bound = i + 5;
+    const auto sec = write_runs<T>(l.idx, l.val);
+    ASSERT_EQ(sec[16], mode);
+    ASSERT_GT(sec.size(), mode ? 12000u : 20000u);
+    expect_read<T>(sec, bound, "multi-window mode " + std::to_string(mode));
+    for (int trial = 0; trial < 120; ++trial) {
+      const size_t cut = trial < 40 ? 8192 * (1 + trial % 3) - 20 + trial : rng() % sec.size();
+      if (cut < sec.size())
+        expect_same_verdict<T>({sec.begin(), sec.begin() + cut}, bound,
+                               "multi-window mode " + std::to_string(mode) + " cut at " + std::to_string(cut));
+      auto bad = sec;
+      bad[8192 * (trial % 3) + rng() % std::min<size_t>(8192, sec.size() - 8192 * (trial % 3))] ^=
+          static_cast<uint8_t>(1u << (rng() % 8));
+      expect_same_verdict<T>(bad, bound, "multi-window mode " + std::to_string(mode) + " flip, trial " +
+                                             std::to_string(trial));
+    }
+  }
+}
+
 template <class T>
 void status_cases() {
   // A failure already reported: parse_device reports nothing over it, scatter writes nothing.
@@ -452,6 +484,12 @@ TEST(ExactRunsCuda, RefusesWhatTheHostRefusesF32) {
 TEST(ExactRunsCuda, RefusesWhatTheHostRefusesF64) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   corrupt_cases<double>();
+}
+
+TEST(ExactRunsCuda, RefusesWhatTheHostRefusesAcrossWindows) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  corrupt_multiwindow_cases<float>();
+  corrupt_multiwindow_cases<double>();
 }
 
 TEST(ExactRunsCuda, EarlierFailureStopsParseAndScatter) {

@@ -71,7 +71,7 @@ template <class T>
 Sections gpu_sections(const T* d_x, const Case<T>& c, Lossless choice) {
   lorenzo::DeviceSectionsOut out =
       lorenzo::compress_device<T>(d_x, c.e, c.t, c.p, c.alphabet, c.centre, choice, nullptr);
-  Sections r{out.stage, test::download(out.codes.get(), out.codes_size), test::download(out.outliers.get(), out.outliers_size),
+  Sections r{*out.stage, test::download(out.codes.get(), out.codes_size), test::download(out.outliers.get(), out.outliers_size),
              test::download(out.exact.get(), out.exact_size)};
   const DeviceStatus chk = test::download(out.check.get(), 1)[0];
   EXPECT_EQ(chk.code, 0u) << device_status_message(chk);
@@ -509,7 +509,7 @@ TEST(LorenzoDevice, Timing500MB) {
     const double sz = static_cast<double>(out.codes_size + out.outliers_size + out.exact_size);
     std::printf("[timing] rel %.0e: %s, ratio %.2f | compress_device %.3f ms (%.0f GB/s) | decompress_device %.3f ms "
                 "(%.0f GB/s) | quantize kernel %.3f ms, reconstruct kernel %.3f ms\n",
-                rel, lossless_name(out.stage), bytes / sz, median(tc), bytes / median(tc) / 1e6, median(td),
+                rel, lossless_name(*out.stage), bytes / sz, median(tc), bytes / median(tc) / 1e6, median(td),
                 bytes / median(td) / 1e6, median(tq), median(tr));
   }
 }

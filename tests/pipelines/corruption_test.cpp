@@ -2,6 +2,7 @@
 // and a wrong output size are refused with an Error before any value is produced.
 #include <gtest/gtest.h>
 
+#include "lossless/stages/registry.hpp"
 #include "support/test_data.hpp"
 
 using namespace sciz;
@@ -10,7 +11,10 @@ namespace {
 constexpr Lossless kStages[] = {Lossless::huffman, Lossless::rle, Lossless::rle_huffman, Lossless::zrle_huffman,
                                  Lossless::bitpack};
 
-std::vector<uint8_t> sample_stream(Lossless lossless = Lossless::auto_select) {
+// The stage lists of several stages (format 5) go through the same checks.
+constexpr const char* kLists[] = {"interp-cr", "interp-tp", "zrle+huffman,rze2"};
+
+std::vector<uint8_t> sample_stream(Lossless lossless = Lossless::auto_select, const char* list = "") {
   const Shape s = Shape::parse("6x7x40");
   auto x = test::smooth_field<float>(s, 2);
   x[3] = std::numeric_limits<float>::quiet_NaN();
@@ -19,12 +23,21 @@ std::vector<uint8_t> sample_stream(Lossless lossless = Lossless::auto_select) {
   o.eb = {EbMode::rel, 1e-3};
   o.device = Device::cpu;
   o.lossless = lossless;
+  o.stages = list;
   auto st = compress({x.data(), DType::f32, s}, o);
   const StreamInfo info = inspect(st);
-  EXPECT_EQ(info.pipeline, "lorenzo") << "fell back to raw: the stage under test is not in the stream";
-  if (lossless != Lossless::auto_select)
+  EXPECT_EQ(info.chunks[0].pipeline, "lorenzo") << "fell back to raw: the stage under test is not in the stream";
+  const std::string want = *list ? stages::chain_name(stages::parse_chain(list))
+                                 : lossless != Lossless::auto_select ? lossless_name(lossless) : "";
+  if (!want.empty()) {
+    bool seen = false;
     for (const auto& [k, v] : info.params)
-      if (k == "lossless") EXPECT_EQ(v, lossless_name(lossless));
+      if (k == "stages") {
+        seen = true;
+        EXPECT_EQ(v, want + " (2-byte codes)");
+      }
+    EXPECT_TRUE(seen);
+  }
   return st;
 }
 
@@ -41,10 +54,17 @@ Status decode_status(const std::vector<uint8_t>& st, uint64_t out_bytes = 6 * 7 
 
 TEST(Corruption, IntactStreamDecodes) { EXPECT_EQ(decode_status(sample_stream()), Status::ok); }
 
+// Every stream under test: each codes stage alone, then the lists of several stages.
+std::vector<std::pair<std::string, std::vector<uint8_t>>> streams_under_test() {
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> v;
+  for (Lossless l : kStages) v.push_back({lossless_name(l), sample_stream(l)});
+  for (const char* list : kLists) v.push_back({list, sample_stream(Lossless::auto_select, list)});
+  return v;
+}
+
 TEST(Corruption, EveryTruncationRejected) {
-  for (Lossless l : kStages) {
-  SCOPED_TRACE(lossless_name(l));
-  const auto st = sample_stream(l);
+  for (const auto& [name, st] : streams_under_test()) {
+  SCOPED_TRACE(name);
   for (size_t len = 0; len < st.size(); ++len) {
     std::vector<uint8_t> cut(st.begin(), st.begin() + len);
     const Status s = decode_status(cut);
@@ -54,9 +74,8 @@ TEST(Corruption, EveryTruncationRejected) {
 }
 
 TEST(Corruption, EveryBitFlipRejected) {
-  for (Lossless l : kStages) {
-  SCOPED_TRACE(lossless_name(l));
-  const auto st = sample_stream(l);
+  for (const auto& [name, st] : streams_under_test()) {
+  SCOPED_TRACE(name);
   for (size_t byte = 0; byte < st.size(); ++byte) {
     for (int bit = 0; bit < 8; ++bit) {
       auto bad = st;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/checksum.hpp"
+#include "lossless/stages/registry.hpp"
 #include "support/test_data.hpp"
 
 using namespace sciz;
@@ -27,6 +28,7 @@ struct Golden {
   const char* pipeline = "lorenzo";
   uint32_t szx_block = 128;
   double chunk_mb = kDefaultChunkMiB;  // format 4: small values cut the fixture into several chunks
+  const char* stages = "";             // format 5: lorenzo's stage list
 };
 const Golden kGoldens[] = {
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v1_isabel_f32_rel1e-3",
@@ -84,24 +86,41 @@ const Golden kGoldens[] = {
      Lossless::auto_select, false, "szx"},
     {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2, "szx_v3_ocean_nan_f32_rel1e-2",
      Lossless::auto_select, false, "szx"},
-    // Version 4 (chunks along the slowest axis, 16 KiB digest blocks): the encoder must
-    // reproduce these. The "chunks" ones hold several chunks each.
-    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v4_isabel_f32_rel1e-3_auto"},
+    // Version 4 (chunks along the slowest axis, 16 KiB digest blocks): they must still decode.
+    // The "chunks" ones hold several chunks each.
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v4_isabel_f32_rel1e-3_auto",
+     Lossless::auto_select, false},
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v4_isabel_f32_rel1e-3_chunks",
-     Lossless::auto_select, true, "lorenzo", 128, 0.05},
+     Lossless::auto_select, false, "lorenzo", 128, 0.05},
     {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2,
-     "lorenzo_v4_ocean_nan_f32_rel1e-2_rle+huffman", Lossless::rle_huffman},
+     "lorenzo_v4_ocean_nan_f32_rel1e-2_rle+huffman", Lossless::rle_huffman, false},
     {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::abs, 0.5, "lorenzo_v4_mpas_f64_abs0.5_huffman_chunks",
-     Lossless::huffman, true, "lorenzo", 128, 0.03},
+     Lossless::huffman, false, "lorenzo", 128, 0.03},
     {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "lorenzo_v4_s3d_f32_rel1e-2_zrle+huffman",
-     Lossless::zrle_huffman},
+     Lossless::zrle_huffman, false},
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "delta_v4_serpentine_isabel_f32_rel1e-3_chunks",
-     Lossless::auto_select, true, "delta", 128, 0.05},
+     Lossless::auto_select, false, "delta", 128, 0.05},
     {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "delta_v4_mpas_f64_rel1e-4",
-     Lossless::auto_select, true, "delta"},
+     Lossless::auto_select, false, "delta"},
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "szx_v4_isabel_f32_rel1e-3",
-     Lossless::auto_select, true, "szx"},
+     Lossless::auto_select, false, "szx"},
     {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "4x45x90", EbMode::rel, 1e-2, "szx_v4_ocean_nan_f32_rel1e-2_chunks",
+     Lossless::auto_select, false, "szx", 128, 0.01},
+    // Version 5 (lorenzo's params record a stage list; other pipelines changed only their
+    // version field): the encoder must reproduce these.
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v5_isabel_f32_rel1e-3_auto"},
+    {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "lorenzo_v5_s3d_f32_rel1e-2_interp-cr",
+     Lossless::auto_select, true, "lorenzo", 128, kDefaultChunkMiB, "huffman,rre4,tcms8,rze1"},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2,
+     "lorenzo_v5_ocean_nan_f32_rel1e-2_interp-tp", Lossless::auto_select, true, "lorenzo", 128, kDefaultChunkMiB,
+     "interp-tp"},
+    {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::abs, 0.5, "lorenzo_v5_mpas_f64_abs0.5_zrle-rze2_chunks",
+     Lossless::auto_select, true, "lorenzo", 128, 0.03, "zrle+huffman,rze2"},
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v5_isabel_f32_rel1e-3_rle_chunks",
+     Lossless::rle, true, "lorenzo", 128, 0.05},
+    {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "delta_v5_mpas_f64_rel1e-4",
+     Lossless::auto_select, true, "delta"},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "4x45x90", EbMode::rel, 1e-2, "szx_v5_ocean_nan_f32_rel1e-2_chunks",
      Lossless::auto_select, true, "szx", 128, 0.01},
 };
 const fs::path kDir = fs::path(SCIZ_FIXTURES_DIR).parent_path() / "golden";
@@ -121,6 +140,7 @@ TEST(Golden, DecodesToRecordedBitsAndEncoderIsStable) {
     o.pipeline = g.pipeline;
     o.szx_block = g.szx_block;
     o.chunk_mb = g.chunk_mb;
+    o.stages = g.stages;
     const auto fresh = compress({raw.data(), g.dtype, s}, o);
     const fs::path sp = kDir / (std::string(g.name) + ".sciz"), dp = kDir / (std::string(g.name) + ".xxh64");
     if (write && g.current && !fs::exists(sp)) {
@@ -142,6 +162,14 @@ TEST(Golden, DecodesToRecordedBitsAndEncoderIsStable) {
     const StreamInfo info = inspect(golden);
     const double eb = info.eb_abs;
     if (g.chunk_mb < 1) EXPECT_GT(info.chunks.size(), 1u) << "a chunked golden must hold several chunks";
+    // Every version's params read as a stage list: format 1 to 4's lossless byte as one stage.
+    if (info.chunks[0].pipeline == "lorenzo" && (*g.stages || g.lossless != Lossless::auto_select)) {
+      std::string list;
+      for (const auto& [k, v] : info.params)
+        if (k == "stages") list = v;
+      const std::string want = *g.stages ? stages::chain_name(stages::parse_chain(g.stages)) : lossless_name(g.lossless);
+      EXPECT_EQ(list, want + " (2-byte codes)");
+    }
     if (g.dtype == DType::f32) {
       std::vector<float> a(s.count()), b(s.count());
       std::memcpy(a.data(), raw.data(), raw.size());

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "cli_error.hpp"
+#include "lossless/stages/registry.hpp"
 
 namespace sciz::cli {
 
@@ -48,6 +49,7 @@ const std::vector<Spec>& specs() {
       {nullptr, "--device", true, {C::compress, C::decompress, C::eval}},
       {nullptr, "--radius", true, data_in},
       {nullptr, "--lossless", true, data_in},
+      {nullptr, "--stages", true, data_in},
       {nullptr, "--delta-chain", true, data_in},
       {nullptr, "--szx-block", true, data_in},
       {nullptr, "--interp-spline", true, data_in},
@@ -183,7 +185,15 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
     else if (ln == "--pipeline") o.pipeline = v;
     else if (ln == "--device") o.device = parse_device(v);
     else if (ln == "--radius") o.radius = static_cast<int32_t>(parse_int(name, v, 1, 32768));
-    else if (ln == "--lossless") o.lossless = parse_lossless(v);
+    else if (ln == "--lossless") o.lossless = parse_lossless(v), o.lossless_arg = v;
+    else if (ln == "--stages") {
+      try {
+        (void)stages::parse_chain(v);  // names an unknown stage or a broken rule
+      } catch (const Error& e) {
+        usage_error(name + " " + quote(v) + ": " + e.what());
+      }
+      o.stages = v;
+    }
     else if (ln == "--delta-chain") o.delta_chain = parse_delta_chain(v);
     else if (ln == "--szx-block") {
       o.szx_block = static_cast<uint32_t>(parse_int(name, v, 32, 4096));
@@ -222,6 +232,9 @@ void check_complete(const Options& o) {
   if (o.cmd == Command::compress || o.cmd == Command::eval) {
     if (!o.rel && !o.abs) usage_error(cmd + " needs an error bound: -r REL or -a ABS");
     if (o.rel && o.abs) usage_error("give -r or -a, not both (got -r " + quote(o.rel_arg) + " and -a " + quote(o.abs_arg) + ")");
+    if (!o.stages.empty() && !o.lossless_arg.empty())
+      usage_error("give --lossless or --stages, not both (got --lossless " + quote(o.lossless_arg) + " and --stages " +
+                  quote(o.stages) + ")");
     const auto known = pipelines();
     if (std::find(known.begin(), known.end(), o.pipeline) == known.end()) {
       std::string list;

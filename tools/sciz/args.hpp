@@ -25,6 +25,8 @@ struct Options {
   Device device = Device::auto_select;
   int32_t radius = 512;
   Lossless lossless = Lossless::auto_select;
+  std::string lossless_arg;  // as typed, when given
+  std::string stages;        // --stages, checked: a stage list or a named one
   DeltaChain delta_chain = DeltaChain::auto_select;
   uint32_t szx_block = 128;
   InterpSpline interp_spline = InterpSpline::auto_select;

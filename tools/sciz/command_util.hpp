@@ -46,6 +46,7 @@ inline CompressOptions compress_options(const Options& o, Device d) {
   co.device = d;
   co.radius = o.radius;
   co.lossless = o.lossless;
+  co.stages = o.stages;
   co.delta_chain = o.delta_chain;
   co.szx_block = o.szx_block;
   co.interp_spline = o.interp_spline;

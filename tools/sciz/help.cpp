@@ -23,11 +23,11 @@ const char* kUsage =
     "usage:\n"
     "  sciz compress   -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
     "                  [--device cpu|cuda|auto] [--chunk-mb N] [--gpu-memory SIZE] [--devices LIST]\n"
-    "                  [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--interp-*] [-q]\n"
+    "                  [--radius N] [--lossless S | --stages L] [--delta-chain C] [--szx-block N] [--interp-*] [-q]\n"
     "  sciz decompress -i IN.sciz -o OUT [--slice A:B] [--device cpu|cuda|auto] [--gpu-memory SIZE] [--devices LIST] [-q]\n"
     "  sciz info       -i IN.sciz [--json]\n"
     "  sciz eval       -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--interp-*] [--runs N] [--json] [-q]\n"
+    "                  [--device cpu|cuda|auto] [--radius N] [--lossless S | --stages L] [--delta-chain C] [--szx-block N] [--interp-*] [--runs N] [--json] [-q]\n"
     "  sciz --help | sciz COMMAND --help | sciz --version\n";
 
 std::string input_text() {
@@ -60,6 +60,11 @@ std::string field_options() {
          "      --lossless S     lorenzo stage for the quant codes: auto (default: the smallest,\n"
          "                       sized exactly from histograms), huffman, rle, rle+huffman,\n"
          "                       zrle+huffman (runs of the zero-residual code only), or bitpack\n"
+         "      --stages L       lorenzo stage list for the quant codes instead, e.g.\n"
+         "                       huffman,rre4,tcms8,rze1: at most one codes stage (huffman, rle,\n"
+         "                       rle+huffman, zrle+huffman, bitpack), first, then byte stages tcms,\n"
+         "                       bit, rre, rze in widths 1, 2, 4, 8 (tcms1 ... rze8); or a named list:\n"
+         "                       interp-cr (huffman,rre4,tcms8,rze1), interp-tp (tcms1,bit1,rre1)\n"
          "      --delta-chain C  delta chain order: auto (default: serpentine where rows hold at\n"
          "                       most 128 values, else linear), linear (fastest on the GPU), or\n"
          "                       serpentine (odd rows walked backwards: smaller streams on\n"
@@ -115,7 +120,7 @@ std::string help_text(std::optional<Command> cmd) {
     case Command::compress:
       return "usage: sciz compress -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
              "                     [--device cpu|cuda|auto] [--chunk-mb N] [--gpu-memory SIZE] [--devices LIST]\n"
-             "                     [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--interp-*] [-q]\n\n"
+             "                     [--radius N] [--lossless S | --stages L] [--delta-chain C] [--szx-block N] [--interp-*] [-q]\n\n"
              "Compresses a field into a .sciz stream. Exactly one of -r and -a is required.\n"
              "Works a chunk at a time: memory stays at a few chunks whatever the file's size (with\n"
              "-r, one extra pass over the input finds its value range first). On a terminal, long\n"
@@ -153,7 +158,7 @@ std::string help_text(std::optional<Command> cmd) {
              std::string(kExit);
     case Command::eval:
       return "usage: sciz eval -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
-             "                 [--device cpu|cuda|auto] [--radius N] [--lossless S] [--delta-chain C] [--szx-block N] [--interp-*] [--runs N] [--json] [-q]\n\n"
+             "                 [--device cpu|cuda|auto] [--radius N] [--lossless S | --stages L] [--delta-chain C] [--szx-block N] [--interp-*] [--runs N] [--json] [-q]\n\n"
              "Compresses and decompresses on the chosen device, compares the result with the\n"
              "input and reports: ratio, bit rate, max abs error (and / eb), whether the bound held\n"
              "(max abs error <= resolved eb and every NaN/Inf back exactly), PSNR, NRMSE, SSIM and\n"

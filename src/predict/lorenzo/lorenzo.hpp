@@ -4,6 +4,7 @@
 #include <sciz/types.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/cuda_fwd.hpp"
@@ -46,7 +47,8 @@ void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent&
 // ---- Sections that stay on the device ----
 //
 // compress_device writes sections 1 (quant codes through `choice`, auto resolved as
-// codes::encode_cpu does), 2 (outliers) and 3 (exact values) into device memory, byte for byte
+// codes::encode_cpu does; without a choice, the codes themselves, 2 bytes each, for a stage
+// list that starts with a byte stage), 2 (outliers) and 3 (exact values) into device memory, byte for byte
 // what the CPU twin and the pipeline write: the quant codes never leave the device and only
 // counts and histograms (a few KB) cross PCIe. Host synchronizations: one after quantizing and
 // counting (the sparse counts and the code statistics, learnt together), one more in the rare
@@ -54,7 +56,7 @@ void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent&
 // writer when there are exact values (to learn the section's size). The sections are then
 // complete once the caller synchronizes s.
 struct DeviceSectionsOut {
-  Lossless stage = Lossless::auto_select;       // the stage used (never auto_select)
+  std::optional<Lossless> stage;                // the stage used (never auto_select; none: raw codes)
   dev::Buffer<uint8_t> codes, outliers, exact;  // device bytes of sections 1, 2, 3
   uint64_t codes_size = 0, outliers_size = 0, exact_size = 0;
   // The encoders' self-checks (device memory): a nonzero code after the caller's sync is a bug
@@ -63,16 +65,18 @@ struct DeviceSectionsOut {
 };
 template <class T>
 DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape& t, const QuantParams<T>& p,
-                                  uint32_t alphabet, uint16_t centre, Lossless choice, cudaStream_t s);
+                                  uint32_t alphabet, uint16_t centre, std::optional<Lossless> choice, cudaStream_t s);
 
 // Decodes sections whose bytes are on the device (host-known lengths) into d_out, validating
-// every one on the device as the CPU decoders do (the stage's headers and codebooks, chunk
+// every one on the device as the CPU decoders do (without a stage, `codes` holds the n codes
+// themselves, 2 bytes each, exactly) (the stage's headers and codebooks, chunk
 // bits, run sums, bitpack widths; the outliers' count, width and strictly ascending indices
 // below the slots; the exact runs). A failure is reported into st (codes 400..499, and the
 // exact runs' 100..199); d_out is then left untouched, as it is when st already holds a
 // failure. No synchronization: the caller syncs s once and reads st.
 template <class T>
-void decompress_device(DeviceSpan codes, DeviceSpan outliers, DeviceSpan exact, Lossless stage, const Extent& e,
+void decompress_device(DeviceSpan codes, DeviceSpan outliers, DeviceSpan exact, std::optional<Lossless> stage,
+                       const Extent& e,
                        const TileShape& t, const QuantParams<T>& p, T* d_out, DeviceStatus* st, cudaStream_t s);
 
 }  // namespace sciz::lorenzo

@@ -193,16 +193,19 @@ dev::Buffer<DeviceStatus> zeroed_status(cudaStream_t s) {
 
 template <class T>
 DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape& t, const QuantParams<T>& p,
-                                  uint32_t alphabet, uint16_t centre, Lossless choice, cudaStream_t s) {
+                                  uint32_t alphabet, uint16_t centre, std::optional<Lossless> choice, cudaStream_t s) {
   const uint64_t n = e.count();
   cuda::require_tile(t);
   DeviceSectionsOut out;
   out.check = zeroed_status(s);
-  dev::Buffer<uint16_t> codes(n, s);
+  // Bytes, so that without a codes stage the buffer is section 1 as it stands.
+  dev::Buffer<uint8_t> code_bytes(2 * n, s);
+  uint16_t* d_codes = reinterpret_cast<uint16_t*>(code_bytes.get());
   // One download learns the sparse counts and every count the lossless stage needs.
   Readback rb;
   const size_t at_found = rb.reserve(2);
-  codes::DeviceEncoder enc(codes.get(), n, alphabet, centre, choice, rb);
+  std::optional<codes::DeviceEncoder> enc;
+  if (choice) enc.emplace(d_codes, n, alphabet, centre, *choice, rb);
   rb.allocate(s);
   uint64_t ocap = first_capacity(n), ecap = ocap;
   dev::Buffer<uint64_t> oidx(ocap, s), eidx(ecap, s);
@@ -211,8 +214,8 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
   auto* found = reinterpret_cast<unsigned long long*>(rb.device(at_found));
   {
     TracePhase tp("lorenzo device: quantize + count", true, s);
-    cuda::launch_quantize<T>(d_x, e, t, p, codes.get(), {found, oidx.get(), oval.get(), ocap, eidx.get(), evals.get(), ecap}, s);
-    enc.launch(s);
+    cuda::launch_quantize<T>(d_x, e, t, p, d_codes, {found, oidx.get(), oval.get(), ocap, eidx.get(), evals.get(), ecap}, s);
+    if (enc) enc->launch(s);
     rb.fetch(s);  // synchronization 1
   }
   uint64_t nout = rb.host(at_found)[0], nexact = rb.host(at_found)[1];
@@ -225,7 +228,7 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
     evals = dev::Buffer<T>(ecap, s);
     dev::Buffer<unsigned long long> again(2, s);
     SCIZ_CUDA_CHECK(cudaMemsetAsync(again.get(), 0, 2 * sizeof(unsigned long long), s));
-    cuda::launch_quantize<T>(d_x, e, t, p, codes.get(), {again.get(), oidx.get(), oval.get(), ocap, eidx.get(), evals.get(), ecap}, s);
+    cuda::launch_quantize<T>(d_x, e, t, p, d_codes, {again.get(), oidx.get(), oval.get(), ocap, eidx.get(), evals.get(), ecap}, s);
     unsigned long long h[2];
     dev::copy_to_host(h, again.get(), sizeof h, s);
     dev::sync(s);  // synchronization 2, only after an overflow
@@ -247,12 +250,15 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
 
   // Section 1: the stage chosen on the host from the counts; its encoders write straight into
   // device memory.
-  {
+  if (enc) {
     TracePhase tp("lorenzo device: choose + encode codes", true, s);
-    codes::DeviceEncoded c = enc.finish(out.check.get(), s);
+    codes::DeviceEncoded c = enc->finish(out.check.get(), s);
     out.stage = c.stage;
     out.codes = std::move(c.bytes);
     out.codes_size = c.size;
+  } else {
+    out.codes = std::move(code_bytes);
+    out.codes_size = 2 * n;
   }
 
   // Section 3: the exact values as runs. Last, so that the writer's own synchronization (its
@@ -265,14 +271,21 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
 }
 
 template <class T>
-void decompress_device(DeviceSpan codes_sec, DeviceSpan outliers, DeviceSpan exact, Lossless stage, const Extent& e,
-                       const TileShape& t, const QuantParams<T>& p, T* d_out, DeviceStatus* st, cudaStream_t s) {
+void decompress_device(DeviceSpan codes_sec, DeviceSpan outliers, DeviceSpan exact, std::optional<Lossless> stage,
+                       const Extent& e, const TileShape& t, const QuantParams<T>& p, T* d_out, DeviceStatus* st,
+                       cudaStream_t s) {
   cuda::require_tile(t);  // before any device work
   const uint64_t n = e.count();
-  dev::Buffer<uint16_t> codes(n, s);
-  {
+  dev::Buffer<uint16_t> decoded;
+  const uint16_t* d_codes = reinterpret_cast<const uint16_t*>(codes_sec.data);
+  if (stage) {
+    decoded = dev::Buffer<uint16_t>(n, s);
+    d_codes = decoded.get();
     TracePhase tp("lorenzo device: decode codes", true, s);
-    codes::decode_device(stage, codes_sec, codes.get(), n, st, s);
+    codes::decode_device(*stage, codes_sec, decoded.get(), n, st, s);
+  } else {
+    SCIZ_REQUIRE(codes_sec.size == 2 * n && reinterpret_cast<uintptr_t>(codes_sec.data) % 2 == 0, Status::internal,
+                 "lorenzo (CUDA): raw quant codes must be " + std::to_string(2 * n) + " aligned bytes");
   }
 
   // The outliers are read in place by the reconstruction: 8-byte aligned, checked first.
@@ -293,7 +306,7 @@ void decompress_device(DeviceSpan codes_sec, DeviceSpan outliers, DeviceSpan exa
   const runs::DeviceRuns<T> runs = xr::parse_device<T>(exact.data, exact.size, n, st, 3, s);
   // Every check above is queued before the first write to d_out, and every writer reads st.
   TracePhase tp("lorenzo device: reconstruct + exact", true, s);
-  cuda::launch_reconstruct_section<T>(codes.get(), osec, e, t, p, d_out, st, s);
+  cuda::launch_reconstruct_section<T>(d_codes, osec, e, t, p, d_out, st, s);
   xr::scatter_device<T>(runs, d_out, st, s);
 }
 
@@ -303,8 +316,9 @@ void decompress_device(DeviceSpan codes_sec, DeviceSpan outliers, DeviceSpan exa
   template void decompress_cuda<T>(const uint16_t*, const Sparse<T>&, const Extent&, const TileShape&,            \
                                    const QuantParams<T>&, T*, cudaStream_t);                                        \
   template DeviceSectionsOut compress_device<T>(const T*, const Extent&, const TileShape&, const QuantParams<T>&, \
-                                                uint32_t, uint16_t, Lossless, cudaStream_t);                        \
-  template void decompress_device<T>(DeviceSpan, DeviceSpan, DeviceSpan, Lossless, const Extent&, const TileShape&, \
+                                                uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t);         \
+  template void decompress_device<T>(DeviceSpan, DeviceSpan, DeviceSpan, std::optional<Lossless>, const Extent&,     \
+                                     const TileShape&,                                                              \
                                      const QuantParams<T>&, T*, DeviceStatus*, cudaStream_t);
 SCIZ_INSTANTIATE(float)
 SCIZ_INSTANTIATE(double)

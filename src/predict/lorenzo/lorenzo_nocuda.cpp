@@ -15,18 +15,18 @@ void decompress_cuda(const uint16_t*, const Sparse<T>&, const Extent&, const Til
 }
 template <class T>
 DeviceSectionsOut compress_device(const T*, const Extent&, const TileShape&, const QuantParams<T>&, uint32_t, uint16_t,
-                                  Lossless, cudaStream_t) {
+                                  std::optional<Lossless>, cudaStream_t) {
   fail(Status::no_device, "lorenzo: this sciz was built without CUDA");
 }
 template <class T>
-void decompress_device(DeviceSpan, DeviceSpan, DeviceSpan, Lossless, const Extent&, const TileShape&,
+void decompress_device(DeviceSpan, DeviceSpan, DeviceSpan, std::optional<Lossless>, const Extent&, const TileShape&,
                        const QuantParams<T>&, T*, DeviceStatus*, cudaStream_t) {
   fail(Status::no_device, "lorenzo: this sciz was built without CUDA");
 }
-template DeviceSectionsOut compress_device<float>(const float*, const Extent&, const TileShape&, const QuantParams<float>&, uint32_t, uint16_t, Lossless, cudaStream_t);
-template DeviceSectionsOut compress_device<double>(const double*, const Extent&, const TileShape&, const QuantParams<double>&, uint32_t, uint16_t, Lossless, cudaStream_t);
-template void decompress_device<float>(DeviceSpan, DeviceSpan, DeviceSpan, Lossless, const Extent&, const TileShape&, const QuantParams<float>&, float*, DeviceStatus*, cudaStream_t);
-template void decompress_device<double>(DeviceSpan, DeviceSpan, DeviceSpan, Lossless, const Extent&, const TileShape&, const QuantParams<double>&, double*, DeviceStatus*, cudaStream_t);
+template DeviceSectionsOut compress_device<float>(const float*, const Extent&, const TileShape&, const QuantParams<float>&, uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t);
+template DeviceSectionsOut compress_device<double>(const double*, const Extent&, const TileShape&, const QuantParams<double>&, uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t);
+template void decompress_device<float>(DeviceSpan, DeviceSpan, DeviceSpan, std::optional<Lossless>, const Extent&, const TileShape&, const QuantParams<float>&, float*, DeviceStatus*, cudaStream_t);
+template void decompress_device<double>(DeviceSpan, DeviceSpan, DeviceSpan, std::optional<Lossless>, const Extent&, const TileShape&, const QuantParams<double>&, double*, DeviceStatus*, cudaStream_t);
 template void compress_cuda<float>(const float*, const Extent&, const TileShape&, const QuantParams<float>&, uint16_t*, Sparse<float>&, cudaStream_t);
 template void compress_cuda<double>(const double*, const Extent&, const TileShape&, const QuantParams<double>&, uint16_t*, Sparse<double>&, cudaStream_t);
 template void decompress_cuda<float>(const uint16_t*, const Sparse<float>&, const Extent&, const TileShape&, const QuantParams<float>&, float*, cudaStream_t);
