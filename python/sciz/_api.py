@@ -47,7 +47,7 @@ def compress(array: Any, *, rel: float | None = None, abs: float | None = None, 
         pipeline: one of :func:`sciz.pipelines` ("lorenzo", "delta", "szx", ...).
         device: "auto" (the GPU for CUDA arrays and, when there is one, for host arrays),
             "cpu" or "cuda". The stream is the same whichever device writes it.
-        **options: radius, lossless, delta_chain, szx_block (pipeline parameters), chunk_mb,
+        **options: radius, lossless, stages, delta_chain, szx_block (pipeline parameters), chunk_mb,
             gpu_memory, devices (see docs/PYTHON.md).
 
     Returns:

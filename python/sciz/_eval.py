@@ -42,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"])
     e.add_argument("--radius", type=int)
     e.add_argument("--lossless")
+    e.add_argument("--stages")
     e.add_argument("--delta-chain")
     e.add_argument("--szx-block", type=int)
     e.add_argument("--chunk-mb", type=float)
@@ -96,7 +97,7 @@ def _eval(a: argparse.Namespace) -> int:
     x = _read_field(a)
     device = "cuda" if a.device in ("cuda", "gpu") or (a.device == "auto" and _api.cuda_available()) else "cpu"
     bound = {"rel": a.rel} if a.rel is not None else {"abs": a.abs}
-    opts = {k: v for k, v in {"radius": a.radius, "lossless": a.lossless, "delta_chain": a.delta_chain,
+    opts = {k: v for k, v in {"radius": a.radius, "lossless": a.lossless, "stages": a.stages, "delta_chain": a.delta_chain,
                               "szx_block": a.szx_block, "chunk_mb": a.chunk_mb}.items() if v is not None}
     runs = max(1, a.runs)
     tc, td = [], []

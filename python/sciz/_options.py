@@ -12,6 +12,7 @@ from ._errors import InvalidArgument
 _OPTIONS: dict[str, tuple[type, str]] = {
     "radius": (int, "lorenzo's quantisation radius, 1..32768"),
     "lossless": (str, "lorenzo's stage for the quant codes: auto, huffman, rle, rle+huffman, zrle+huffman, bitpack"),
+    "stages": (str, "a list of lossless stages for the quant codes, e.g. 'huffman,rre4,tcms8,rze1' or 'interp-cr'"),
     "delta_chain": (str, "delta's chain order: auto, linear, serpentine"),
     "szx_block": (int, "szx's values per block, a multiple of 32 in 32..4096"),
     "chunk_mb": (float, "MiB of input per chunk along the slowest axis (0: one chunk)"),

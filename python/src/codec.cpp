@@ -46,6 +46,7 @@ CompressOptions options_of(const std::string& mode, double eb, const std::string
     const std::string key = nb::cast<std::string>(k);
     if (key == "radius") c.radius = nb::cast<int32_t>(v);
     else if (key == "lossless") c.lossless = parse_lossless(nb::cast<std::string>(v));
+    else if (key == "stages") c.stages = nb::cast<std::string>(v);
     else if (key == "delta_chain") c.delta_chain = parse_delta_chain(nb::cast<std::string>(v));
     else if (key == "szx_block") c.szx_block = nb::cast<uint32_t>(v);
     else if (key == "chunk_mb") c.chunk_mb = nb::cast<double>(v);

@@ -102,7 +102,10 @@ def test_info_describes_the_stream(smooth3d):
 def test_options_reach_the_pipeline(smooth3d):
     s = sciz.compress(smooth3d, rel=1e-3, radius=64, lossless="bitpack")
     assert sciz.info(s)["params"]["radius"] == "64"
-    assert sciz.info(s)["params"]["lossless"] == "bitpack"
+    assert sciz.info(s)["params"]["stages"] == "bitpack (2-byte codes)"
+    s = sciz.compress(smooth3d, rel=1e-3, stages="zrle+huffman,rze2")
+    assert sciz.info(s)["params"]["stages"] == "zrle+huffman,rze2 (2-byte codes)"
+    assert_within(smooth3d, sciz.decompress(s), sciz.info(s)["eb_abs"])
     s = sciz.compress(smooth3d, rel=1e-3, chunk_mb=0.05)
     assert len(sciz.info(s)["chunks"]) > 1
     assert_within(smooth3d, sciz.decompress(s), sciz.info(s)["eb_abs"])

@@ -40,11 +40,11 @@ DeviceHead read_device_head(const uint8_t* d_stream, uint64_t size, Stream s);
 // A stream in device memory decoded into device memory: rows [row_begin, row_end) of the
 // slowest axis into d_out. Checksums and section contents are checked on the device, and
 // nothing is written to d_out unless they pass (one closing synchronization reads the verdict).
-// With host_out, each chunk's rows are also copied there as soon as they are decoded.
 void decompress_device(const uint8_t* d_stream, const DeviceHead& head, uint64_t row_begin, uint64_t row_end,
-                       uint8_t* d_out, const DecompressOptions& opt, uint8_t* host_out = nullptr);
+                       uint8_t* d_out, const DecompressOptions& opt);
 
-// The same into host memory, through one device buffer of the rows.
+// The same into host memory, through one device buffer of the rows, sent down once every
+// check has passed (a failure leaves `out` untouched).
 void decompress_to_host(const uint8_t* d_stream, const DeviceHead& head, uint64_t row_begin, uint64_t row_end,
                         uint8_t* out, const DecompressOptions& opt);
 

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "core/omp_threads.hpp"
 #include "core/xxh64_math.hpp"
 
 namespace sciz {
@@ -13,7 +14,8 @@ uint64_t chunked_xxh64(const void* data, size_t len, size_t block) {
   const auto* p = static_cast<const unsigned char*>(data);
   const int64_t chunks = static_cast<int64_t>((len + block - 1) / block);
   std::vector<unsigned char> digests(static_cast<size_t>(chunks) * 8);
-#pragma omp parallel for schedule(static) if (chunks > 1)
+  const int nt = thread_count(static_cast<uint64_t>(chunks), len);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t c = 0; c < chunks; ++c) {
     const size_t at = static_cast<size_t>(c) * block;
     const uint64_t d = xxh64(p + at, len - at < block ? len - at : block);

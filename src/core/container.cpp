@@ -8,6 +8,7 @@
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
+#include "core/omp_threads.hpp"
 #include "core/host_memory.hpp"
 
 namespace sciz {
@@ -287,7 +288,8 @@ std::vector<uint8_t> write_stream(const Header& h, const ChunkPlan& plan, const 
   out.resize(at);
   std::memcpy(out.data(), head.data(), head.size());  // the padding after it: zeros from resize
   const int64_t n = static_cast<int64_t>(chunks.size());
-#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+  const int nt = thread_count(static_cast<uint64_t>(n), at);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
   for (int64_t i = 0; i < n; ++i) write_chunk(chunks[i], out.data() + entries[i].offset);
   return out;
 }

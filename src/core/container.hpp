@@ -18,7 +18,8 @@ inline constexpr uint8_t kMagic[4] = {'S', 'C', 'I', 'Z'};
 // version 3 made section checksums chunked digests (section_checksum); version 4 cuts the
 // field into chunks along its slowest axis, each an independently decodable set of sections
 // with its own pipeline and params, and digests 16 KiB blocks; version 5 (the container of 4)
-// records stage lists in lorenzo's params. Versions 1 to 4 still decode.
+// records stage lists in lorenzo's params and writes szx streams in its layout 2 (docs/SZX.md),
+// which its params name. Versions 1 to 4 still decode.
 inline constexpr uint16_t kFormatVersion = 5;
 inline constexpr uint16_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kMaxSections = 64;

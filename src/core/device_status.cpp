@@ -86,11 +86,11 @@ std::string device_status_message(const DeviceStatus& st) {
     case kStatusStageBlock: return stage(st.where) + ": block " + a + ": " + block_fault(st.b);
     case kStatusStageCode: return stage(st.where) + ": decoded code " + b + " at " + a + " does not fit a 1-byte code";
     case kStatusEncoderInternal: return "internal error of a device encoder (check " + w + ": " + a + ", " + b + ")";
-    case kStatusSzxFirst + 0: return "szx: block " + a + " keeps " + b + " bytes per value, more than its type has";
+    case kStatusSzxFirst + 0: return "szx: block " + a + " has kind byte " + b + ", impossible for its value type";
     case kStatusSzxFirst + 1: return "szx: mid-byte counts section holds " + a + " bytes for " + b + " non-constant blocks";
     case kStatusSzxFirst + 2: return "szx: codes section holds " + a + " bytes, expected " + b;
     case kStatusSzxFirst + 3: return "szx: block " + a + " claims " + b + " mid-bytes";
-    case kStatusSzxFirst + 4: return "szx: mid-bytes section holds " + a + " bytes, the counts sum to " + b;
+    case kStatusSzxFirst + 4: return "szx: payload section holds " + a + " bytes, the blocks account for " + b;
     case kStatusSzxFirst + 5:
       return "szx: the leading-byte codes of block " + a + " do not match its kept bytes and mid-byte count";
     case kStatusDeltaFirst + 0: return "delta: group " + a + " claims width " + b + ", more than 31";

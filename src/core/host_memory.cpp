@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/omp_threads.hpp"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -38,7 +40,8 @@ void grow_fresh(std::vector<unsigned char>& v, size_t n, size_t keep) {
 void parallel_copy(void* dst, const void* src, size_t bytes) {
   constexpr size_t kSlice = size_t{1} << 20;
   const int64_t n = static_cast<int64_t>((bytes + kSlice - 1) / kSlice);
-#pragma omp parallel for schedule(static) if (n > 1)
+  const int nt = thread_count(static_cast<uint64_t>(n), bytes);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t i = 0; i < n; ++i) {
     const size_t at = static_cast<size_t>(i) * kSlice;
     std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(kSlice, bytes - at));

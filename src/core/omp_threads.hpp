@@ -8,14 +8,23 @@
 
 namespace sciz {
 
-// Threads to use for work_items independent items: OpenMP's maximum, at most one per item,
-// at least one.
-inline int thread_count(uint64_t work_items) {
+// Bytes of input below which another thread costs more than it saves. Starting a team takes
+// microseconds on an idle host, but a scheduler time slice (milliseconds) when other processes
+// hold the cores: on a busy 2-core host a 200 KB field took 25 ms to compress on two threads
+// and 1.5 ms on one (bench/small_bench.cpp, docs/PERF_NOTES.md). A team of one is no team:
+// regions take `if (nt > 1)`, so small calls never wake (or create) the thread pool.
+inline constexpr uint64_t kBytesPerThread = uint64_t{1} << 20;
+
+// Threads to use for work_items independent items covering `bytes` of input: OpenMP's
+// maximum, at most one per item and one per kBytesPerThread, at least one.
+inline int thread_count(uint64_t work_items, uint64_t bytes = UINT64_MAX) {
   int nt = 1;
 #if defined(_OPENMP)
   nt = omp_get_max_threads();
 #endif
-  return static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(nt), work_items)));
+  const uint64_t by_bytes = bytes / kBytesPerThread;
+  return static_cast<int>(
+      std::max<uint64_t>(1, std::min<uint64_t>({static_cast<uint64_t>(nt), work_items, by_bytes})));
 }
 
 inline int thread_id() {

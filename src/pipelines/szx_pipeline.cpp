@@ -1,5 +1,6 @@
 // `szx` = the SZx block codec (src/predict/szx, format in docs/SZX.md) over the flattened
-// field: params are the block size, sections 1..6 the codec's six sections. Composition only.
+// field: params are the block size and layout, sections 1..6 the codec's sections (layout 2
+// has no section 2). Composition only.
 #include <sciz/error.hpp>
 
 #include "core/device.hpp"
@@ -30,9 +31,9 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
     TracePhase t("szx encode (cuda)", true, s);
     enc = szx::encode_cuda<T>(dx, n, job.eb_abs, job.opt.szx_block, s);
   }
-  params = szx::write_params(enc.block);
+  params = szx::write_params({enc.block, enc.layout});
   sections.push_back({kKinds, std::move(enc.kinds)});
-  sections.push_back({kMus, std::move(enc.mus)});
+  if (enc.layout == szx::kLayout1) sections.push_back({kMus, std::move(enc.mus)});
   sections.push_back({kMidCounts, std::move(enc.mid_counts)});
   sections.push_back({kCodes, std::move(enc.codes)});
   sections.push_back({kMid, std::move(enc.mid)});
@@ -49,10 +50,9 @@ void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
     TracePhase t("szx encode (cuda, device sections)", true, s);
     d = szx::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, job.opt.szx_block, s);
   }
-  out.params = szx::write_params(d.block);
+  out.params = szx::write_params({d.block, szx::kLayout2});
   runs::DeviceBlob exact = runs::write_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
   out.add(kKinds, std::move(d.kinds), d.nblocks);
-  out.add(kMus, std::move(d.mus), d.nblocks * sizeof(T));
   out.add(kMidCounts, std::move(d.mid_counts), 2 * d.nonconstant);
   out.add(kCodes, std::move(d.codes), d.code_bytes);
   out.add(kMid, std::move(d.mid), d.mid_bytes);
@@ -64,9 +64,14 @@ void decompress_typed(const DecompressJob& job) {
   const ParsedChunk& ps = *job.chunk;
   const uint64_t n = ps.header.shape.count();
   szx::Sections sec;
-  sec.block = szx::read_params(ps.header.params);
+  const szx::Params p = szx::read_params(ps.header.params);
+  sec.block = p.block;
+  sec.layout = p.layout;
   sec.kinds = ps.section(kKinds, "szx block kinds").bytes;
-  sec.mus = ps.section(kMus, "szx block means").bytes;
+  if (p.layout == szx::kLayout1)
+    sec.mus = ps.section(kMus, "szx block means").bytes;
+  else if (const SectionView* m = ps.find(kMus))
+    sec.mus = m->bytes;  // layout 2 has none: any bytes here are refused by the codec
   sec.mid_counts = ps.section(kMidCounts, "szx mid-byte counts").bytes;
   sec.codes = ps.section(kCodes, "szx leading-byte codes").bytes;
   sec.mid = ps.section(kMid, "szx mid-bytes").bytes;
@@ -80,9 +85,11 @@ template <class T>
 void decompress_device_typed(const DeviceDecodeJob& job) {
   const Header& h = *job.header;
   szx::DeviceSectionsIn sec;
-  sec.block = szx::read_params(h.params);
+  const szx::Params p = szx::read_params(h.params);
+  sec.block = p.block;
+  sec.layout = p.layout;
   sec.kinds = job.section(kKinds, "szx block kinds");
-  sec.mus = job.section(kMus, "szx block means");
+  if (p.layout == szx::kLayout1) sec.mus = job.section(kMus, "szx block means");
   sec.mid_counts = job.section(kMidCounts, "szx mid-byte counts");
   sec.codes = job.section(kCodes, "szx leading-byte codes");
   sec.mid = job.section(kMid, "szx mid-bytes");
@@ -112,7 +119,10 @@ class SzxPipeline final : public Pipeline {
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params, uint16_t) const override {
-    return {{"block", std::to_string(szx::read_params(params))}};
+    const szx::Params p = szx::read_params(params);
+    return {{"block", std::to_string(p.block)},
+            {"layout", p.layout == szx::kLayout1 ? "1 (byte-truncated, full-width means)"
+                                                 : "2 (bit-aligned, short bases)"}};
   }
 };
 

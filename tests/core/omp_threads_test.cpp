@@ -63,3 +63,18 @@ TEST(OmpThreads, PipelinesWorkInsideTheCallersParallelRegion) {
     EXPECT_EQ(test::check_bound(x, y, eb), "");
   }
 }
+
+TEST(OmpThreads, SmallWorkGetsNoTeam) {
+  // A team costs up to a scheduler slice on a busy host: below kBytesPerThread of input per
+  // thread, work stays on the calling thread whatever the item count.
+  EXPECT_EQ(thread_count(1000, 200000), 1);
+  EXPECT_EQ(thread_count(1000, kBytesPerThread - 1), 1);
+  EXPECT_EQ(thread_count(0, 0), 1);
+  EXPECT_EQ(thread_count(1, uint64_t{1} << 40), 1);
+#if defined(_OPENMP)
+  const int nt = omp_get_max_threads();
+  EXPECT_EQ(thread_count(1000, 2 * kBytesPerThread), std::min(nt, 2));
+  EXPECT_EQ(thread_count(1000, uint64_t{1} << 40), std::min(nt, 1000));
+  EXPECT_EQ(thread_count(1000), std::min(nt, 1000));  // the count alone, as before
+#endif
+}

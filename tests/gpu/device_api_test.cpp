@@ -155,6 +155,17 @@ TEST(DeviceApi, DamagedChunkIsRefusedBeforeTheOutputIsTouched) {
         EXPECT_NE(std::string(e.what()).find("chunk"), std::string::npos) << e.what();
       }
       EXPECT_TRUE(test::same_bits(poison, test::download(d_y.get(), x.size()))) << "output touched (byte " << at << ")";
+      // Host output through the GPU, from a host stream and from a device stream: the caller's
+      // buffer is untouched too (chunks once went down before a later chunk's verdict).
+      for (bool stream_on_device : {false, true}) {
+        std::vector<float> host(x.size(), -9.0f);
+        DecompressOptions o;
+        o.device = Device::cuda;
+        const StreamView sv = stream_on_device ? StreamView(d_s.get(), bad.size(), true) : StreamView(bad);
+        EXPECT_THROW(decompress(sv, host.data(), x.size() * 4, o), Error) << "byte " << at;
+        EXPECT_TRUE(test::same_bits(poison, host)) << "host output touched (byte " << at << ", stream on device "
+                                                    << stream_on_device << ")";
+      }
     }
   }
 }

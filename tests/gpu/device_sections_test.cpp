@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "core/container.hpp"
@@ -98,4 +99,60 @@ TEST(DeviceSections, GpuRefusesWhatTheCpuRefuses) {
     std::printf("[ note ] %s: %d mutated streams refused by both, %d accepted by both\n", p, refused, accepted);
     EXPECT_GT(refused, 10) << p;
   }
+}
+
+TEST(DeviceSections, SzxGoldensOfBothLayoutsDecodeFromDeviceMemory) {
+  // Layout 1 (formats 2 to 4) and layout 2 streams, in device memory, decode to the CPU's bits;
+  // damaged copies of a layout-1 stream (rewritten, so with layout-1 params in the current
+  // container) are refused exactly where the CPU refuses them.
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto dir = std::filesystem::path(SCIZ_FIXTURES_DIR).parent_path() / "golden";
+  int seen = 0;
+  for (const auto& ent : std::filesystem::directory_iterator(dir)) {
+    const std::string name = ent.path().filename().string();
+    if (ent.path().extension() != ".sciz" || name.rfind("szx_v", 0) != 0) continue;
+    SCOPED_TRACE(name);
+    const auto st = test::read_file(ent.path());
+    const uint64_t bytes = inspect(st).original_bytes();
+    auto run = [&](const std::vector<uint8_t>& s, std::vector<uint8_t>& cpu, std::vector<uint8_t>& gpu, bool& cpu_ok,
+                   bool& gpu_ok) {
+      cpu.assign(bytes, 0);
+      cpu_ok = gpu_ok = true;
+      try {
+        decompress(s, cpu.data(), bytes, Device::cpu);
+      } catch (const Error& e) {
+        cpu_ok = false;
+      }
+      auto d_s = test::upload(s);
+      dev::Buffer<uint8_t> d_y(bytes, nullptr);
+      DecompressOptions d;
+      d.device = Device::cuda;
+      d.out_on_device = true;
+      try {
+        decompress(StreamView(d_s.get(), s.size(), true), d_y.get(), bytes, d);
+      } catch (const Error& e) {
+        gpu_ok = false;
+        EXPECT_EQ(e.status(), Status::corrupt_stream) << e.what();
+      }
+      gpu = test::download(d_y.get(), bytes);
+    };
+    std::vector<uint8_t> cpu, gpu;
+    bool cpu_ok, gpu_ok;
+    run(st, cpu, gpu, cpu_ok, gpu_ok);
+    ASSERT_TRUE(cpu_ok && gpu_ok);
+    EXPECT_EQ(cpu, gpu);
+    ++seen;
+    if (name.rfind("szx_v4_isabel", 0) != 0) continue;
+    const ParsedStream ps = read_stream(st);
+    std::mt19937_64 rng(11);
+    for (const auto& sec : ps.chunks[0].sections) {
+      if (sec.bytes.empty()) continue;
+      for (int trial = 0; trial < 12; ++trial) {
+        const auto bad = mutate(st, sec.id, rng() % sec.bytes.size(), static_cast<uint8_t>(rng()));
+        run(bad, cpu, gpu, cpu_ok, gpu_ok);
+        ASSERT_EQ(cpu_ok, gpu_ok) << "section " << sec.id << " trial " << trial;
+      }
+    }
+  }
+  EXPECT_GE(seen, 8);
 }

@@ -435,8 +435,8 @@ void corrupt_multiwindow_cases() {
         expect_same_verdict<T>({sec.begin(), sec.begin() + cut}, bound,
                                "multi-window mode " + std::to_string(mode) + " cut at " + std::to_string(cut));
       auto bad = sec;
-      bad[8192 * (trial % 3) + rng() % std::min<size_t>(8192, sec.size() - 8192 * (trial % 3))] ^=
-          static_cast<uint8_t>(1u << (rng() % 8));
+      const size_t windows = (sec.size() + 8191) / 8192, w0 = 8192 * (trial % windows);
+      bad[w0 + rng() % std::min<size_t>(8192, sec.size() - w0)] ^= static_cast<uint8_t>(1u << (rng() % 8));
       expect_same_verdict<T>(bad, bound, "multi-window mode " + std::to_string(mode) + " flip, trial " +
                                              std::to_string(trial));
     }

@@ -34,8 +34,12 @@ void expect_twins(const std::vector<uint16_t>& v, uint32_t alphabet) {
   const auto hc = histogram_cpu(v);
   const auto hg = histogram_cuda(d.get(), v.size(), alphabet, nullptr);
   ASSERT_EQ(hg.size(), alphabet);
-  for (uint32_t s = 0; s < alphabet; ++s) ASSERT_EQ(hg[s], hc[s]) << "bin " << s;
+  // The CPU histogram of a small input stops at its largest symbol: bins past it count 0.
+  ASSERT_LE(hc.size(), hg.size());
+  for (uint32_t s = 0; s < alphabet; ++s) ASSERT_EQ(hg[s], s < hc.size() ? hc[s] : 0) << "bin " << s;
   const Codebook cb = build_codebook(hc);
+  // The GPU pipeline builds its book from the full-width histogram: it must be the same book.
+  ASSERT_TRUE(encode_cpu(v, build_codebook(hg)) == encode_cpu(v, cb)) << "books differ, n=" << v.size();
   const auto cpu = encode_cpu(v, cb);
   const auto gpu = encode_cuda(d.get(), v.size(), cb, nullptr);
   ASSERT_EQ(cpu.size(), gpu.size()) << "n=" << v.size();

@@ -1,7 +1,8 @@
-// SZx, CUDA twin: encode_cuda writes the CPU twin's bytes (all six sections and the stats),
-// decode_cuda reproduces decode_cpu bit for bit, corrupt streams throw corrupt_stream on the
-// GPU path too, and a 32M-value field round-trips (f32 and f64), with informational throughput
-// lines: whole calls (CUDA events around encode_cuda/decode_cuda) and kernels alone.
+// SZx, CUDA twin: encode_cuda writes the CPU twin's bytes (every section of layout 2 and the
+// stats), decode_cuda reproduces decode_cpu bit for bit in both layouts, corrupt streams throw
+// corrupt_stream on the GPU path too, and a 32M-value field round-trips (f32 and f64), with
+// informational throughput lines: whole calls (CUDA events around encode_cuda/decode_cuda)
+// and kernels alone.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <sciz/sciz.hpp>
@@ -49,6 +50,7 @@ void check_twins(const std::vector<T>& x, double eb, uint32_t block) {
   auto dx = test::upload(x);
   const szx::Encoded g = szx::encode_cuda<T>(dx.get(), x.size(), eb, block, nullptr, &sg);
   ASSERT_EQ(g.block, c.block);
+  ASSERT_EQ(g.layout, c.layout);
   ASSERT_EQ(g.kinds, c.kinds);
   ASSERT_EQ(g.mus, c.mus);
   ASSERT_EQ(g.mid_counts, c.mid_counts);
@@ -62,6 +64,12 @@ void check_twins(const std::vector<T>& x, double eb, uint32_t block) {
   const auto yg = decode_gpu_vec<T>(szx::view(c), x.size());
   ASSERT_TRUE(test::same_bits(yc, yg));
   EXPECT_EQ(test::check_bound(x, yg, eb), "");
+  // Layout 1 (earlier format versions) decodes alike on both devices.
+  const szx::Encoded c1 = szx::encode_cpu<T>(x.data(), x.size(), eb, block, nullptr, szx::kLayout1);
+  const auto yc1 = decode_cpu_vec<T>(szx::view(c1), x.size());
+  const auto yg1 = decode_gpu_vec<T>(szx::view(c1), x.size());
+  ASSERT_TRUE(test::same_bits(yc1, yg1));
+  EXPECT_EQ(test::check_bound(x, yg1, eb), "");
 }
 
 template <class T>
@@ -164,11 +172,17 @@ Status gpu_decode_status(const szx::Encoded& e, uint64_t n) {
   return Status::ok;
 }
 
-szx::Encoded mixed_stream(std::vector<float>& x) {
+szx::Encoded mixed_stream(std::vector<float>& x, int layout) {
   x = smooth_1d<float>(1000, 2);  // 8 blocks, the last partial (104 values)
   for (size_t i = 0; i < 128; ++i) x[i] = 1.0f;
   x[300] = std::numeric_limits<float>::quiet_NaN();
-  return szx::encode_cpu<float>(x.data(), x.size(), 1e-3, 128);
+  return szx::encode_cpu<float>(x.data(), x.size(), 1e-3, 128, nullptr, layout);
+}
+
+// The sections in the order docs/SZX.md numbers them (layout 2 has no section 2).
+std::vector<std::vector<uint8_t>*> sections_of(szx::Encoded& c) {
+  if (c.layout == szx::kLayout1) return {&c.kinds, &c.mus, &c.mid_counts, &c.codes, &c.mid, &c.exact};
+  return {&c.kinds, &c.mid_counts, &c.codes, &c.mid, &c.exact};
 }
 
 // The test field: tiled from the Isabel field when present (SCIZ_DATA_DIR or the shared
@@ -270,63 +284,72 @@ TEST(SzxCuda, RejectsBadArguments) {
 
 TEST(SzxCuda, CorruptStreamsThrow) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
-  std::vector<float> x;
-  const auto e = mixed_stream(x);
-  ASSERT_EQ(gpu_decode_status(e, x.size()), Status::ok);
-  for (int s = 0; s < 6; ++s) {
-    for (int delta : {-1, +1}) {
-      auto c = e;
-      std::vector<uint8_t>* secs[] = {&c.kinds, &c.mus, &c.mid_counts, &c.codes, &c.mid, &c.exact};
-      if (delta < 0)
-        secs[s]->pop_back();
-      else
-        secs[s]->push_back(0);
-      EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream) << "section " << s + 1 << " delta " << delta;
+  for (int layout : {szx::kLayout1, szx::kLayout2}) {
+    SCOPED_TRACE(layout);
+    const bool l1 = layout == szx::kLayout1;
+    std::vector<float> x;
+    const auto e = mixed_stream(x, layout);
+    ASSERT_EQ(gpu_decode_status(e, x.size()), Status::ok);
+    auto e0 = e;
+    const size_t nsec = sections_of(e0).size();
+    for (size_t s = 0; s < nsec; ++s) {
+      for (int delta : {-1, +1}) {
+        auto c = e;
+        auto secs = sections_of(c);
+        if (delta < 0)
+          secs[s]->pop_back();
+        else
+          secs[s]->push_back(0);
+        EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream) << "section " << s << " delta " << delta;
+      }
     }
-  }
-  EXPECT_EQ(gpu_decode_status(e, x.size() + 128), Status::corrupt_stream);
-  auto bad_block = e;
-  bad_block.block = 96;
-  EXPECT_EQ(gpu_decode_status(bad_block, x.size()), Status::corrupt_stream);
-  {
-    auto c = e;
-    c.kinds[1] = 5;
-    EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // one kept byte more: caught by the device-side code check
-    c.kinds[1] = static_cast<uint8_t>(c.kinds[1] == 4 ? 3 : c.kinds[1] + 1);
-    EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // mid counts moved between blocks: sums intact, codes not
-    uint16_t a, b;
-    std::memcpy(&a, &c.mid_counts[0], 2);
-    std::memcpy(&b, &c.mid_counts[2], 2);
-    ++a, --b;
-    std::memcpy(&c.mid_counts[0], &a, 2);
-    std::memcpy(&c.mid_counts[2], &b, 2);
-    EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;
-    for (size_t q = 0; q < 32; ++q) c.codes[q] = 0xff;
-    EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    std::vector<float> x2 = x;
-    x2.push_back(0.5f);
-    auto e2 = szx::encode_cpu<float>(x2.data(), x2.size(), 1e-3, 128);
-    ASSERT_EQ(gpu_decode_status(e2, x2.size()), Status::ok);
-    e2.codes.back() |= 0xc0;  // nonzero padding codes
-    EXPECT_EQ(gpu_decode_status(e2, x2.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;
-    std::vector<uint64_t> idx = {5, 2000};
-    std::vector<float> val = {1.0f, 2.0f};
-    c.exact = write_runs<float>(idx, val);
-    EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream);
+    EXPECT_EQ(gpu_decode_status(e, x.size() + 128), Status::corrupt_stream);
+    auto bad_block = e;
+    bad_block.block = 96;
+    EXPECT_EQ(gpu_decode_status(bad_block, x.size()), Status::corrupt_stream);
+    const int R1 = l1 ? 8 * e.kinds[1] : szx::kind_bits(e.kinds[1]), code1 = l1 ? 0 : szx::kind_code(e.kinds[1]);
+    auto with_kind = [&](int R, int code) {
+      auto c = e;
+      c.kinds[1] = l1 ? static_cast<uint8_t>(R / 8) : szx::make_kind(R, code);
+      return gpu_decode_status(c, x.size());
+    };
+    EXPECT_EQ(with_kind(40, code1), Status::corrupt_stream);
+    // One kept byte more or fewer: caught by the device-side code check.
+    EXPECT_EQ(with_kind(R1 > 24 ? R1 - 8 : R1 + 8, code1), Status::corrupt_stream);
+    if (!l1)
+      for (int code = 0; code < 4; ++code)
+        if (szx::base_bytes<float>(code) != szx::base_bytes<float>(code1))
+          EXPECT_EQ(with_kind(R1, code), Status::corrupt_stream) << "base code " << code;
+    {
+      auto c = e;  // mid counts moved between blocks: sums intact, codes not
+      uint16_t a, b;
+      std::memcpy(&a, &c.mid_counts[0], 2);
+      std::memcpy(&b, &c.mid_counts[2], 2);
+      ++a, --b;
+      std::memcpy(&c.mid_counts[0], &a, 2);
+      std::memcpy(&c.mid_counts[2], &b, 2);
+      EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream);
+    }
+    {
+      auto c = e;
+      for (size_t q = 0; q < 32; ++q) c.codes[q] = 0xff;
+      EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream);
+    }
+    {
+      std::vector<float> x2 = x;
+      x2.push_back(0.5f);
+      auto e2 = szx::encode_cpu<float>(x2.data(), x2.size(), 1e-3, 128, nullptr, layout);
+      ASSERT_EQ(gpu_decode_status(e2, x2.size()), Status::ok);
+      e2.codes.back() |= 0xc0;  // nonzero padding codes
+      EXPECT_EQ(gpu_decode_status(e2, x2.size()), Status::corrupt_stream);
+    }
+    {
+      auto c = e;
+      std::vector<uint64_t> idx = {5, 2000};
+      std::vector<float> val = {1.0f, 2.0f};
+      c.exact = write_runs<float>(idx, val);
+      EXPECT_EQ(gpu_decode_status(c, x.size()), Status::corrupt_stream);
+    }
   }
 }
 
@@ -334,35 +357,36 @@ TEST(SzxCuda, RandomByteFlipsMatchCpu) {
   // Any single-byte change: the GPU decoder throws corrupt_stream exactly when the CPU one
   // does, and otherwise decodes the same bits.
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
-  std::vector<float> x;
-  const auto e = mixed_stream(x);
-  std::mt19937 rng(23);
-  for (int t = 0; t < 600; ++t) {
-    auto c = e;
-    std::vector<uint8_t>* secs[] = {&c.kinds, &c.mus, &c.mid_counts, &c.codes, &c.mid, &c.exact};
-    auto* s = secs[t % 6];
-    if (s->empty()) continue;
-    (*s)[rng() % s->size()] ^= static_cast<uint8_t>(1 + rng() % 255);
-    std::vector<float> yc(x.size());
-    Status sc = Status::ok, sg = Status::ok;
-    try {
-      szx::decode_cpu<float>(szx::view(c), x.size(), yc.data());
-    } catch (const Error& err) {
-      sc = err.status();
+  for (int layout : {szx::kLayout1, szx::kLayout2}) {
+    std::vector<float> x;
+    const auto e = mixed_stream(x, layout);
+    std::mt19937 rng(23);
+    for (int t = 0; t < 600; ++t) {
+      auto c = e;
+      auto secs = sections_of(c);
+      auto* s = secs[t % secs.size()];
+      (*s)[rng() % s->size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+      std::vector<float> yc(x.size());
+      Status sc = Status::ok, sg = Status::ok;
+      try {
+        szx::decode_cpu<float>(szx::view(c), x.size(), yc.data());
+      } catch (const Error& err) {
+        sc = err.status();
+      }
+      std::vector<float> yg;
+      try {
+        yg = decode_gpu_vec<float>(szx::view(c), x.size());
+      } catch (const Error& err) {
+        sg = err.status();
+      }
+      ASSERT_EQ(sc, sg) << "layout " << layout << " trial " << t;
+      ASSERT_TRUE(sc == Status::ok || sc == Status::corrupt_stream);
+      // A corrupt base or mid-byte can make x' NaN, whose payload the two devices may differ in.
+      if (sc == Status::ok)
+        for (size_t i = 0; i < yc.size(); ++i)
+          ASSERT_TRUE(std::memcmp(&yc[i], &yg[i], 4) == 0 || (std::isnan(yc[i]) && std::isnan(yg[i])))
+              << "layout " << layout << " trial " << t << " value " << i;
     }
-    std::vector<float> yg;
-    try {
-      yg = decode_gpu_vec<float>(szx::view(c), x.size());
-    } catch (const Error& err) {
-      sg = err.status();
-    }
-    ASSERT_EQ(sc, sg) << "trial " << t;
-    ASSERT_TRUE(sc == Status::ok || sc == Status::corrupt_stream);
-    // A corrupt mean or mid-byte can make x' NaN, whose payload the two devices may differ in.
-    if (sc == Status::ok)
-      for (size_t i = 0; i < yc.size(); ++i)
-        ASSERT_TRUE(std::memcmp(&yc[i], &yg[i], 4) == 0 || (std::isnan(yc[i]) && std::isnan(yg[i])))
-            << "trial " << t << " value " << i;
   }
 }
 

@@ -188,3 +188,37 @@ TEST(Huffman, RefusesCodebooksThatAreNotPrefixCodes) {
   std::vector<uint16_t> out(8);
   expect_status(Status::corrupt_stream, [&] { decode_cpu(blob, out); });
 }
+
+TEST(Huffman, CodebooksListTheirUsedSymbols) {
+  // Codebook::syms (what the table walks visit) is exactly the symbols with a length, in
+  // increasing order, however the codebook was made; codes and decode tables match a codebook
+  // built from the full length table.
+  const auto v = geometric(50000, 30000, 0.05, 3);
+  const Codebook a = build_codebook(histogram_cpu(v));
+  std::vector<uint32_t> want;
+  for (uint32_t s = 0; s < kAlphabet; ++s)
+    if (a.len[s]) want.push_back(s);
+  EXPECT_EQ(a.syms, want);
+  EXPECT_EQ(a.used, want.size());
+  const Codebook b = codebook_from_lengths(a.len);
+  EXPECT_EQ(b.syms, want);
+  EXPECT_EQ(b.code, a.code);
+  ByteWriter w;
+  write_codebook(w, a);
+  ByteReader r(w.buffer().data(), w.buffer().size(), "test");
+  const Codebook c = read_codebook(r, a.used);
+  EXPECT_EQ(c.syms, want);
+  EXPECT_EQ(c.code, a.code);
+  const DecodeTables ta = decode_tables(a), tc = decode_tables(c);
+  EXPECT_EQ(ta.primary, tc.primary);
+  EXPECT_EQ(ta.sorted, tc.sorted);
+  const Lengths l = lengths_of(a);
+  EXPECT_EQ(l.sym, want);
+  EXPECT_EQ(coded_bits(a, histogram_cpu(v)), coded_bits(l, histogram_cpu(v)));
+  // A length table holding a zero-length "used" symbol cannot come from the stream: lengths are
+  // 1..16 there, and codebook_from_lengths only lists symbols with a length.
+  std::vector<uint8_t> len(kAlphabet, 0);
+  len[3] = 17;
+  expect_status(Status::corrupt_stream, [&] { codebook_from_lengths(len); });
+}
+

@@ -1,6 +1,7 @@
 // Selection statistics of the CPU stage chooser (codes/stats_cpu.hpp): the token and run
 // histograms from one scan must equal the histograms of the arrays that zrle::tokens_cpu and
-// rle::runs_cpu build, bin for bin, or the choice (and so the stream) could change.
+// rle::runs_cpu build, bin for bin, or the choice (and so the stream) could change. Histograms
+// may stop after their last used bin (small inputs are not given all 65536): compared as counts.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -32,19 +33,25 @@ std::vector<uint16_t> mixed(uint64_t n, double p_other, uint32_t seed, uint16_t 
   return s;
 }
 
+// The counts of a histogram, its trailing empty bins dropped.
+std::vector<uint64_t> counts(std::vector<uint64_t> h) {
+  while (!h.empty() && h.back() == 0) h.pop_back();
+  return h;
+}
+
 void expect_stats(const std::vector<uint16_t>& s, uint16_t centre) {
   const auto hist = huffman::histogram_cpu(s);
   const zrle::Tokens t = zrle::tokens_cpu(s, centre);
   const codes::TokenStats ts = codes::token_stats_cpu(s, centre, hist);
   ASSERT_EQ(ts.count, t.value.size()) << "n=" << s.size();
   ASSERT_EQ(ts.tail, t.tail) << "n=" << s.size();
-  ASSERT_EQ(ts.value, huffman::histogram_cpu(t.value)) << "n=" << s.size();
-  ASSERT_EQ(ts.zrun, huffman::histogram_cpu(t.zrun)) << "n=" << s.size();
+  ASSERT_EQ(counts(ts.value), counts(huffman::histogram_cpu(t.value))) << "n=" << s.size();
+  ASSERT_EQ(counts(ts.zrun), counts(huffman::histogram_cpu(t.zrun))) << "n=" << s.size();
   const rle::Runs r = rle::runs_cpu(s);
   const codes::RunStats rs = codes::run_stats_cpu(s);
   ASSERT_EQ(rs.count, r.value.size()) << "n=" << s.size();
-  ASSERT_EQ(rs.value, huffman::histogram_cpu(r.value)) << "n=" << s.size();
-  ASSERT_EQ(rs.len_m1, huffman::histogram_cpu(r.len_m1)) << "n=" << s.size();
+  ASSERT_EQ(counts(rs.value), counts(huffman::histogram_cpu(r.value))) << "n=" << s.size();
+  ASSERT_EQ(counts(rs.len_m1), counts(huffman::histogram_cpu(r.len_m1))) << "n=" << s.size();
 }
 
 }  // namespace
@@ -72,11 +79,12 @@ TEST(CodesStats, HistogramMatchesOneCounterAtATime) {
     const std::vector<uint16_t> s = mixed(n, 0.3, static_cast<uint32_t>(n), 512);
     std::vector<uint64_t> want(65536, 0);
     for (uint16_t v : s) ++want[v];
-    ASSERT_EQ(huffman::histogram_cpu(s), want) << "n=" << n;
+    ASSERT_EQ(counts(huffman::histogram_cpu(s)), counts(want)) << "n=" << n;
+    ASSERT_GE(huffman::histogram_cpu(s).size(), counts(want).size());
   }
   std::vector<uint16_t> all(3 * 65536 + 7);
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i * 40503u);
   std::vector<uint64_t> want(65536, 0);
   for (uint16_t v : all) ++want[v];
-  ASSERT_EQ(huffman::histogram_cpu(all), want);
+  ASSERT_EQ(counts(huffman::histogram_cpu(all)), counts(want));
 }

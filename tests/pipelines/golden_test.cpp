@@ -106,8 +106,9 @@ const Golden kGoldens[] = {
      Lossless::auto_select, false, "szx"},
     {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "4x45x90", EbMode::rel, 1e-2, "szx_v4_ocean_nan_f32_rel1e-2_chunks",
      Lossless::auto_select, false, "szx", 128, 0.01},
-    // Version 5 (lorenzo's params record a stage list; other pipelines changed only their
-    // version field): the encoder must reproduce these.
+    // Version 5 (lorenzo's params record a stage list; szx writes its layout 2, bit-aligned kept
+    // patterns and short bases, named by its params; delta changed only its version field):
+    // the encoder must reproduce these.
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v5_isabel_f32_rel1e-3_auto"},
     {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "lorenzo_v5_s3d_f32_rel1e-2_interp-cr",
      Lossless::auto_select, true, "lorenzo", 128, kDefaultChunkMiB, "huffman,rre4,tcms8,rze1"},
@@ -118,9 +119,23 @@ const Golden kGoldens[] = {
      Lossless::auto_select, true, "lorenzo", 128, 0.03, "zrle+huffman,rze2"},
     {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "lorenzo_v5_isabel_f32_rel1e-3_rle_chunks",
      Lossless::rle, true, "lorenzo", 128, 0.05},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "1x4x45x90", EbMode::rel, 1e-2,
+     "lorenzo_v5_ocean_nan_f32_rel1e-2_rle+huffman", Lossless::rle_huffman},
     {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "delta_v5_mpas_f64_rel1e-4",
      Lossless::auto_select, true, "delta"},
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "delta_v5_serpentine_isabel_f32_rel1e-3_chunks",
+     Lossless::auto_select, true, "delta", 128, 0.05},
+    // szx layout 1 inside a version-5 container (written while layout 2 was on another branch):
+    // decode-only, and a reader picks the layout from the params, not the version.
     {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "4x45x90", EbMode::rel, 1e-2, "szx_v5_ocean_nan_f32_rel1e-2_chunks",
+     Lossless::auto_select, false, "szx", 128, 0.01},
+    {"isabel_cut_20x50x50.f32", DType::f32, "20x50x50", EbMode::rel, 1e-3, "szx_v5_isabel_f32_rel1e-3",
+     Lossless::auto_select, true, "szx"},
+    {"mpas_pressure_cut_20011.f64", DType::f64, "20011", EbMode::rel, 1e-4, "szx_v5_mpas_f64_rel1e-4",
+     Lossless::auto_select, true, "szx"},
+    {"s3d_chi_cut_25x25x25.f32", DType::f32, "25x25x25", EbMode::rel, 1e-2, "szx_v5_s3d_f32_rel1e-2_block1024",
+     Lossless::auto_select, true, "szx", 1024},
+    {"ocean_nanland_cut_1x4x45x90.f32", DType::f32, "4x45x90", EbMode::rel, 1e-3, "szx_v5_ocean_nan_f32_rel1e-3_chunks",
      Lossless::auto_select, true, "szx", 128, 0.01},
 };
 const fs::path kDir = fs::path(SCIZ_FIXTURES_DIR).parent_path() / "golden";

@@ -96,8 +96,10 @@ TEST(SzxPipeline, BlockSizeOptionReachesTheStream) {
     const auto st = compress({x.data(), DType::f32, s}, o);
     const StreamInfo info = inspect(st);
     ASSERT_EQ(info.pipeline, "szx");
-    ASSERT_EQ(info.params.size(), 1u);
+    ASSERT_EQ(info.params.size(), 2u);
     EXPECT_EQ(info.params[0], std::make_pair(std::string("block"), std::to_string(block)));
+    EXPECT_EQ(info.params[1].first, "layout");
+    EXPECT_EQ(info.params[1].second.substr(0, 2), "2 ");
     std::vector<float> y(x.size());
     decompress(st, y.data(), y.size() * 4, Device::cpu);
     EXPECT_EQ(test::check_bound(x, y, info.eb_abs), "");

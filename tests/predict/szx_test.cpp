@@ -1,6 +1,8 @@
 // SZx codec (src/predict/szx): every point within the bound, NaN/Inf bit for bit, the
 // constant-block path, the shared math, determinism across thread counts, and corrupt
-// sections refused with corrupt_stream.
+// sections refused with corrupt_stream, in both layouts (the encoder writes layout 2; it
+// writes layout 1, byte for byte what earlier versions wrote, so that its decoders are tested
+// beyond the goldens).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include <omp.h>
 #endif
 
+#include "core/container.hpp"
 #include "core/exact_runs.hpp"
 #include "predict/szx/szx.hpp"
 #include "support/test_data.hpp"
@@ -29,11 +32,17 @@ std::vector<T> decode(const szx::Encoded& e, uint64_t n) {
 // Encode, decode, check every point; returns the encoded sections for further checks.
 template <class T>
 szx::Encoded roundtrip(const std::vector<T>& x, double eb, uint32_t block = szx::kDefaultBlock,
-                       szx::Stats* st = nullptr) {
-  szx::Encoded e = szx::encode_cpu<T>(x.data(), x.size(), eb, block, st);
+                       szx::Stats* st = nullptr, int layout = szx::kLayout2) {
+  szx::Encoded e = szx::encode_cpu<T>(x.data(), x.size(), eb, block, st, layout);
   const auto y = decode<T>(e, x.size());
-  EXPECT_EQ(test::check_bound(x, y, eb), "") << "n=" << x.size() << " eb=" << eb << " block=" << block;
+  EXPECT_EQ(test::check_bound(x, y, eb), "") << "n=" << x.size() << " eb=" << eb << " block=" << block
+                                             << " layout=" << layout;
   return e;
+}
+// The same in both layouts.
+template <class T>
+void roundtrip_both(const std::vector<T>& x, double eb, uint32_t block = szx::kDefaultBlock) {
+  for (int layout : {szx::kLayout1, szx::kLayout2}) roundtrip(x, eb, block, nullptr, layout);
 }
 
 using test::smooth_1d;
@@ -50,7 +59,7 @@ void sizes_case() {
                        uint64_t(10007), uint64_t(3 * block + 5)}) {
       auto x = smooth_1d<T>(n, 7);
       x.resize(n);
-      for (double eb : {1e-1, 1e-3, 1e-6}) roundtrip(x, eb, block);
+      for (double eb : {1e-1, 1e-3, 1e-6}) roundtrip_both(x, eb, block);
     }
 }
 
@@ -58,7 +67,7 @@ template <class T>
 void random_case() {
   for (double scale : {1e-3, 1.0, 1e6}) {
     const auto x = test::random_field<T>(20011, 11, scale);
-    for (double rel : {1e-1, 1e-3, 1e-5}) roundtrip(x, rel * scale, 128);
+    for (double rel : {1e-1, 1e-3, 1e-5}) roundtrip_both(x, rel * scale, 128);
   }
 }
 
@@ -68,10 +77,10 @@ void straddle_zero_case() {
   std::vector<T> x(4096);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(std::sin(i * 0.01) * 1e-2);
   for (size_t i = 100; i < 160; ++i) x[i] = (i & 1) ? T(0) : -T(0);
-  for (double eb : {1e-2, 1e-4, 1e-7}) roundtrip(x, eb);
+  for (double eb : {1e-2, 1e-4, 1e-7}) roundtrip_both(x, eb);
   std::vector<T> z(256);
   for (size_t i = 0; i < z.size(); ++i) z[i] = (i % 3) ? -T(0) : T(0);
-  roundtrip(z, 1e-3);
+  roundtrip_both(z, 1e-3);
 }
 
 template <class T>
@@ -81,9 +90,9 @@ void denormal_case() {
   for (size_t i = 0; i < x.size(); ++i) x[i] = dmin * static_cast<T>(static_cast<int>(i % 37) - 18);
   x[500] = std::numeric_limits<T>::min();
   x[501] = -std::numeric_limits<T>::min();
-  for (double eb : {static_cast<double>(dmin), static_cast<double>(dmin) * 3, 1e-30, 1.0}) roundtrip(x, eb);
+  for (double eb : {static_cast<double>(dmin), static_cast<double>(dmin) * 3, 1e-30, 1.0}) roundtrip_both(x, eb);
   // eb below every representable float: nothing may move.
-  if constexpr (sizeof(T) == 4) roundtrip(x, static_cast<double>(dmin) / 4);
+  if constexpr (sizeof(T) == 4) roundtrip_both(x, static_cast<double>(dmin) / 4);
 }
 
 template <class T>
@@ -95,16 +104,16 @@ void huge_range_case() {
   x[200] = std::numeric_limits<T>::max();
   x[201] = -std::numeric_limits<T>::max();
   x[202] = std::numeric_limits<T>::max();
-  for (double eb : {1e-3, 1.0, 1e25}) roundtrip(x, eb);
+  for (double eb : {1e-3, 1.0, 1e25}) roundtrip_both(x, eb);
   std::vector<T> y(128, std::numeric_limits<T>::max());
   y[5] = std::numeric_limits<T>::lowest();
-  roundtrip(y, 1.0);
+  roundtrip_both(y, 1.0);
 }
 
 template <class T>
 void special_case() {
   const auto x = test::special_values_1d<T>(5000, 3);
-  for (double eb : {1e-1, 1e-3, 1e-6}) roundtrip(x, eb);
+  for (double eb : {1e-1, 1e-3, 1e-6}) roundtrip_both(x, eb);
 }
 
 }  // namespace
@@ -138,20 +147,150 @@ TEST(SzxMath, EbExponentMatchesFrexp) {
 }
 
 TEST(SzxMath, TruncationStaysBelowTwoToPe) {
-  // For every |v| <= radius, dropping the bytes below nb moves v by less than 2^pe.
+  // For every |v| <= radius, keeping R bits (layout 2, moved down by pad and back) or the nb
+  // bytes holding them (layout 1) moves v by less than 2^pe.
   std::mt19937 rng(9);
   std::uniform_real_distribution<double> u(-1, 1);
   for (int pe : {-20, -10, -5, 0}) {
     for (float radius : {0.75f, 3.0f, 1000.0f}) {
-      const int nb = szx::required_bytes<float>(radius, pe);
+      const int R = szx::required_bits<float>(radius, pe), nb = szx::bytes_of_bits(R), pad = szx::pad_bits(R);
+      ASSERT_EQ(8 * nb - R, pad);
+      ASSERT_LT(pad, 8);
       const uint32_t keep = szx::top_mask<float>(nb);
       for (int i = 0; i < 2000; ++i) {
         const float v = static_cast<float>(u(rng)) * radius;
-        const float t = from_u<float>(szx::kept_pattern(v, keep));
-        EXPECT_LT(std::fabs(static_cast<double>(v) - t), std::ldexp(1.0, pe)) << v << " nb " << nb;
+        const uint32_t k = szx::kept_pattern(v, pad, keep);
+        if (pad) EXPECT_EQ(k >> (32 - pad), 0u) << "the top pad bits are zero";
+        const float t2 = szx::reconstruct(0.0f, k, pad), t1 = szx::reconstruct(0.0f, szx::kept_pattern(v, 0, keep), 0);
+        EXPECT_LT(std::fabs(static_cast<double>(v) - t2), std::ldexp(1.0, pe)) << v << " R " << R;
+        EXPECT_LT(std::fabs(static_cast<double>(v) - t1), std::ldexp(1.0, pe)) << v << " nb " << nb;
+        EXPECT_LE(std::fabs(static_cast<double>(v) - t1), std::fabs(static_cast<double>(v) - t2));
       }
     }
   }
+}
+
+TEST(SzxMath, ShortcutsMatchTheirDefinitions) {
+  // The encoders' two shortcuts: a float radius taken in float is the rounded double radius,
+  // and the kept bits masked in place are the kept pattern moved back up.
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int t = 0; t < 200000; ++t) {
+    const float a = static_cast<float>(std::ldexp(u(rng), static_cast<int>(rng() % 60) - 30));
+    const float b = static_cast<float>(std::ldexp(u(rng), static_cast<int>(rng() % 60) - 30));
+    const float c = static_cast<float>(std::ldexp(u(rng), static_cast<int>(rng() % 60) - 30));
+    const float mn = std::min(a, b), mx = std::max(a, b);
+    const float d1 = mx - c, d2 = c - mn;
+    ASSERT_EQ(szx::to_bits(d1 > d2 ? d1 : d2), szx::to_bits(static_cast<float>(szx::block_radius(mn, mx, c))));
+    const int R = 9 + static_cast<int>(rng() % 24), pad = szx::pad_bits(R);
+    const uint32_t keep = szx::top_mask<float>(szx::bytes_of_bits(R));
+    const uint32_t kt = szx::kept_top<float>(a, szx::bits_mask<float>(R));
+    ASSERT_EQ(kt >> pad, szx::kept_pattern<float>(a, pad, keep));
+    ASSERT_EQ(szx::to_bits(c + szx::from_bits<float>(kt)), szx::to_bits(szx::reconstruct(c, kt >> pad, pad)));
+  }
+  const float big = std::numeric_limits<float>::max();
+  EXPECT_EQ(szx::to_bits(big - (-big)), szx::to_bits(static_cast<float>(szx::block_radius(-big, big, -big))));
+}
+
+TEST(SzxMath, KindBytes) {
+  for (int R = 2; R <= 64; ++R)
+    for (int c = 0; c < 4; ++c) {
+      const uint8_t k = szx::make_kind(R, c);
+      EXPECT_EQ(szx::kind_bits(k), R);
+      EXPECT_EQ(szx::kind_code(k), c);
+      EXPECT_EQ(szx::valid_kind<double>(k), true);
+      EXPECT_EQ(szx::valid_kind<float>(k), R <= 32);
+      EXPECT_EQ(szx::kind_bits(szx::make_kind(0, c)), 0);
+      EXPECT_EQ(szx::kind_code(szx::make_kind(0, c)), c);
+    }
+  for (uint8_t nb = 0; nb <= 8; ++nb) {
+    EXPECT_EQ(szx::kind_bits(szx::kind_of_layout1(nb)), 8 * nb);
+    EXPECT_EQ(szx::kind_code(szx::kind_of_layout1(nb)), 0);
+  }
+  EXPECT_EQ(szx::base_bytes<float>(0), 0);
+  EXPECT_EQ(szx::base_bytes<float>(1), 1);
+  EXPECT_EQ(szx::base_bytes<float>(2), 2);
+  EXPECT_EQ(szx::base_bytes<float>(3), 4);
+  EXPECT_EQ(szx::base_bytes<double>(1), 2);
+  EXPECT_EQ(szx::base_bytes<double>(2), 4);
+  EXPECT_EQ(szx::base_bytes<double>(3), 8);
+}
+
+template <class T>
+void bases_case() {
+  // Random blocks [mn, mx]: every base code that qualifies keeps its promise, code 3 always
+  // qualifies, a code that qualifies stays qualified at the wider codes (so "the first that
+  // qualifies" is the shortest), and plan_block picks the first.
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int shorter = 0;
+  for (int t = 0; t < 20000; ++t) {
+    const double centre = std::ldexp(u(rng), static_cast<int>(rng() % 40) - 20);
+    const double width = std::ldexp(std::fabs(u(rng)), static_cast<int>(rng() % 40) - 30);
+    T mn = static_cast<T>(centre - width), mx = static_cast<T>(centre + width);
+    if (mx < mn) std::swap(mn, mx);
+    const double eb = std::ldexp(std::fabs(u(rng)) + 0.01, static_cast<int>(rng() % 40) - 30);
+    const double ebc = szx::eb_check<T>(eb);
+    const int pe = szx::eb_exponent(ebc);
+    const T mu = szx::block_mu(mn, mx);
+    const double r = szx::block_radius(mn, mx, mu);
+    bool ok_before = false;
+    if (r <= ebc) {
+      for (int c = 0; c < 4; ++c) {
+        T b;
+        const bool ok = szx::constant_base(mn, mx, mu, ebc, c, b);
+        if (c == 3) ASSERT_TRUE(ok);
+        if (ok_before) ASSERT_TRUE(ok) << "code " << c;
+        if (ok) {
+          ASSERT_LE(static_cast<double>(mx) - static_cast<double>(b), ebc);
+          ASSERT_LE(static_cast<double>(b) - static_cast<double>(mn), ebc);
+          ASSERT_EQ(szx::truncated(b, szx::base_bytes<T>(c)), b) << "stored in its bytes";
+        }
+        ok_before = ok;
+      }
+    } else {
+      const int R = szx::required_bits(static_cast<T>(r), pe);
+      for (int c = 0; c < 4; ++c) {
+        T b;
+        const bool ok = szx::nonconstant_base(mn, mx, mu, R, pe, c, b);
+        if (c == 3) ASSERT_TRUE(ok);
+        if (ok_before) ASSERT_TRUE(ok) << "code " << c;
+        if (ok) {
+          ASSERT_EQ(szx::required_bits(static_cast<T>(szx::block_radius(mn, mx, b)), pe), R);
+          ASSERT_EQ(szx::truncated(b, szx::base_bytes<T>(c)), b);
+        }
+        ok_before = ok;
+      }
+    }
+    const auto p = szx::plan_block<T>(mn, mx, true, ebc, pe, szx::kLayout2);
+    shorter += p.base_bytes < static_cast<int>(sizeof(T));
+    T b;
+    const bool first = r <= ebc ? szx::constant_base(mn, mx, mu, ebc, szx::kind_code(p.kind), b)
+                                : szx::nonconstant_base(mn, mx, mu, p.R, pe, szx::kind_code(p.kind), b);
+    ASSERT_TRUE(first);
+    ASSERT_EQ(szx::to_bits(b), szx::to_bits(p.base));
+    if (szx::kind_code(p.kind) > 0) {
+      const bool earlier = r <= ebc ? szx::constant_base(mn, mx, mu, ebc, szx::kind_code(p.kind) - 1, b)
+                                    : szx::nonconstant_base(mn, mx, mu, p.R, pe, szx::kind_code(p.kind) - 1, b);
+      ASSERT_FALSE(earlier);
+    }
+    const auto p1 = szx::plan_block<T>(mn, mx, true, ebc, pe, szx::kLayout1);
+    ASSERT_EQ(szx::to_bits(p1.base), szx::to_bits(mu));
+    ASSERT_EQ(p1.kind, r <= ebc ? 0 : szx::required_bytes(static_cast<T>(r), pe));
+  }
+  EXPECT_GT(shorter, 10000) << "most bases fit in fewer bytes than a value";
+}
+
+TEST(SzxMath, BasesKeepTheirPromiseF32) { bases_case<float>(); }
+TEST(SzxMath, BasesKeepTheirPromiseF64) { bases_case<double>(); }
+
+TEST(SzxMath, BaseWordRoundTrip) {
+  for (float v : {0.0f, 3.5f, -1234.5f, 1e-30f, std::numeric_limits<float>::max()})
+    for (int w : {0, 1, 2, 4}) {
+      const uint32_t word = szx::base_word(v, w);
+      if (w < 4) EXPECT_EQ(word >> (8 * w), 0u) << "only the low w bytes are set";
+      EXPECT_EQ(szx::from_bits<float>(szx::bswap(word)), szx::truncated(v, w));
+    }
 }
 
 TEST(SzxMath, MidWordAndMergeAreInverse) {
@@ -216,13 +355,13 @@ TEST(SzxRoundTrip, EbNearUlpF32) {
   // must come back exactly, never outside the bound.
   std::vector<float> x(10000);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(1e6 + 300 * std::sin(i * 0.003) + (i % 7) * 0.01);
-  for (double eb : {0.06, 0.0625, 0.07, 0.2}) roundtrip(x, eb);
+  for (double eb : {0.06, 0.0625, 0.07, 0.2}) roundtrip_both(x, eb);
 }
 
 TEST(SzxRoundTrip, EbNearUlpF64) {
   std::vector<double> x(10000);
   for (size_t i = 0; i < x.size(); ++i) x[i] = 1e15 + 3e3 * std::sin(i * 0.003) + (i % 7) * 0.125;
-  for (double eb : {0.1, 0.125, 0.13, 1.0}) roundtrip(x, eb);
+  for (double eb : {0.1, 0.125, 0.13, 1.0}) roundtrip_both(x, eb);
 }
 
 TEST(SzxRoundTrip, AllNan) {
@@ -243,8 +382,10 @@ TEST(SzxRoundTrip, ConstantFieldTakesConstantPath) {
   auto e = roundtrip(x, 1e-4, 128, &st);
   EXPECT_EQ(st.constant_blocks, st.blocks);
   EXPECT_EQ(st.exact_values, 0u);
-  EXPECT_TRUE(e.codes.empty() && e.mid.empty() && e.mid_counts.empty());
-  EXPECT_LT(e.payload_bytes(), x.size() * 4 / 90);  // 5 bytes per 512-byte block + the exact header
+  EXPECT_TRUE(e.codes.empty() && e.mid_counts.empty());
+  // 3.5 needs the top 2 bytes of its pattern: 3 bytes per 512-byte block + the exact header.
+  EXPECT_EQ(e.mid.size(), 2 * e.kinds.size());
+  EXPECT_LT(e.payload_bytes(), x.size() * 4 / 150);
   // A field that varies by less than eb is constant too, and decodes to mu.
   std::vector<double> y(5000);
   for (size_t i = 0; i < y.size(); ++i) y[i] = 10.0 + 1e-5 * std::sin(i * 0.1);
@@ -269,21 +410,23 @@ TEST(SzxRoundTrip, SameBytesForAnyThreadCount) {
   auto x = test::random_field<float>(100003, 4, 10.0);
   for (size_t i = 0; i < x.size(); i += 997) x[i] = std::numeric_limits<float>::quiet_NaN();
   const int saved = omp_get_max_threads();
-  omp_set_num_threads(1);
-  const auto a = szx::encode_cpu<float>(x.data(), x.size(), 1e-2, 64);
-  omp_set_num_threads(std::max(2, saved));
-  const auto b = szx::encode_cpu<float>(x.data(), x.size(), 1e-2, 64);
-  omp_set_num_threads(3);
-  const auto c = szx::encode_cpu<float>(x.data(), x.size(), 1e-2, 64);
-  omp_set_num_threads(saved);
-  for (const auto* o : {&b, &c}) {
-    EXPECT_EQ(a.kinds, o->kinds);
-    EXPECT_EQ(a.mus, o->mus);
-    EXPECT_EQ(a.mid_counts, o->mid_counts);
-    EXPECT_EQ(a.codes, o->codes);
-    EXPECT_EQ(a.mid, o->mid);
-    EXPECT_EQ(a.exact, o->exact);
+  for (int layout : {szx::kLayout1, szx::kLayout2}) {
+    omp_set_num_threads(1);
+    const auto a = szx::encode_cpu<float>(x.data(), x.size(), 1e-2, 64, nullptr, layout);
+    omp_set_num_threads(std::max(2, saved));
+    const auto b = szx::encode_cpu<float>(x.data(), x.size(), 1e-2, 64, nullptr, layout);
+    omp_set_num_threads(3);
+    const auto c = szx::encode_cpu<float>(x.data(), x.size(), 1e-2, 64, nullptr, layout);
+    for (const auto* o : {&b, &c}) {
+      EXPECT_EQ(a.kinds, o->kinds);
+      EXPECT_EQ(a.mus, o->mus);
+      EXPECT_EQ(a.mid_counts, o->mid_counts);
+      EXPECT_EQ(a.codes, o->codes);
+      EXPECT_EQ(a.mid, o->mid);
+      EXPECT_EQ(a.exact, o->exact);
+    }
   }
+  omp_set_num_threads(saved);
 #else
   GTEST_SKIP() << "built without OpenMP";
 #endif
@@ -307,6 +450,73 @@ TEST(SzxRoundTrip, RejectsBadArguments) {
   EXPECT_EQ(status(1e-3, 0), Status::invalid_argument);
   EXPECT_EQ(status(1e-3, 8192), Status::invalid_argument);
   EXPECT_EQ(status(1e-3, 4096), Status::ok);
+  EXPECT_THROW(szx::encode_cpu<float>(x.data(), x.size(), 1e-3, 128, nullptr, 3), Error);
+}
+
+TEST(SzxRoundTrip, Layout2StoresLessThanLayout1) {
+  // The bit-aligned patterns and short bases of layout 2 (docs/SZX.md), on real data.
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> x(raw.size() / 4);
+  std::memcpy(x.data(), raw.data(), raw.size());
+  float mn = x[0], mx = x[0];
+  for (float v : x) mn = std::min(mn, v), mx = std::max(mx, v);
+  for (double rel : {1e-2, 1e-3, 1e-4}) {
+    const auto e1 = roundtrip(x, rel * (mx - mn), 128, nullptr, szx::kLayout1);
+    const auto e2 = roundtrip(x, rel * (mx - mn), 128, nullptr, szx::kLayout2);
+    EXPECT_LT(e2.payload_bytes() * 105, e1.payload_bytes() * 100) << rel;
+    EXPECT_TRUE(e2.mus.empty());
+    EXPECT_EQ(e1.mus.size(), e1.kinds.size() * 4);
+  }
+}
+
+TEST(SzxRoundTrip, ZeroBlocksStoreNoBase) {
+  // A masked region of zeros: constant blocks whose base is +0, stored in no bytes at all.
+  std::vector<float> x(128 * 40, 0.0f);
+  for (size_t i = 128 * 20; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(i * 0.01));
+  const auto e = roundtrip(x, 1e-3);
+  for (size_t b = 0; b < 20; ++b) EXPECT_EQ(e.kinds[b], 0) << b;
+  const auto d = decode<float>(e, x.size());
+  for (size_t i = 0; i < 128 * 20; ++i) ASSERT_EQ(szx::to_bits(d[i]), 0u);
+}
+
+TEST(SzxRoundTrip, Layout1EncoderWritesTheGoldenBytes) {
+  // Layout 1 as the encoder writes it today is what format 2 to 4 streams hold: the goldens'
+  // sections, chunk by chunk, byte for byte.
+  struct G {
+    const char* golden;
+    const char* fixture;
+  };
+  const G gs[] = {{"szx_v4_isabel_f32_rel1e-3", "isabel_cut_20x50x50.f32"},
+                  {"szx_v2_mpas_f64_rel1e-4", "mpas_pressure_cut_20011.f64"},
+                  {"szx_v2_s3d_f32_rel1e-2_block1024", "s3d_chi_cut_25x25x25.f32"},
+                  {"szx_v4_ocean_nan_f32_rel1e-2_chunks", "ocean_nanland_cut_1x4x45x90.f32"}};
+  const auto dir = std::filesystem::path(SCIZ_FIXTURES_DIR);
+  for (const G& g : gs) {
+    SCOPED_TRACE(g.golden);
+    const auto stream = test::read_file(dir.parent_path() / "golden" / (std::string(g.golden) + ".sciz"));
+    const auto raw = test::read_file(dir / g.fixture);
+    const ParsedStream ps = read_stream(stream);
+    const bool f64 = ps.header.dtype == DType::f64;
+    const size_t w = f64 ? 8 : 4;
+    uint64_t at = 0;
+    for (const ParsedChunk& c : ps.chunks) {
+      const szx::Params p = szx::read_params(c.header.params);
+      ASSERT_EQ(p.layout, szx::kLayout1);
+      const uint64_t n = c.header.shape.count();
+      const szx::Encoded e =
+          f64 ? szx::encode_cpu<double>(reinterpret_cast<const double*>(raw.data()) + at, n, ps.header.eb_abs, p.block,
+                                        nullptr, szx::kLayout1)
+              : szx::encode_cpu<float>(reinterpret_cast<const float*>(raw.data()) + at, n, ps.header.eb_abs, p.block,
+                                       nullptr, szx::kLayout1);
+      const std::vector<uint8_t>* mine[] = {&e.kinds, &e.mus, &e.mid_counts, &e.codes, &e.mid, &e.exact};
+      for (uint32_t id = 1; id <= 6; ++id) {
+        const auto& sec = c.section(id, "szx").bytes;
+        EXPECT_TRUE(std::equal(sec.begin(), sec.end(), mine[id - 1]->begin(), mine[id - 1]->end())) << "section " << id;
+      }
+      at += n;
+    }
+    EXPECT_EQ(at * w, raw.size());
+  }
 }
 
 // ---- corrupt streams ------------------------------------------------------------------
@@ -323,129 +533,169 @@ Status decode_status(const szx::Encoded& e, uint64_t n) {
   return Status::ok;
 }
 
-szx::Encoded mixed_stream(std::vector<float>& x) {
+szx::Encoded mixed_stream(std::vector<float>& x, int layout) {
   x = smooth_1d<float>(1000, 2);  // 8 blocks, the last partial (104 values)
   for (size_t i = 0; i < 128; ++i) x[i] = 1.0f;  // one constant block
   x[300] = std::numeric_limits<float>::quiet_NaN();
-  return szx::encode_cpu<float>(x.data(), x.size(), 1e-3, 128);
+  return szx::encode_cpu<float>(x.data(), x.size(), 1e-3, 128, nullptr, layout);
+}
+
+// The sections in the order docs/SZX.md numbers them (layout 2 has no section 2).
+std::vector<std::vector<uint8_t>*> sections_of(szx::Encoded& c) {
+  if (c.layout == szx::kLayout1) return {&c.kinds, &c.mus, &c.mid_counts, &c.codes, &c.mid, &c.exact};
+  return {&c.kinds, &c.mid_counts, &c.codes, &c.mid, &c.exact};
 }
 
 }  // namespace
 
 TEST(SzxCorrupt, Params) {
-  EXPECT_EQ(szx::read_params(szx::write_params(256)), 256u);
+  for (int layout : {szx::kLayout1, szx::kLayout2}) {
+    const auto p = szx::read_params(szx::write_params({256, layout}));
+    EXPECT_EQ(p.block, 256u);
+    EXPECT_EQ(p.layout, layout);
+    EXPECT_EQ(szx::write_params({256, layout}).size(), layout == szx::kLayout1 ? 4u : 8u);
+  }
   for (uint32_t b : {0u, 16u, 100u, 8192u}) {
-    std::vector<uint8_t> p(4);
-    std::memcpy(p.data(), &b, 4);
-    EXPECT_THROW(szx::read_params(p), Error);
+    for (size_t size : {4u, 8u}) {
+      std::vector<uint8_t> p(size);
+      std::memcpy(p.data(), &b, 4);
+      if (size == 8) p[4] = 2;
+      EXPECT_THROW(szx::read_params(p), Error);
+    }
   }
   EXPECT_THROW(szx::read_params(std::vector<uint8_t>(3)), Error);
   EXPECT_THROW(szx::read_params(std::vector<uint8_t>(5)), Error);
+  for (int q = 4; q < 8; ++q)
+    for (uint8_t v : {uint8_t(1), uint8_t(3), uint8_t(0x80)}) {
+      auto p = szx::write_params({128, szx::kLayout2});
+      p[q] = q == 4 ? v : static_cast<uint8_t>(v | 1);  // an unknown layout, or a reserved byte set
+      EXPECT_THROW(szx::read_params(p), Error) << q << " " << int(v);
+    }
+  EXPECT_THROW(szx::write_params({128, 3}), Error);
 }
 
 TEST(SzxCorrupt, TruncatedOrExtendedSections) {
-  std::vector<float> x;
-  const auto e = mixed_stream(x);
-  ASSERT_EQ(decode_status(e, x.size()), Status::ok);
-  ASSERT_FALSE(e.kinds.empty() || e.mus.empty() || e.mid_counts.empty() || e.codes.empty() || e.mid.empty());
-  for (int s = 0; s < 6; ++s) {
-    for (int delta : {-1, +1}) {
+  for (int layout : {szx::kLayout1, szx::kLayout2}) {
+    SCOPED_TRACE(layout);
+    std::vector<float> x;
+    auto e = mixed_stream(x, layout);
+    ASSERT_EQ(decode_status(e, x.size()), Status::ok);
+    for (auto* sec : sections_of(e)) ASSERT_FALSE(sec->empty());
+    const size_t nsec = sections_of(e).size();
+    for (size_t s = 0; s < nsec; ++s) {
+      for (int delta : {-1, +1}) {
+        auto c = e;
+        auto secs = sections_of(c);
+        if (delta < 0)
+          secs[s]->pop_back();
+        else
+          secs[s]->push_back(0);
+        EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream) << "section " << s << " delta " << delta;
+      }
       auto c = e;
-      std::vector<uint8_t>* secs[] = {&c.kinds, &c.mus, &c.mid_counts, &c.codes, &c.mid, &c.exact};
-      if (delta < 0)
-        secs[s]->pop_back();
-      else
-        secs[s]->push_back(0);
-      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream) << "section " << s + 1 << " delta " << delta;
+      sections_of(c)[s]->clear();
+      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream) << "section " << s << " emptied";
     }
-    auto c = e;
-    std::vector<uint8_t>* secs[] = {&c.kinds, &c.mus, &c.mid_counts, &c.codes, &c.mid, &c.exact};
-    secs[s]->clear();
-    EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream) << "section " << s + 1 << " emptied";
+    if (layout == szx::kLayout2) {
+      auto c = e;  // means a layout-2 stream does not have
+      c.mus.assign(c.kinds.size() * 4, 0);
+      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
+      c = e;  // read as the other layout
+      c.layout = szx::kLayout1;
+      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
+    }
+    // The wrong field size for otherwise intact sections.
+    EXPECT_EQ(decode_status(e, x.size() + 128), Status::corrupt_stream);
+    EXPECT_EQ(decode_status(e, x.size() - 128), Status::corrupt_stream);
+    auto bad_block = e;
+    bad_block.block = 96;  // a multiple of 32, but not the block size of these sections
+    EXPECT_EQ(decode_status(bad_block, x.size()), Status::corrupt_stream);
+    bad_block.block = 100;
+    EXPECT_EQ(decode_status(bad_block, x.size()), Status::corrupt_stream);
   }
-  // The wrong field size for otherwise intact sections.
-  EXPECT_EQ(decode_status(e, x.size() + 128), Status::corrupt_stream);
-  EXPECT_EQ(decode_status(e, x.size() - 128), Status::corrupt_stream);
-  auto bad_block = e;
-  bad_block.block = 96;  // a multiple of 32, but not the block size of these sections
-  EXPECT_EQ(decode_status(bad_block, x.size()), Status::corrupt_stream);
-  bad_block.block = 100;
-  EXPECT_EQ(decode_status(bad_block, x.size()), Status::corrupt_stream);
 }
 
 TEST(SzxCorrupt, WrongCountsAndCodes) {
-  std::vector<float> x;
-  const auto e = mixed_stream(x);
-  ASSERT_EQ(e.kinds[0], 0);
-  {
-    auto c = e;  // more kept bytes than the type has
-    c.kinds[1] = 5;
-    EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // one kept byte more: codes and mid-bytes no longer add up
-    c.kinds[1] = static_cast<uint8_t>(c.kinds[1] == 4 ? 3 : c.kinds[1] + 1);
-    EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // a non-constant block turned constant: section sizes no longer fit
-    c.kinds[1] = 0;
-    EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // mid-byte counts moved between blocks: the sum is intact, the codes are not
-    uint16_t a, b;
-    std::memcpy(&a, &c.mid_counts[0], 2);
-    std::memcpy(&b, &c.mid_counts[2], 2);
-    ++a, --b;
-    std::memcpy(&c.mid_counts[0], &a, 2);
-    std::memcpy(&c.mid_counts[2], &b, 2);
-    EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // a mid-byte count above len * nb
-    const uint16_t big = 60000;
-    std::memcpy(&c.mid_counts[0], &big, 2);
-    EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // nonzero padding codes in the last, partial block (104 values: 26 code bytes)
-    ASSERT_NE(c.kinds.back(), 0);
-    // 1000 = 7*128 + 104: 104 % 4 == 0, so make a 1001-value field instead.
-    std::vector<float> x2 = x;
-    x2.push_back(0.5f);
-    auto e2 = szx::encode_cpu<float>(x2.data(), x2.size(), 1e-3, 128);
-    ASSERT_EQ(decode_status(e2, x2.size()), Status::ok);
-    e2.codes.back() |= 0xc0;
-    EXPECT_EQ(decode_status(e2, x2.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // every code of a block raised to 3 where nb allows less, or the sum is off
-    for (size_t q = 0; q < 32; ++q) c.codes[q] = 0xff;
-    EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
-  }
-  {
-    auto c = e;  // exact-values list reaching past the field
-    std::vector<uint64_t> idx = {5, 2000};
-    std::vector<float> val = {1.0f, 2.0f};
-    c.exact = write_runs<float>(idx, val);
-    EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
+  for (int layout : {szx::kLayout1, szx::kLayout2}) {
+    SCOPED_TRACE(layout);
+    const bool l1 = layout == szx::kLayout1;
+    std::vector<float> x;
+    const auto e = mixed_stream(x, layout);
+    ASSERT_EQ(szx::kind_bits(l1 ? szx::kind_of_layout1(e.kinds[0]) : e.kinds[0]), 0);
+    const int R1 = l1 ? 8 * e.kinds[1] : szx::kind_bits(e.kinds[1]), code1 = l1 ? 0 : szx::kind_code(e.kinds[1]);
+    ASSERT_GT(R1, 0);
+    auto with_kind = [&](int R, int code) {
+      auto c = e;
+      c.kinds[1] = l1 ? static_cast<uint8_t>(R / 8) : szx::make_kind(R, code);
+      return decode_status(c, x.size());
+    };
+    EXPECT_EQ(with_kind(40, code1), Status::corrupt_stream) << "more kept bits than the type has";
+    EXPECT_EQ(with_kind(R1 > 24 ? R1 - 8 : R1 + 8, code1), Status::corrupt_stream) << "codes and mid-bytes disagree";
+    EXPECT_EQ(with_kind(0, code1), Status::corrupt_stream) << "a non-constant block turned constant";
+    if (!l1) {
+      auto c = e;  // 64 bits in a float block: beyond the type, though within the kind byte
+      c.kinds[1] = szx::make_kind(64, code1);
+      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
+      for (int code = 0; code < 4; ++code)
+        if (szx::base_bytes<float>(code) != szx::base_bytes<float>(code1))
+          EXPECT_EQ(with_kind(R1, code), Status::corrupt_stream) << "base bytes no longer add up, code " << code;
+    }
+    {
+      auto c = e;  // mid-byte counts moved between blocks: the sum is intact, the codes are not
+      uint16_t a, b;
+      std::memcpy(&a, &c.mid_counts[0], 2);
+      std::memcpy(&b, &c.mid_counts[2], 2);
+      ++a, --b;
+      std::memcpy(&c.mid_counts[0], &a, 2);
+      std::memcpy(&c.mid_counts[2], &b, 2);
+      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
+    }
+    {
+      auto c = e;  // a mid-byte count above len * nb
+      const uint16_t big = 60000;
+      std::memcpy(&c.mid_counts[0], &big, 2);
+      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
+    }
+    {
+      // Nonzero padding codes in the last, partial block: 1000 = 7*128 + 104 and 104 % 4 == 0,
+      // so make a 1001-value field instead.
+      std::vector<float> x2 = x;
+      x2.push_back(0.5f);
+      auto e2 = szx::encode_cpu<float>(x2.data(), x2.size(), 1e-3, 128, nullptr, layout);
+      ASSERT_NE(e2.kinds.back(), 0);
+      ASSERT_EQ(decode_status(e2, x2.size()), Status::ok);
+      e2.codes.back() |= 0xc0;
+      EXPECT_EQ(decode_status(e2, x2.size()), Status::corrupt_stream);
+    }
+    {
+      auto c = e;  // every code of a block raised to 3 where nb allows less, or the sum is off
+      for (size_t q = 0; q < 32; ++q) c.codes[q] = 0xff;
+      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
+    }
+    {
+      auto c = e;  // exact-values list reaching past the field
+      std::vector<uint64_t> idx = {5, 2000};
+      std::vector<float> val = {1.0f, 2.0f};
+      c.exact = write_runs<float>(idx, val);
+      EXPECT_EQ(decode_status(c, x.size()), Status::corrupt_stream);
+    }
   }
 }
 
 TEST(SzxCorrupt, RandomByteFlipsNeverCrash) {
   // Any single-byte change either decodes (to some values) or throws corrupt_stream.
-  std::vector<float> x;
-  const auto e = mixed_stream(x);
-  std::mt19937 rng(17);
-  for (int t = 0; t < 3000; ++t) {
-    auto c = e;
-    std::vector<uint8_t>* secs[] = {&c.kinds, &c.mus, &c.mid_counts, &c.codes, &c.mid, &c.exact};
-    auto* s = secs[t % 6];
-    if (s->empty()) continue;
-    (*s)[rng() % s->size()] ^= static_cast<uint8_t>(1 + rng() % 255);
-    const Status st = decode_status(c, x.size());
-    EXPECT_TRUE(st == Status::ok || st == Status::corrupt_stream) << static_cast<int>(st);
+  for (int layout : {szx::kLayout1, szx::kLayout2}) {
+    std::vector<float> x;
+    const auto e = mixed_stream(x, layout);
+    std::mt19937 rng(17);
+    for (int t = 0; t < 3000; ++t) {
+      auto c = e;
+      auto secs = sections_of(c);
+      auto* s = secs[t % secs.size()];
+      (*s)[rng() % s->size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+      const Status st = decode_status(c, x.size());
+      EXPECT_TRUE(st == Status::ok || st == Status::corrupt_stream) << static_cast<int>(st);
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/omp_threads.hpp"
 #include "lossless/bitpack/bitpack.hpp"
 #include "lossless/bitpack/bitpack_math.hpp"
 
@@ -36,7 +37,8 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, uint16_t centre) 
   std::memcpy(head.data(), &n, 8);
   std::memcpy(head.data() + 8, &centre, 2);
   uint8_t* widths = head.data() + kHeaderBytes;
-#pragma omp parallel for schedule(static)
+  const int nt = thread_count(nb, n * 2);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t b = 0; b < static_cast<int64_t>(nb); ++b) {
     uint32_t z[kBlock];
     widths[b] = static_cast<uint8_t>(block_zigzag(sym, centre, static_cast<uint64_t>(b), z));
@@ -45,7 +47,7 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, uint16_t centre) 
   std::vector<uint8_t> out(wo + off[nb] * 4);
   std::memcpy(out.data(), head.data(), wo);
   uint8_t* words = out.data() + wo;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t b = 0; b < static_cast<int64_t>(nb); ++b) {
     uint32_t z[kBlock];
     const uint32_t w = block_zigzag(sym, centre, static_cast<uint64_t>(b), z);
@@ -88,7 +90,8 @@ void decode_cpu(std::span<const uint8_t> enc, std::span<uint16_t> out) {
   const uint8_t* words = enc.data() + words_offset(p.n);
   const uint64_t nb = num_blocks(p.n);
   const std::vector<uint64_t> off = word_offsets(p.widths, nb);
-#pragma omp parallel for schedule(static)
+  const int nt = thread_count(nb, p.n * 2);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t bb = 0; bb < static_cast<int64_t>(nb); ++bb) {
     const uint64_t b = static_cast<uint64_t>(bb);
     const uint32_t w = p.widths[b];

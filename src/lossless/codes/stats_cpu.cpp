@@ -25,8 +25,23 @@ struct TileTokens {
   uint32_t open = 0;  // length of the zero run still open at the tile's end
 };
 
+// Bins that grow to the largest index counted: small inputs never touch the 65536-bin tables
+// (512 KB each, fresh pages on a first call); large ones reach them after a few doublings.
+struct Bins {
+  std::vector<uint64_t> v;
+  void add(uint64_t i) {
+    if (i >= v.size()) [[unlikely]]
+      v.resize(std::max<uint64_t>(i + 1, std::min<uint64_t>(2 * v.size(), kBins)), 0);
+    ++v[i];
+  }
+  void add_into(std::vector<uint64_t>& out) const {
+    if (out.size() < v.size()) out.resize(v.size(), 0);
+    for (size_t b = 0; b < v.size(); ++b) out[b] += v[b];
+  }
+};
+
 // Tokens of tile [lo, hi): zrun histogram into zh (zrun 0 only counted, in zero_gaps).
-TileTokens tile_tokens(const uint16_t* sym, uint64_t lo, uint64_t hi, uint16_t centre, uint64_t* zh) {
+TileTokens tile_tokens(const uint16_t* sym, uint64_t lo, uint64_t hi, uint16_t centre, Bins& zh) {
   TileTokens t;
   const bool full = hi - lo == kTile;
   uint64_t carry = 1;  // the position before the tile counts as a token (zrun starts at lo)
@@ -53,7 +68,7 @@ TileTokens tile_tokens(const uint16_t* sym, uint64_t lo, uint64_t hi, uint16_t c
     while (ev) {
       const uint64_t pos = p0 + static_cast<uint64_t>(std::countr_zero(ev));
       if (open)
-        ++zh[pos - open_at];
+        zh.add(pos - open_at);
       else
         open_at = pos;
       open = !open;
@@ -66,7 +81,7 @@ TileTokens tile_tokens(const uint16_t* sym, uint64_t lo, uint64_t hi, uint16_t c
 }
 
 // Runs of tile [lo, hi): value and len_m1 histograms; returns the run count.
-uint64_t tile_runs(const uint16_t* sym, uint64_t lo, uint64_t hi, uint64_t* vh, uint64_t* lh) {
+uint64_t tile_runs(const uint16_t* sym, uint64_t lo, uint64_t hi, Bins& vh, Bins& lh) {
   uint64_t count = 0, last = lo;
   bool any = false;
   for (uint64_t p0 = lo; p0 < hi; p0 += 64) {
@@ -83,14 +98,14 @@ uint64_t tile_runs(const uint16_t* sym, uint64_t lo, uint64_t hi, uint64_t* vh, 
     count += static_cast<uint64_t>(std::popcount(start));
     while (start) {
       const uint64_t pos = p0 + static_cast<uint64_t>(std::countr_zero(start));
-      ++vh[sym[pos]];
-      if (any) ++lh[pos - last - 1];
+      vh.add(sym[pos]);
+      if (any) lh.add(pos - last - 1);
       any = true;
       last = pos;
       start &= start - 1;
     }
   }
-  if (any) ++lh[hi - last - 1];
+  if (any) lh.add(hi - last - 1);
   return count;
 }
 
@@ -99,17 +114,16 @@ uint64_t tile_runs(const uint16_t* sym, uint64_t lo, uint64_t hi, uint64_t* vh, 
 TokenStats token_stats_cpu(std::span<const uint16_t> sym, uint16_t centre, const std::vector<uint64_t>& hist) {
   const uint64_t n = sym.size(), tiles = (n + kTile - 1) / kTile;
   TokenStats s;
-  s.zrun.assign(kBins, 0);
   uint64_t count = 0, zero_gaps = 0, forced_centre = 0;
   uint32_t tail = 0;
 #pragma omp parallel if (static_cast<int64_t>(n) >= kParallelMin)
   {
-    std::vector<uint64_t> zh(kBins, 0);
+    Bins zh;
     uint64_t c = 0, z = 0, f = 0;
 #pragma omp for schedule(static) nowait
     for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
       const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
-      const TileTokens tt = tile_tokens(sym.data(), lo, hi, centre, zh.data());
+      const TileTokens tt = tile_tokens(sym.data(), lo, hi, centre, zh);
       c += tt.count;
       z += tt.zero_gaps;
       f += tt.forced_centre;
@@ -117,17 +131,20 @@ TokenStats token_stats_cpu(std::span<const uint16_t> sym, uint16_t centre, const
     }
 #pragma omp critical
     {
-      for (uint32_t b = 0; b < kBins; ++b) s.zrun[b] += zh[b];
+      zh.add_into(s.zrun);
       count += c;
       zero_gaps += z;
       forced_centre += f;
     }
   }
-  s.zrun[0] += zero_gaps;
+  if (count) {
+    if (s.zrun.empty()) s.zrun.resize(1, 0);
+    s.zrun[0] += zero_gaps;
+  }
   s.count = count;
   s.tail = tail;
   s.value = hist;
-  s.value.resize(kBins, 0);
+  if (s.value.size() <= centre) s.value.resize(size_t{centre} + 1, 0);
   s.value[centre] = forced_centre;
   return s;
 }
@@ -135,21 +152,20 @@ TokenStats token_stats_cpu(std::span<const uint16_t> sym, uint16_t centre, const
 RunStats run_stats_cpu(std::span<const uint16_t> sym) {
   const uint64_t n = sym.size(), tiles = (n + kTile - 1) / kTile;
   RunStats s;
-  s.value.assign(kBins, 0);
-  s.len_m1.assign(kBins, 0);
   uint64_t count = 0;
 #pragma omp parallel if (static_cast<int64_t>(n) >= kParallelMin)
   {
-    std::vector<uint64_t> vh(kBins, 0), lh(kBins, 0);
+    Bins vh, lh;
     uint64_t c = 0;
 #pragma omp for schedule(static) nowait
     for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
       const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
-      c += tile_runs(sym.data(), lo, hi, vh.data(), lh.data());
+      c += tile_runs(sym.data(), lo, hi, vh, lh);
     }
 #pragma omp critical
     {
-      for (uint32_t b = 0; b < kBins; ++b) s.value[b] += vh[b], s.len_m1[b] += lh[b];
+      vh.add_into(s.value);
+      lh.add_into(s.len_m1);
       count += c;
     }
   }

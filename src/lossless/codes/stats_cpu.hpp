@@ -11,7 +11,7 @@
 namespace sciz::codes {
 
 struct TokenStats {
-  std::vector<uint64_t> value, zrun;  // 65536 bins each, as huffman::histogram_cpu of the arrays
+  std::vector<uint64_t> value, zrun;  // bins up to the largest value at least, as huffman::histogram_cpu
   uint64_t count = 0;                 // tokens
   uint32_t tail = 0;
 };
@@ -21,7 +21,7 @@ struct TokenStats {
 TokenStats token_stats_cpu(std::span<const uint16_t> sym, uint16_t centre, const std::vector<uint64_t>& hist);
 
 struct RunStats {
-  std::vector<uint64_t> value, len_m1;  // 65536 bins each, as huffman::histogram_cpu of rle::runs_cpu
+  std::vector<uint64_t> value, len_m1;  // likewise, of rle::runs_cpu
   uint64_t count = 0;                   // runs (cut at multiples of 65536)
 };
 RunStats run_stats_cpu(std::span<const uint16_t> sym);

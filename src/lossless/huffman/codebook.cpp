@@ -58,7 +58,18 @@ void limit_lengths(uint64_t (&count)[64]) {
 Lengths code_lengths(std::span<const uint64_t> hist) {
   SCIZ_REQUIRE(hist.size() <= kAlphabet, Status::internal, "huffman: histogram over more than 65536 symbols");
   Lengths out;
-  for (uint32_t s = 0; s < hist.size(); ++s)
+  // Quant codes fill a few hundred of the 65536 bins: empty groups of 16 are skipped with one
+  // (vectorized) test, so a small field does not pay for the whole alphabet bin by bin.
+  constexpr uint32_t kGroup = 16;
+  const uint32_t size = static_cast<uint32_t>(hist.size()), whole = size / kGroup * kGroup;
+  for (uint32_t g = 0; g < whole; g += kGroup) {
+    uint64_t any = 0;
+    for (uint32_t k = 0; k < kGroup; ++k) any |= hist[g + k];
+    if (!any) continue;
+    for (uint32_t s = g; s < g + kGroup; ++s)
+      if (hist[s]) out.sym.push_back(s);
+  }
+  for (uint32_t s = whole; s < size; ++s)
     if (hist[s]) out.sym.push_back(s);
   const size_t m = out.sym.size();
   out.len.assign(m, 0);
@@ -85,10 +96,40 @@ Lengths code_lengths(std::span<const uint64_t> hist) {
   return out;
 }
 
+namespace {
+
+// Canonical codes for the used symbols `syms` (ascending) of the length table `len`: within a
+// length, codes rise with the symbol, so visiting the used symbols in order is visiting the
+// table in order. Throws corrupt_stream if a length exceeds kMaxLen or the Kraft sum exceeds 1.
+Codebook assign_codes(std::vector<uint8_t> len, std::vector<uint32_t> syms) {
+  uint32_t count[kMaxLen + 1] = {};
+  Codebook cb;
+  for (uint32_t s : syms) {
+    const uint8_t l = len[s];
+    SCIZ_REQUIRE(l >= 1 && l <= kMaxLen, Status::corrupt_stream,
+                 "huffman codebook: code length " + std::to_string(l) + " outside 1..16");
+    ++count[l];
+  }
+  cb.used = static_cast<uint32_t>(syms.size());
+  uint64_t kraft = 0;
+  for (int l = 1; l <= kMaxLen; ++l) kraft += uint64_t{count[l]} << (kMaxLen - l);
+  SCIZ_REQUIRE(kraft <= (uint64_t{1} << kMaxLen), Status::corrupt_stream,
+               "huffman codebook: code lengths over-fill the code space (not a prefix code)");
+  uint32_t next[kMaxLen + 2] = {};
+  for (int l = 1; l <= kMaxLen; ++l) next[l] = (next[l - 1] + count[l - 1]) << 1;
+  cb.code.assign(kAlphabet, 0);
+  for (uint32_t s : syms) cb.code[s] = pack_code(next[len[s]]++, len[s]);
+  cb.len = std::move(len);
+  cb.syms = std::move(syms);
+  return cb;
+}
+
+}  // namespace
+
 Codebook codebook_from(const Lengths& l) {
   std::vector<uint8_t> len(kAlphabet, 0);
   for (size_t i = 0; i < l.sym.size(); ++i) len[l.sym[i]] = l.len[i];
-  return codebook_from_lengths(std::move(len));
+  return assign_codes(std::move(len), l.sym);
 }
 
 uint64_t coded_bits(const Lengths& l, std::span<const uint64_t> hist) {
@@ -109,38 +150,24 @@ uint64_t codebook_bytes(const Lengths& l) {
 
 Codebook codebook_from_lengths(std::vector<uint8_t> len) {
   SCIZ_REQUIRE(len.size() == kAlphabet, Status::internal, "huffman: length table must cover 65536 symbols");
-  uint32_t count[kMaxLen + 1] = {};
-  Codebook cb;
-  for (uint8_t l : len) {
-    SCIZ_REQUIRE(l <= kMaxLen, Status::corrupt_stream, "huffman codebook: code length " + std::to_string(l) + " > 16");
-    if (l) ++count[l], ++cb.used;
-  }
-  uint64_t kraft = 0;
-  for (int l = 1; l <= kMaxLen; ++l) kraft += uint64_t{count[l]} << (kMaxLen - l);
-  SCIZ_REQUIRE(kraft <= (uint64_t{1} << kMaxLen), Status::corrupt_stream,
-               "huffman codebook: code lengths over-fill the code space (not a prefix code)");
-  uint32_t next[kMaxLen + 2] = {};
-  for (int l = 1; l <= kMaxLen; ++l) next[l] = (next[l - 1] + count[l - 1]) << 1;
-  cb.code.assign(kAlphabet, 0);
+  std::vector<uint32_t> syms;
   for (uint32_t s = 0; s < kAlphabet; ++s)
-    if (len[s]) cb.code[s] = pack_code(next[len[s]]++, len[s]);
-  cb.len = std::move(len);
-  return cb;
+    if (len[s]) syms.push_back(s);
+  return assign_codes(std::move(len), std::move(syms));
 }
 
 uint64_t coded_bits(const Codebook& cb, std::span<const uint64_t> hist) {
   uint64_t bits = 0;
-  for (size_t s = 0; s < hist.size(); ++s) bits += hist[s] * cb.len[s];
+  for (uint32_t s : cb.syms)
+    if (s < hist.size()) bits += hist[s] * cb.len[s];
   return bits;
 }
 
 Lengths lengths_of(const Codebook& cb) {
   Lengths l;
-  for (uint32_t s = 0; s < kAlphabet; ++s)
-    if (cb.len[s]) {
-      l.sym.push_back(s);
-      l.len.push_back(cb.len[s]);
-    }
+  l.sym = cb.syms;
+  l.len.reserve(cb.syms.size());
+  for (uint32_t s : cb.syms) l.len.push_back(cb.len[s]);
   return l;
 }
 
@@ -176,14 +203,13 @@ Codebook read_codebook(ByteReader& r, uint32_t used) {
     else
       SCIZ_REQUIRE(b >> 4 == 0, Status::corrupt_stream, "huffman codebook: padding nibble is not zero");
   }
-  return codebook_from_lengths(std::move(len));
+  return assign_codes(std::move(len), std::move(syms));  // strictly ascending, as read
 }
 
 DecodeTables decode_tables(const Codebook& cb) {
   DecodeTables t;
   uint32_t count[kMaxLen + 1] = {};
-  for (uint8_t l : cb.len)
-    if (l) ++count[l];
+  for (uint32_t s : cb.syms) ++count[cb.len[s]];
   t.limit[0] = t.first[0] = t.offset[0] = 0;
   for (int l = 1; l <= kMaxLen; ++l) {
     t.first[l] = (t.first[l - 1] + count[l - 1]) << 1;
@@ -194,9 +220,8 @@ DecodeTables decode_tables(const Codebook& cb) {
   uint32_t rank[kMaxLen + 1];
   std::copy(t.offset, t.offset + kMaxLen + 1, rank);
   t.primary.assign(1u << kTableBits, 0);
-  for (uint32_t s = 0; s < kAlphabet; ++s) {
+  for (uint32_t s : cb.syms) {
     const uint32_t l = cb.len[s];
-    if (!l) continue;
     t.sorted[rank[l]++] = static_cast<uint16_t>(s);
     if (l <= kTableBits) {
       const uint32_t lo = code_bits(cb.code[s]) << (kTableBits - l), span = 1u << (kTableBits - l);

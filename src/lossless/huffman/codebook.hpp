@@ -17,6 +17,7 @@ struct Codebook {
   std::vector<uint8_t> len;    // per symbol [0, 65536); 0 = unused
   std::vector<uint32_t> code;  // pack_code(code, len) per symbol, the encoders' table
   uint32_t used = 0;
+  std::vector<uint32_t> syms;  // the used symbols, ascending: what the table walks visit
 };
 
 // The code lengths of the used symbols only, in increasing symbol order: all that sizing a

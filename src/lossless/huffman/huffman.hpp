@@ -18,8 +18,9 @@
 
 namespace sciz::huffman {
 
-// Counts per symbol value: 65536 bins on the CPU; `alphabet` bins on the GPU, where a symbol
-// >= alphabet is an internal error.
+// Counts per symbol value, a bin per value up to the largest one present at least (on the CPU:
+// exactly that many for inputs below 2^18 symbols, 65536 above); `alphabet` bins on the GPU,
+// where a symbol >= alphabet is an internal error. Consumers read missing bins as zeros.
 std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym);
 std::vector<uint64_t> histogram_cuda(const uint16_t* d_sym, uint64_t n, uint32_t alphabet, cudaStream_t s);
 

@@ -20,12 +20,17 @@ constexpr int64_t kParallelMin = 1 << 18;
 }  // namespace
 
 std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym) {
-  std::vector<uint64_t> hist(kAlphabet, 0);
   const int64_t n = static_cast<int64_t>(sym.size());
-  if (n < (int64_t{1} << 16)) {  // small: one table, nothing to set up
+  if (n < kParallelMin) {
+    // Small: one table, up to the largest symbol (quant codes sit around the centre, so the
+    // 65536-bin table, and its fresh pages on a first call, would mostly be zeros).
+    uint16_t top = 0;
+    for (int64_t i = 0; i < n; ++i) top = sym[i] > top ? sym[i] : top;
+    std::vector<uint64_t> hist(n ? size_t{top} + 1 : 0, 0);
     for (int64_t i = 0; i < n; ++i) ++hist[sym[i]];
     return hist;
   }
+  std::vector<uint64_t> hist(kAlphabet, 0);
 #pragma omp parallel if (n >= kParallelMin)
   {
     // Four 32-bit tables, one per lane of four consecutive symbols: quant codes repeat (the

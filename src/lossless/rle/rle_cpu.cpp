@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/omp_threads.hpp"
 #include "core/container.hpp"
 #include "core/host_memory.hpp"
 #include "lossless/codes/masks_cpu.hpp"
@@ -29,7 +30,8 @@ uint64_t chunk_begin(uint64_t n, uint64_t chunks, uint64_t c) {
 std::vector<uint64_t> chunk_offsets(std::span<const uint16_t> len_m1, uint64_t chunks) {
   const uint64_t runs = len_m1.size();
   std::vector<uint64_t> first(chunks + 1, 0);
-#pragma omp parallel for schedule(static) if (chunks > 1)
+  const int nt = thread_count(chunks, runs * 2);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     uint64_t sum = 0;
     for (uint64_t k = chunk_begin(runs, chunks, c); k < chunk_begin(runs, chunks, c + 1); ++k) sum += len_m1[k] + 1u;
@@ -81,7 +83,8 @@ Runs runs_cpu(std::span<const uint16_t> sym) {
   const uint64_t chunks = std::clamp<uint64_t>(tiles, 1, kMaxChunks);
   auto lo = [&](uint64_t c) { return std::min(n, chunk_begin(tiles, chunks, c) * kMaxRun); };
   std::vector<uint64_t> first(chunks + 1, 0);
-#pragma omp parallel for schedule(static) if (chunks > 1)
+  const int nt = thread_count(chunks, n * 2);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     uint64_t count = 0;
     for (uint64_t t0 = lo(c); t0 < lo(c + 1); t0 += kMaxRun) {
@@ -97,7 +100,7 @@ Runs runs_cpu(std::span<const uint16_t> sym) {
   reserve_large(r.len_m1, first[chunks]);
   r.value.resize(first[chunks]);
   r.len_m1.resize(first[chunks]);
-#pragma omp parallel for schedule(static) if (chunks > 1)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     uint16_t* value = r.value.data();
     uint16_t* len_m1 = r.len_m1.data();
@@ -128,7 +131,8 @@ void expand_cpu(std::span<const uint16_t> value, std::span<const uint16_t> len_m
   const std::vector<uint64_t> first = chunk_offsets(len_m1, chunk_count(len_m1.size()));
   if (first.back() != out.size()) length_mismatch(first.back(), out.size());
   const uint64_t n = out.size(), chunks = chunk_count(n);
-#pragma omp parallel for schedule(static) if (chunks > 1)
+  const int nt = thread_count(chunks, n * 2);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c)
     fill_range(value, len_m1, first, chunk_begin(n, chunks, c), chunk_begin(n, chunks, c + 1), out);
 }

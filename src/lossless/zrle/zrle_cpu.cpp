@@ -5,6 +5,7 @@
 #include <bit>
 #include <string>
 
+#include "core/omp_threads.hpp"
 #include "core/host_memory.hpp"
 #include "lossless/codes/masks_cpu.hpp"
 #include "lossless/zrle/zrle.hpp"
@@ -29,7 +30,8 @@ inline uint64_t token_mask(const uint16_t* sym, uint64_t p0, uint32_t nb, uint16
 Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
   const uint64_t n = sym.size(), tiles = (n + kTile - 1) / kTile;
   std::vector<uint64_t> first(tiles + 1, 0);
-#pragma omp parallel for schedule(static) if (tiles > 2)
+  const int nt = thread_count(tiles, n * 2);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
     const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
     uint64_t c = 0;
@@ -43,7 +45,7 @@ Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
   reserve_large(tk.zrun, first[tiles]);
   tk.value.resize(first[tiles]);
   tk.zrun.resize(first[tiles]);
-#pragma omp parallel for schedule(static) if (tiles > 2)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles); ++t) {
     const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
     uint16_t* value = tk.value.data() + first[t];

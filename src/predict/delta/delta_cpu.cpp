@@ -656,7 +656,7 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats, uint64_t row
   e.row = row;
   e.widths.resize(G);
   std::vector<int32_t> q0(L);
-  const int nt = thread_count(L);
+  const int nt = thread_count(L, n * sizeof(T));
   std::vector<Local<T>> loc(nt);
   std::vector<uint64_t> off_pay(nt + 1, 0), off_ex(nt + 1, 0);
   std::vector<uint64_t> exact_idx;
@@ -664,7 +664,7 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, Stats* stats, uint64_t row
   const bool avx2 = use_avx2();
   (void)avx2;
 
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int tid = thread_id(), team = team_size();
     Local<T>& o = loc[tid];
@@ -766,8 +766,8 @@ void decode_cpu(const Sections& s, uint64_t n, double eb, T* out) {
   const Validated<T> v = validate<T>(s, n);
   const Quant<T> p = make_quant<T>(eb);
   const uint64_t L = layer_count(n);
-  const int nt = thread_count(L);
-#pragma omp parallel num_threads(nt)
+  const int nt = thread_count(L, n * sizeof(T));
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const auto [l0, l1] = thread_share(L);
     std::vector<T> buf;  // serpentine mode: one layer in chain order

@@ -63,9 +63,9 @@ void compress_cpu_reference(const T* x, const Extent& e, const TileShape& c, con
                             uint16_t* codes, Sparse<T>& sp) {
   const TileGrid g = tile_grid(e, c);
   const int64_t ntiles = static_cast<int64_t>(g.count());
-  const int nthreads = thread_count(static_cast<uint64_t>(ntiles));
+  const int nthreads = thread_count(static_cast<uint64_t>(ntiles), e.count() * sizeof(T));
   std::vector<ThreadOut<T>> outs(nthreads);
-#pragma omp parallel num_threads(nthreads)
+#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
   {
     ThreadOut<T>& o = outs[thread_id()];
     std::vector<int32_t> d(c.volume());
@@ -299,11 +299,11 @@ void compress_cpu(const T* x, const Extent& e, const TileShape& c, const QuantPa
   if (!((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1))) return compress_cpu_reference(x, e, c, p, codes, sp);
   const TileGrid g = tile_grid(e, c);
   const int64_t ntiles = static_cast<int64_t>(g.count());
-  const int nthreads = thread_count(static_cast<uint64_t>(ntiles));
+  const int nthreads = thread_count(static_cast<uint64_t>(ntiles), e.count() * sizeof(T));
   std::vector<ThreadOut<T>> outs(nthreads);
   const bool avx2 = use_avx2();
   (void)avx2;
-#pragma omp parallel num_threads(nthreads)
+#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
   {
     // d with a zero front plane, row and column.
     std::vector<int32_t> dp(static_cast<size_t>(c.cz + 1) * (c.cy + 1) * (c.cx + 1), 0);
@@ -334,7 +334,8 @@ void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e,
   const uint32_t V = c.volume();
   const int32_t radius = p.radius;
   const T ebx2 = p.ebx2;
-#pragma omp parallel
+  const int nthreads = thread_count(static_cast<uint64_t>(ntiles), e.count() * sizeof(T));
+#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
   {
     std::vector<int32_t> qv(V);
     int32_t* q = qv.data();

@@ -1,10 +1,11 @@
 // SZx (Yu et al., HPDC'22): the field, flattened, is cut into blocks of B values; a block
-// whose values all lie within eb of mu = mid-range is stored as mu alone, any other block as
-// the top bytes of x - mu with leading bytes shared with the previous value elided. Every
-// point is checked against the bound; misses and NaN/Inf are stored exactly.
+// whose values all lie within eb of a base value is stored as that base alone, any other
+// block as the top bits of x - base with leading bytes shared with the previous value elided.
+// Every point is checked against the bound; misses and NaN/Inf are stored exactly.
 //
-// This is the codec (sections in, sections out); docs/SZX.md is its normative format. The
-// CPU twin is here; a CUDA twin must write the same bytes using szx_math.hpp.
+// This is the codec (sections in, sections out); docs/SZX.md is its normative format, in two
+// layouts: the encoders write layout 2, the decoders read both. The CPU twin is here; a CUDA
+// twin must write the same bytes using szx_math.hpp.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -21,11 +22,12 @@ namespace sciz::szx {
 // The sections of one szx stream, in the order docs/SZX.md numbers them.
 struct Encoded {
   uint32_t block = kDefaultBlock;
-  std::vector<uint8_t> kinds;       // 1: u8 per block, 0 = constant, else kept bytes nb
-  std::vector<uint8_t> mus;         // 2: T per block
+  int layout = kLayout2;
+  std::vector<uint8_t> kinds;       // 1: u8 per block (layout 1: kept bytes, 0 = constant; 2: make_kind)
+  std::vector<uint8_t> mus;         // 2: layout 1 only: T per block
   std::vector<uint8_t> mid_counts;  // 3: u16 per non-constant block: its mid-byte count
   std::vector<uint8_t> codes;       // 4: 2-bit leading-byte codes per non-constant block
-  std::vector<uint8_t> mid;         // 5: mid-bytes, block after block
+  std::vector<uint8_t> mid;         // 5: block after block, (layout 2) its base's bytes and its mid-bytes
   std::vector<uint8_t> exact;       // 6: exactly stored values (core/exact_runs.hpp)
 
   uint64_t payload_bytes() const {
@@ -36,16 +38,22 @@ struct Encoded {
 // A decoder's view of the same sections (e.g. straight out of a container).
 struct Sections {
   uint32_t block = kDefaultBlock;
+  int layout = kLayout2;
   std::span<const uint8_t> kinds, mus, mid_counts, codes, mid, exact;
 };
 
 inline Sections view(const Encoded& e) {
-  return {e.block, e.kinds, e.mus, e.mid_counts, e.codes, e.mid, e.exact};
+  return {e.block, e.layout, e.kinds, e.mus, e.mid_counts, e.codes, e.mid, e.exact};
 }
 
-// Params: u32 block size (4 bytes). read_params validates it (corrupt_stream otherwise).
-std::vector<uint8_t> write_params(uint32_t block);
-uint32_t read_params(std::span<const uint8_t> params);
+// Params: layout 1, u32 block size (4 bytes); layout 2, u32 block size, u8 layout (2), three
+// zero bytes. read_params validates them (corrupt_stream otherwise).
+struct Params {
+  uint32_t block = kDefaultBlock;
+  int layout = kLayout2;
+};
+std::vector<uint8_t> write_params(const Params& p);
+Params read_params(std::span<const uint8_t> params);
 
 // Encoder statistics, for tests and benchmarks (not part of the stream).
 struct Stats {
@@ -53,9 +61,11 @@ struct Stats {
 };
 
 // CPU twin, OpenMP over blocks. eb: the absolute bound (finite, > 0); block: valid_block().
-// Throws invalid_argument on a bad eb or block size.
+// Throws invalid_argument on a bad eb or block size. Layout 1 is written only to test its
+// decoders on fields the goldens do not cover.
 template <class T>
-Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block = kDefaultBlock, Stats* stats = nullptr);
+Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block = kDefaultBlock, Stats* stats = nullptr,
+                   int layout = kLayout2);
 
 // What both decoders learn from the host-side sections before touching memory: the
 // non-constant blocks in order, their offsets into the mid-bytes, and the exact values.
@@ -64,16 +74,19 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block = kDefaultB
 // reads they protect.
 template <class T>
 struct Validated {
+  std::vector<uint8_t> kinds;      // every block's kind as layout 2 writes it (layout 1's mapped)
+  std::vector<T> base;             // every block's base
   std::vector<uint64_t> nc_block;  // block index of each non-constant block
-  std::vector<uint64_t> mid_off;   // its first mid-byte, one entry per non-constant block + the total
+  std::vector<uint64_t> mid_off;   // its first mid-byte in section 5, + the section's size
+  std::vector<uint16_t> mid_count; // its mid-byte count
   std::vector<uint64_t> exact_idx;
   std::vector<T> exact_val;
 };
 template <class T>
 Validated<T> validate(const Sections& s, uint64_t n);
-// What validate() checks from lengths alone (block size, n and the two per-block sections),
-// shared with the device decoder, which checks the contents on the device.
-void check_layout(uint32_t block, uint64_t n, int value_bytes, uint64_t kinds_bytes, uint64_t mus_bytes);
+// What validate() checks from lengths alone (block size, layout, n and the per-block
+// sections), shared with the device decoder, which checks the contents on the device.
+void check_layout(uint32_t block, int layout, uint64_t n, int value_bytes, uint64_t kinds_bytes, uint64_t mus_bytes);
 
 // Decodes n values into out. Every length, count and code is validated first; a stream that
 // does not fit throws Error(corrupt_stream) before any out-of-bounds read or write.
@@ -87,7 +100,7 @@ template <class T>
 struct DeviceEncoded {
   uint32_t block = kDefaultBlock;
   uint64_t nblocks = 0, nonconstant = 0, code_bytes = 0, mid_bytes = 0, exact_count = 0;
-  dev::Buffer<uint8_t> kinds, mus, mid_counts, codes, mid;
+  dev::Buffer<uint8_t> kinds, mid_counts, codes, mid;  // layout 2
   dev::Buffer<uint64_t> exact_idx;  // ascending
   dev::Buffer<T> exact_val;
 };
@@ -108,14 +121,15 @@ Encoded encode_cuda(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStr
 }
 
 // What the decode kernel reads, on the device: the validated sections plus per-block lookups
-// (rank among non-constant blocks, mid-byte offsets) found on the host during validation.
+// found on the host during validation, in either layout: kinds in layout 2's form, bases (T
+// per block), rank among non-constant blocks and payload offsets.
 template <class T>
 struct DeviceSections {
   uint32_t block = kDefaultBlock;
   uint64_t n = 0, nblocks = 0;
   dev::Buffer<uint8_t> kinds, mus, codes, mid;
   dev::Buffer<uint32_t> rank;
-  dev::Buffer<uint64_t> mid_off;  // per block (B <= 128) or per non-constant block (larger B), + total
+  dev::Buffer<uint64_t> mid_off;  // per block, where its payload (base bytes, mid-bytes) starts, + total
   dev::Buffer<uint64_t> exact_idx;
   dev::Buffer<T> exact_val;
 };
@@ -138,7 +152,8 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s);
 // nothing once st holds a failure found before them. No synchronization.
 struct DeviceSectionsIn {
   uint32_t block = kDefaultBlock;
-  DeviceSpan kinds, mus, mid_counts, codes, mid, exact;
+  int layout = kLayout2;
+  DeviceSpan kinds, mus, mid_counts, codes, mid, exact;  // mus: layout 1 only
 };
 template <class T>
 void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, T* d_out, DeviceStatus* st, cudaStream_t s);

@@ -17,22 +17,32 @@
 
 namespace sciz::szx {
 
-std::vector<uint8_t> write_params(uint32_t block) {
-  SCIZ_REQUIRE(valid_block(block), Status::invalid_argument,
-               "szx: block size " + std::to_string(block) + " is not a multiple of 32 in 32..4096");
-  std::vector<uint8_t> p(4);
-  std::memcpy(p.data(), &block, 4);
-  return p;
+std::vector<uint8_t> write_params(const Params& p) {
+  SCIZ_REQUIRE(valid_block(p.block), Status::invalid_argument,
+               "szx: block size " + std::to_string(p.block) + " is not a multiple of 32 in 32..4096");
+  SCIZ_REQUIRE(p.layout == kLayout1 || p.layout == kLayout2, Status::invalid_argument,
+               "szx: unknown layout " + std::to_string(p.layout));
+  std::vector<uint8_t> b(p.layout == kLayout1 ? 4 : 8, 0);
+  std::memcpy(b.data(), &p.block, 4);
+  if (p.layout != kLayout1) b[4] = static_cast<uint8_t>(p.layout);
+  return b;
 }
 
-uint32_t read_params(std::span<const uint8_t> params) {
-  SCIZ_REQUIRE(params.size() == 4, Status::corrupt_stream,
-               "szx: params hold " + std::to_string(params.size()) + " bytes, expected 4");
-  uint32_t block;
-  std::memcpy(&block, params.data(), 4);
-  SCIZ_REQUIRE(valid_block(block), Status::corrupt_stream,
-               "szx: block size " + std::to_string(block) + " is not a multiple of 32 in 32..4096");
-  return block;
+Params read_params(std::span<const uint8_t> params) {
+  SCIZ_REQUIRE(params.size() == 4 || params.size() == 8, Status::corrupt_stream,
+               "szx: params hold " + std::to_string(params.size()) + " bytes, expected 4 or 8");
+  Params p;
+  std::memcpy(&p.block, params.data(), 4);
+  SCIZ_REQUIRE(valid_block(p.block), Status::corrupt_stream,
+               "szx: block size " + std::to_string(p.block) + " is not a multiple of 32 in 32..4096");
+  p.layout = kLayout1;
+  if (params.size() == 8) {
+    p.layout = params[4];
+    SCIZ_REQUIRE(p.layout == kLayout2 && params[5] == 0 && params[6] == 0 && params[7] == 0, Status::corrupt_stream,
+                 "szx: params name layout " + std::to_string(params[4]) + " (with reserved bytes " +
+                     std::to_string(params[5] | params[6] << 8 | params[7] << 16) + "), expected layout 2 and 0");
+  }
+  return p;
 }
 
 namespace {
@@ -79,8 +89,9 @@ inline uint32_t leading_l(typename Traits<T>::U k, typename Traits<T>::U prev, u
 }
 
 template <class T>
-[[gnu::always_inline]] inline void encode_block(const T* __restrict xb, uint32_t len, uint64_t base, double ebc, int pe, uint8_t& kind, T& mu_out,
-                  Local<T>& o, uint64_t done, uint64_t left) {
+[[gnu::always_inline]] inline void encode_block(const T* __restrict xb, uint32_t len, uint64_t base, double ebc, int pe,
+                                                int layout, uint8_t& kind, T& mu_out, Local<T>& o, uint64_t done,
+                                                uint64_t left) {
   using Tr = Traits<T>;
   using U = typename Tr::U;
   using S = std::make_signed_t<U>;
@@ -100,27 +111,29 @@ template <class T>
     kmx = c > kmx ? c : kmx;
     nfin += static_cast<uint32_t>(1 - nf);
   }
-  const T mn = from_order_key<T>(kmn), mx = from_order_key<T>(kmx);
-  if (nfin == 0) {  // no finite value: a constant block of mu = 0, every value exact
-    kind = 0;
-    mu_out = 0;
-    push_nonfinite(xb, len, base, o);
-    return;
+  const BlockPlan<T> p =
+      plan_block<T>(from_order_key<T>(kmn), from_order_key<T>(kmx), nfin > 0, ebc, pe, layout);
+  kind = p.kind;
+  mu_out = p.base;
+  const T mu = p.base;
+  const int nb = p.nb;
+  // Layout 2 stores the base in the payload, before the block's mid-bytes.
+  // Slack for whole-word stores: the base's word, and 8-byte stores of mid-bytes.
+  uint8_t* __restrict mp = o.mid.reserve(static_cast<size_t>(len) * nb + sizeof(U) + 8, done, left);
+  if (p.base_bytes) {
+    const U w = base_word(mu, p.base_bytes);
+    std::memcpy(mp, &w, sizeof(U));
+    mp += p.base_bytes;
+    o.mid.used += p.base_bytes;
   }
-  const T mu = block_mu(mn, mx);
-  mu_out = mu;
-  const double r = block_radius(mn, mx, mu);
-  if (r <= ebc) {  // constant block: every finite x is within the bound of mu
-    kind = 0;
+  if (nb == 0) {  // constant block: every finite x is within the bound of the base
     if (nfin < len) push_nonfinite(xb, len, base, o);
     return;
   }
-  const int nb = required_bytes<T>(static_cast<T>(r), pe);
-  kind = static_cast<uint8_t>(nb);
-  const U keep = top_mask<T>(nb);
+  const int pad = p.pad;
+  const U maskR = bits_mask<T>(p.R);
   const uint32_t lcap = static_cast<uint32_t>(leading_cap(nb));
   uint8_t* __restrict cp = o.codes.reserve(code_bytes(len), done, left);
-  uint8_t* __restrict mp = o.mid.reserve(static_cast<size_t>(len) * nb + 8, done, left);  // slack: whole-word stores
 
   // Pass 1 (vectorizable): every kept pattern and the bound check of its reconstruction.
   // The check is within() with its compare done on the bit patterns, so that the loop has no
@@ -138,9 +151,9 @@ template <class T>
     const T xi = xb[i];
     constexpr U kExp = static_cast<U>(Tr::kExpMax) << Tr::kMantBits;
     const T xs = (to_bits(xi) & kExp) != kExp ? xi : mu;  // is_finite: NaN/Inf enter the chain as mu (v = 0)
-    const U k = kept_pattern<T>(xs - mu, keep);
-    ks[i] = k;
-    const double d = static_cast<double>(xi) - static_cast<double>(reconstruct(mu, k));
+    const U kt = kept_top<T>(xs - mu, maskR);              // kept_pattern() << pad
+    ks[i] = static_cast<U>(kt >> pad);
+    const double d = static_cast<double>(xi) - static_cast<double>(mu + from_bits<T>(kt));  // reconstruct()
     missed |= ebits - static_cast<int64_t>(to_bits(d) & ~(uint64_t(1) << 63));
   }
   // Pass 2 (vectorizable): the codes, leading_bytes() of (k_i, k_{i-1}) capped at lcap <= 3,
@@ -196,7 +209,7 @@ template <class T>
   if (missed < 0) [[unlikely]] {
     for (uint32_t i = 0; i < len; ++i) {
       const T xi = xb[i];
-      if (!within(xi, reconstruct(mu, ks[i]), ebc)) {
+      if (!within(xi, reconstruct(mu, ks[i], pad), ebc)) {
         o.ei.push_back(base + i);
         o.ev.push_back(xi);
       }
@@ -207,49 +220,55 @@ template <class T>
   o.counts.push_back(static_cast<uint16_t>(pos));
 }
 
+// What every block of a run shares. mus: layout 1's means section (null for layout 2).
+template <class T>
+struct Run {
+  const T* x;
+  uint64_t n;
+  uint32_t block;
+  double ebc;
+  int pe, layout;
+  uint8_t* kinds;
+  uint8_t* mus;
+};
+
 // The blocks [b0, b1) of one thread. Compiled twice: for the baseline ISA and, on x86-64,
 // for AVX2 (8 lanes and packed 32-bit min/max for the vectorized passes), picked at run time.
 // Both compute the same bytes: the passes use exactly rounded IEEE operations only, and
 // neither target enables FMA (contraction is off in any case).
 template <class T>
-[[gnu::always_inline]] inline void encode_run_impl(const T* x, uint64_t n, uint32_t block, double ebc, int pe,
-                                                   uint64_t b0, uint64_t b1, uint8_t* kinds, uint8_t* mus,
-                                                   Local<T>& o) {
+[[gnu::always_inline]] inline void encode_run_impl(const Run<T>& a, uint64_t b0, uint64_t b1, Local<T>& o) {
   constexpr int W = Traits<T>::kBytes;
   for (uint64_t b = b0; b < b1; ++b) {
-    const uint64_t base = b * block;
-    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(block, n - base));
+    const uint64_t base = b * a.block;
+    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(a.block, a.n - base));
     T mu;
-    encode_block(x + base, len, base, ebc, pe, kinds[b], mu, o, b - b0, b1 - b);
-    std::memcpy(mus + b * W, &mu, W);
+    encode_block(a.x + base, len, base, a.ebc, a.pe, a.layout, a.kinds[b], mu, o, b - b0, b1 - b);
+    if (a.mus) std::memcpy(a.mus + b * W, &mu, W);
   }
 }
 
 template <class T>
-void encode_run_base(const T* x, uint64_t n, uint32_t block, double ebc, int pe, uint64_t b0, uint64_t b1,
-                     uint8_t* kinds, uint8_t* mus, Local<T>& o) {
-  encode_run_impl(x, n, block, ebc, pe, b0, b1, kinds, mus, o);
+void encode_run_base(const Run<T>& a, uint64_t b0, uint64_t b1, Local<T>& o) {
+  encode_run_impl(a, b0, b1, o);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SCIZ_SZX_AVX2 1
 template <class T>
-__attribute__((target("avx2"))) void encode_run_avx2(const T* x, uint64_t n, uint32_t block, double ebc, int pe,
-                                                     uint64_t b0, uint64_t b1, uint8_t* kinds, uint8_t* mus,
-                                                     Local<T>& o) {
-  encode_run_impl(x, n, block, ebc, pe, b0, b1, kinds, mus, o);
+__attribute__((target("avx2"))) void encode_run_avx2(const Run<T>& a, uint64_t b0, uint64_t b1, Local<T>& o) {
+  encode_run_impl(a, b0, b1, o);
 }
 #endif
 
 template <class T>
-void encode_run(const T* x, uint64_t n, uint32_t block, double ebc, int pe, uint64_t b0, uint64_t b1, uint8_t* kinds,
-                uint8_t* mus, Local<T>& o) {
+void encode_run(const Run<T>& a, uint64_t b0, uint64_t b1, Local<T>& o) {
 #if defined(SCIZ_SZX_AVX2)
   // SCIZ_SZX_BASELINE_ISA forces the baseline build (the tests run both, tests/CMakeLists.txt).
   static const bool avx2 = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_SZX_BASELINE_ISA");
-  if (avx2) return encode_run_avx2(x, n, block, ebc, pe, b0, b1, kinds, mus, o);
+  if (avx2) return encode_run_avx2(a, b0, b1, o);
 #endif
-  encode_run_base(x, n, block, ebc, pe, b0, b1, kinds, mus, o);
+  encode_run_base(a, b0, b1, o);
 }
 
 // Per code byte: the sum of its four 2-bit codes and the largest of them.
@@ -276,7 +295,7 @@ constexpr CodeTables kCodeTables = make_code_tables();
 }  // namespace
 
 template <class T>
-Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* stats) {
+Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* stats, int layout) {
   using Tr = Traits<T>;
   constexpr int W = Tr::kBytes;
   SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::invalid_argument,
@@ -284,21 +303,24 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
   SCIZ_REQUIRE(valid_block(block), Status::invalid_argument,
                "szx: block size " + std::to_string(block) + " is not a multiple of 32 in 32..4096");
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::invalid_argument, "szx: field of " + std::to_string(n) + " values");
+  SCIZ_REQUIRE(layout == kLayout1 || layout == kLayout2, Status::invalid_argument,
+               "szx: unknown layout " + std::to_string(layout));
   const double ebc = eb_check<T>(eb);
   const int pe = eb_exponent(ebc);
   const uint64_t nblocks = (n + block - 1) / block;
 
   Encoded e;
   e.block = block;
+  e.layout = static_cast<uint8_t>(layout);
   e.kinds.resize(nblocks);
-  e.mus.resize(nblocks * W);
-  const int nt = thread_count(nblocks);
+  if (layout == kLayout1) e.mus.resize(nblocks * W);
+  const int nt = thread_count(nblocks, n * W);
   std::vector<Local<T>> loc(nt);
   std::vector<uint64_t> off_codes(nt + 1, 0), off_mid(nt + 1, 0), off_cnt(nt + 1, 0), off_ex(nt + 1, 0);
   std::vector<uint64_t> exact_idx;
   std::vector<T> exact_val;
 
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int tid = thread_id(), team = team_size();
     Local<T>& o = loc[tid];
@@ -308,7 +330,8 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
     // buffer from the rate seen over the blocks before.
     grow_fresh(o.mid.v, std::min<uint64_t>((b1 - b0) * block * W, 1 << 20) + 64, 0);
     o.counts.reserve(b1 - b0);
-    encode_run(x, n, block, ebc, pe, b0, b1, e.kinds.data(), e.mus.data(), o);
+    encode_run(Run<T>{x, n, block, ebc, pe, layout, e.kinds.data(), layout == kLayout1 ? e.mus.data() : nullptr}, b0,
+               b1, o);
 #pragma omp barrier
 #pragma omp single
     {
@@ -337,40 +360,47 @@ Encoded encode_cpu(const T* x, uint64_t n, double eb, uint32_t block, Stats* sta
   e.exact = write_runs<T>(exact_idx, exact_val);
   if (stats) {
     stats->blocks = nblocks;
-    stats->constant_blocks = static_cast<uint64_t>(std::count(e.kinds.begin(), e.kinds.end(), uint8_t(0)));
+    stats->constant_blocks = nblocks - e.mid_counts.size() / 2;
     stats->exact_values = exact_idx.size();
   }
   return e;
 }
 
-void check_layout(uint32_t block, uint64_t n, int value_bytes, uint64_t kinds_bytes, uint64_t mus_bytes) {
+void check_layout(uint32_t block, int layout, uint64_t n, int value_bytes, uint64_t kinds_bytes, uint64_t mus_bytes) {
   SCIZ_REQUIRE(valid_block(block), Status::corrupt_stream,
                "szx: block size " + std::to_string(block) + " is not a multiple of 32 in 32..4096");
+  SCIZ_REQUIRE(layout == kLayout1 || layout == kLayout2, Status::corrupt_stream,
+               "szx: unknown layout " + std::to_string(layout));
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::corrupt_stream, "szx: field of " + std::to_string(n) + " values");
   const uint64_t nblocks = (n + block - 1) / block;
   SCIZ_REQUIRE(kinds_bytes == nblocks, Status::corrupt_stream,
                "szx: block kinds section holds " + std::to_string(kinds_bytes) + " bytes, the field has " +
                    std::to_string(nblocks) + " blocks");
-  SCIZ_REQUIRE(mus_bytes == nblocks * value_bytes, Status::corrupt_stream,
+  const uint64_t mus_expected = layout == kLayout1 ? nblocks * value_bytes : 0;
+  SCIZ_REQUIRE(mus_bytes == mus_expected, Status::corrupt_stream,
                "szx: block means section holds " + std::to_string(mus_bytes) + " bytes, expected " +
-                   std::to_string(nblocks * value_bytes));
+                   std::to_string(mus_expected));
 }
 
 template <class T>
 Validated<T> validate(const Sections& s, uint64_t n) {
+  using U = typename Traits<T>::U;
   constexpr int W = Traits<T>::kBytes;
-  check_layout(s.block, n, W, s.kinds.size(), s.mus.size());
+  check_layout(s.block, s.layout, n, W, s.kinds.size(), s.mus.size());
+  const bool l1 = s.layout == kLayout1;
   const uint32_t B = s.block;
   const uint64_t nblocks = (n + B - 1) / B;
   auto block_len = [&](uint64_t b) { return static_cast<uint32_t>(std::min<uint64_t>(B, n - b * B)); };
   Validated<T> v;
+  v.kinds.resize(nblocks);
   uint64_t codes_expected = 0;
   for (uint64_t b = 0; b < nblocks; ++b) {
     const uint8_t k = s.kinds[b];
-    SCIZ_REQUIRE(k <= W, Status::corrupt_stream,
-                 "szx: block " + std::to_string(b) + " keeps " + std::to_string(k) + " bytes per value, more than " +
-                     std::to_string(W));
-    if (k) {
+    SCIZ_REQUIRE(l1 ? k <= W : valid_kind<T>(k), Status::corrupt_stream,
+                 "szx: block " + std::to_string(b) + " has kind byte " + std::to_string(k) + ", impossible for " +
+                     std::to_string(W) + "-byte values");
+    v.kinds[b] = l1 ? kind_of_layout1(k) : k;
+    if (kind_bits(v.kinds[b])) {
       v.nc_block.push_back(b);
       codes_expected += code_bytes(block_len(b));
     }
@@ -382,18 +412,39 @@ Validated<T> validate(const Sections& s, uint64_t n) {
   SCIZ_REQUIRE(s.codes.size() == codes_expected, Status::corrupt_stream,
                "szx: codes section holds " + std::to_string(s.codes.size()) + " bytes, expected " +
                    std::to_string(codes_expected));
+  // The payload, block by block: the base's bytes (layout 2), then a non-constant block's
+  // mid-bytes; every read is checked against the section before it is made.
+  v.base.resize(nblocks);
   v.mid_off.assign(K + 1, 0);
-  for (uint64_t j = 0; j < K; ++j) {
+  v.mid_count.resize(K);
+  uint64_t pos = 0, j = 0;
+  for (uint64_t b = 0; b < nblocks; ++b) {
+    if (l1) {
+      std::memcpy(&v.base[b], s.mus.data() + b * W, W);
+    } else {
+      const uint64_t bb = base_bytes<T>(kind_code(v.kinds[b]));
+      SCIZ_REQUIRE(pos + bb <= s.mid.size(), Status::corrupt_stream,
+                   "szx: the payload section ends inside the base of block " + std::to_string(b));
+      U w = 0;
+      std::memcpy(&w, s.mid.data() + pos, bb);
+      v.base[b] = from_bits<T>(bswap(w));
+      pos += bb;
+    }
+    const int R = kind_bits(v.kinds[b]);
+    if (!R) continue;
     uint16_t c;
     std::memcpy(&c, s.mid_counts.data() + 2 * j, 2);
-    const uint64_t b = v.nc_block[j];
-    SCIZ_REQUIRE(c <= static_cast<uint64_t>(block_len(b)) * s.kinds[b], Status::corrupt_stream,
+    SCIZ_REQUIRE(c <= static_cast<uint64_t>(block_len(b)) * bytes_of_bits(R), Status::corrupt_stream,
                  "szx: block " + std::to_string(b) + " claims " + std::to_string(c) + " mid-bytes");
-    v.mid_off[j + 1] = v.mid_off[j] + c;
+    v.mid_off[j] = pos;
+    v.mid_count[j] = c;
+    pos += c;
+    ++j;
   }
-  SCIZ_REQUIRE(v.mid_off[K] == s.mid.size(), Status::corrupt_stream,
-               "szx: mid-bytes section holds " + std::to_string(s.mid.size()) + " bytes, the counts sum to " +
-                   std::to_string(v.mid_off[K]));
+  v.mid_off[K] = pos;
+  SCIZ_REQUIRE(pos == s.mid.size(), Status::corrupt_stream,
+               "szx: payload section holds " + std::to_string(s.mid.size()) + " bytes, the blocks account for " +
+                   std::to_string(pos));
   read_runs<T>(s.exact, n, "szx exact values", v.exact_idx, v.exact_val);
   return v;
 }
@@ -413,24 +464,22 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
   // Each non-constant block's codes must account for its mid-byte count exactly, with no code
   // above min(3, nb) and zero padding: then every mid-byte read stays inside its block.
   std::atomic<int64_t> bad{-1};
-  const int nt = thread_count(nblocks);
-#pragma omp parallel num_threads(nt)
+  const int nt = thread_count(nblocks, n * W);
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
-    std::vector<uint8_t> pad(static_cast<size_t>(B) * W + W, 0);
+    std::vector<uint8_t> pad_buf(static_cast<size_t>(B) * W + W, 0);
 #pragma omp for schedule(static)
     for (int64_t bi = 0; bi < static_cast<int64_t>(nblocks); ++bi) {
       const uint64_t b = static_cast<uint64_t>(bi);
-      if (s.kinds[b] != 0) continue;
-      T mu;
-      std::memcpy(&mu, s.mus.data() + b * W, W);
-      std::fill(out + b * B, out + b * B + block_len(b), mu);
+      if (kind_bits(v.kinds[b]) != 0) continue;
+      std::fill(out + b * B, out + b * B + block_len(b), v.base[b]);
     }
 #pragma omp for schedule(static)
     for (int64_t ji = 0; ji < static_cast<int64_t>(K); ++ji) {
       const uint64_t j = static_cast<uint64_t>(ji);
       const uint64_t b = nc_block[j];
       const uint32_t len = block_len(b);
-      const int nb = s.kinds[b];
+      const int R = kind_bits(v.kinds[b]), nb = bytes_of_bits(R), pad = pad_bits(R);
       const uint8_t* cp = s.codes.data() + j * (B / 4);
       const uint32_t ncb = code_bytes(len);
       uint32_t sum = 0, mx = 0;
@@ -439,7 +488,7 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
         mx = std::max<uint32_t>(mx, kCodeTables.max[cp[q]]);
       }
       const bool pad_ok = (len & 3) == 0 || (cp[ncb - 1] >> (2 * (len & 3))) == 0;
-      const uint64_t count = mid_off[j + 1] - mid_off[j];
+      const uint64_t count = v.mid_count[j];
       if (!pad_ok || mx > static_cast<uint32_t>(leading_cap(nb)) ||
           static_cast<uint64_t>(len) * nb - sum != count) {
         int64_t expect = -1;
@@ -447,13 +496,12 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
         continue;
       }
       const uint8_t* mp = s.mid.data() + mid_off[j];
-      if (mid_off[j + 1] + W > s.mid.size()) {  // near the end: whole-word loads from a padded copy
-        std::fill(pad.begin(), pad.end(), 0);
-        if (count) std::memcpy(pad.data(), mp, count);
-        mp = pad.data();
+      if (mid_off[j] + count + W > s.mid.size()) {  // near the end: whole-word loads from a padded copy
+        std::fill(pad_buf.begin(), pad_buf.end(), 0);
+        if (count) std::memcpy(pad_buf.data(), mp, count);
+        mp = pad_buf.data();
       }
-      T mu;
-      std::memcpy(&mu, s.mus.data() + b * W, W);
+      const T mu = v.base[b];
       const U keep = top_mask<T>(nb);
       // merge_pattern() with its two masks per code looked up: hi[L] = top_mask(L), lo[L] =
       // ~top_mask(L) & keep. Pass 1 resolves the chain of kept patterns (serial), pass 2
@@ -482,7 +530,7 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
       }
       for (uint32_t i = full; i < len; ++i) step(i, static_cast<uint32_t>(code_at(cp[i >> 2], i)));
       T* __restrict ob = out + b * B;
-      for (uint32_t i = 0; i < len; ++i) ob[i] = reconstruct(mu, ks[i]);
+      for (uint32_t i = 0; i < len; ++i) ob[i] = reconstruct(mu, ks[i], pad);
     }
   }
   SCIZ_REQUIRE(bad.load() < 0, Status::corrupt_stream,
@@ -491,8 +539,8 @@ void decode_cpu(const Sections& s, uint64_t n, T* out) {
   for (size_t q = 0; q < v.exact_idx.size(); ++q) out[v.exact_idx[q]] = v.exact_val[q];
 }
 
-template Encoded encode_cpu<float>(const float*, uint64_t, double, uint32_t, Stats*);
-template Encoded encode_cpu<double>(const double*, uint64_t, double, uint32_t, Stats*);
+template Encoded encode_cpu<float>(const float*, uint64_t, double, uint32_t, Stats*, int);
+template Encoded encode_cpu<double>(const double*, uint64_t, double, uint32_t, Stats*, int);
 template Validated<float> validate<float>(const Sections&, uint64_t);
 template Validated<double> validate<double>(const Sections&, uint64_t);
 template void decode_cpu<float>(const Sections&, uint64_t, float*);

@@ -1,6 +1,8 @@
-// CUDA decoder of SZx (docs/SZX.md). The host validates the sections exactly as decode_cpu
-// does (validate()) and finds each block's rank and mid-byte offset on the way; the kernel
-// checks each block's codes (max, padding, sum == its mid count) before reading a mid-byte.
+// CUDA decoder of SZx (docs/SZX.md), both layouts. The host validates the sections exactly as
+// decode_cpu does (validate()) and finds each block's kind (layout 1's mapped to layout 2's),
+// base, rank and payload offset on the way; the kernel checks each block's codes (max,
+// padding, sum == its mid count) before reading a mid-byte. With the sections on the device,
+// kernels find the same (kinds, counts, offsets, bases) there.
 //
 // B <= 128: a warp per R consecutive data blocks, lane l values [4 l, 4 l + 4). Their
 // mid-bytes and codes are staged in shared memory in one round of copies, a warp scan of the
@@ -31,11 +33,12 @@ extern __shared__ __align__(16) unsigned char g_smem[];
 // per block) and R = 16 (shared memory for only 3 CTAs).
 constexpr int kDecodeR = 8, kDecodeMinCtas = 6;
 
-// A warp's staging: its R blocks' mid-bytes from the 16-byte boundary below the first (so 15
-// bytes of phase), 16 bytes more for the windows read past the last, and their codes.
+// A warp's staging: its R blocks' payload (bases and mid-bytes) from the 16-byte boundary
+// below the first (so 15 bytes of phase), 16 bytes more for the windows read past the last,
+// and their codes.
 template <class T>
 __host__ __device__ constexpr uint32_t decode_mid_bytes(int R, uint32_t B) {
-  return (R * B * sizeof(T) + 16 + 16 + 15) / 16 * 16;
+  return (R * (B + 1) * sizeof(T) + 16 + 16 + 15) / 16 * 16;
 }
 template <class T>
 __host__ __device__ constexpr uint32_t decode_warp_bytes(int R, uint32_t B) {
@@ -43,11 +46,13 @@ __host__ __device__ constexpr uint32_t decode_warp_bytes(int R, uint32_t B) {
 }
 
 // B <= 128: a warp decodes R consecutive data blocks in two rounds of loads: first the
-// blocks' metadata (lane r: block r's kind, mean, rank and mid-byte offset), then the codes
-// and mid-bytes of all of them, which are consecutive in their sections, copied into shared
-// memory 16 bytes at a time without passing through registers. Then block by block, lane l
-// values [4 l, 4 l + 4): the codes are checked (max, padding, sum == the block's mid count)
-// before any of its mid-bytes is read, and the leading bytes resolved in registers.
+// blocks' metadata (lane r: block r's kind (layout 2's form), base, rank and payload offset),
+// then the codes and payload of all of them, which are consecutive in their sections, copied
+// into shared memory 16 bytes at a time without passing through registers. Then block by
+// block, lane l values [4 l, 4 l + 4): the codes are checked (max, padding, sum == the block's
+// mid count) before any of its mid-bytes is read, and the leading bytes resolved in registers.
+// A block's payload opens with its base's bytes (read on the host or by bases_kernel, skipped
+// here; none in layout 1).
 template <class T, int R, int MB>
 __global__ void __launch_bounds__(32 * kWarps, MB)
     decode_warp_kernel(uint64_t n, uint64_t nblocks, uint32_t B, const uint8_t* __restrict__ kinds,
@@ -69,12 +74,13 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
   // Round 1. Lane R reads the end offset of the group (block_mid_off has nblocks + 1 entries).
   const uint64_t bl = b0 + lane;
   const bool have = lane < R && bl < nblocks;
-  const int my_nb = have ? kinds[bl] : 0;
+  const int my_kind = have ? kinds[bl] : 0;
   const T my_mu = have ? mus[bl] : T(0);
   const uint32_t my_rank = have ? rank[bl] : 0u;
   const uint64_t my_off = lane <= R ? block_mid_off[min(bl, nblocks)] : 0;
-  const unsigned ncmask = __ballot_sync(kFull, my_nb != 0);
+  const unsigned ncmask = __ballot_sync(kFull, kind_bits(static_cast<uint8_t>(my_kind)) != 0);
   const uint64_t m_start = __shfl_sync(kFull, my_off, 0), m_end = __shfl_sync(kFull, my_off, R);
+  const uint64_t m16 = m_start & ~uint64_t(15);
   const uint32_t first_rank = ncmask ? __shfl_sync(kFull, my_rank, __ffs(ncmask) - 1) : 0u;
 
   // Round 2. The host checked that the counts tile the mid section and that the codes section
@@ -83,7 +89,6 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
   {
     const uint8_t* gc = codes + static_cast<uint64_t>(first_rank) * (B / 4);
     for (uint32_t q = lane; q < __popc(ncmask) * (B / 32); q += 32) __pipeline_memcpy_async(scodes + 8 * q, gc + 8 * q, 8);
-    const uint64_t m16 = m_start & ~uint64_t(15);
     const uint32_t span = static_cast<uint32_t>(m_end - m16);
     for (uint32_t q = lane; q < (span + 15) / 16; q += 32) __pipeline_memcpy_async(smid + 16 * q, mid + m16 + 16 * q, 16);
     __pipeline_commit();
@@ -91,13 +96,13 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     __syncwarp();
   }
   const uint32_t* sw0 = reinterpret_cast<const uint32_t*>(smid);
-  uint32_t base = static_cast<uint32_t>(m_start & 15);  // staged position of the block's first mid-byte
-  uint32_t j = 0;                                        // non-constant blocks of the group so far
+  uint32_t j = 0;  // non-constant blocks of the group so far
 #pragma unroll 1
   for (int r = 0; r < R; ++r) {
     const uint64_t b = b0 + r;
     if (b >= nblocks) break;  // uniform across the warp
-    const int nb = __shfl_sync(kFull, my_nb, r);
+    const uint8_t kind = static_cast<uint8_t>(__shfl_sync(kFull, my_kind, r));
+    const int bits = kind_bits(kind), nb = bytes_of_bits(bits), pad = pad_bits(bits);
     const T mu = __shfl_sync(kFull, my_mu, r);
     const uint32_t len = block_len(n, B, b);
     const uint32_t cnt = i0 < len ? min(4u, len - i0) : 0u;
@@ -107,7 +112,10 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       store4(ob, cnt, vec, o);
       continue;
     }
-    const uint32_t count = static_cast<uint32_t>(__shfl_sync(kFull, my_off, r + 1) - __shfl_sync(kFull, my_off, r));
+    // The block's payload: its base's wb bytes (not read here), then its mid-bytes.
+    const uint64_t o0 = __shfl_sync(kFull, my_off, r), o1 = __shfl_sync(kFull, my_off, r + 1);
+    const uint32_t wb = static_cast<uint32_t>(base_bytes<T>(kind_code(kind)));
+    const uint32_t count = static_cast<uint32_t>(o1 - o0) - wb;
     const uint32_t cb = cnt ? scodes[j * (B / 4) + lane] : 0u;
     ++j;
     const int lcap = leading_cap(nb);
@@ -124,8 +132,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     }
     const uint32_t im = warp_incl_sum(cm, lane);
     const uint32_t total = __shfl_sync(kFull, im, 31);
-    const uint32_t at = base;
-    base += count;
+    const uint32_t at = static_cast<uint32_t>(o0 - m16) + wb;  // staged position of the first mid-byte
     if (__any_sync(kFull, wrong) || total != count) {  // uniform: mid-byte reads below stay in [0, count)
       if (lane == 0) atomicMin(bad, static_cast<unsigned long long>(b));
       continue;
@@ -173,7 +180,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
 #pragma unroll
     for (uint32_t e = 0; e < 4; ++e) {
       prev = (prev & hm[e]) | k[e];
-      o[e] = e < cnt ? reconstruct(mu, prev) : mu;
+      o[e] = e < cnt ? reconstruct(mu, prev, pad) : mu;
     }
     store4(ob, cnt, vec, o);
   }
@@ -191,10 +198,11 @@ struct WalkOp {
   }
 };
 
+// B > 128: one CTA per data block; block_off as for the warp kernel (a payload offset per block).
 template <class T, int NT>
 __global__ void __launch_bounds__(NT)
     decode_kernel(uint64_t n, uint32_t B, const uint8_t* __restrict__ kinds, const T* __restrict__ mus,
-                  const uint32_t* __restrict__ rank, const uint64_t* __restrict__ mid_off,
+                  const uint32_t* __restrict__ rank, const uint64_t* __restrict__ block_off,
                   const uint8_t* __restrict__ codes, const uint8_t* __restrict__ mid, T* __restrict__ out,
                   unsigned long long* __restrict__ bad, const DeviceStatus* st) {
   if (st && failed(st)) return;
@@ -206,7 +214,7 @@ __global__ void __launch_bounds__(NT)
 
   const uint64_t b = blockIdx.x, base = b * B;
   const uint32_t len = block_len(n, B, b);
-  const int nb = kinds[b];
+  const int bits = kind_bits(kinds[b]), nb = bytes_of_bits(bits), pad = pad_bits(bits);
   const T mu = mus[b];
   T* ob = out + base;
   if (nb == 0) {
@@ -216,7 +224,8 @@ __global__ void __launch_bounds__(NT)
   const uint32_t P = per_thread(B, NT), i0 = threadIdx.x * P, i1 = min(len, i0 + P);
   const uint32_t j = rank[b];
   const uint8_t* cp = codes + static_cast<uint64_t>(j) * (B / 4);
-  const uint64_t m0 = mid_off[j], count = mid_off[j + 1] - m0;
+  const uint64_t wb = static_cast<uint64_t>(base_bytes<T>(kind_code(kinds[b])));
+  const uint64_t m0 = block_off[b] + wb, count = block_off[b + 1] - m0;
   const uint8_t* mp = mid + m0;
   const int lcap = leading_cap(nb);
 
@@ -263,7 +272,7 @@ __global__ void __launch_bounds__(NT)
         src[p] = static_cast<int>(i);
       }
     }
-    ob[i] = reconstruct(mu, k);
+    ob[i] = reconstruct(mu, k, pad);
   }
 }
 
@@ -276,21 +285,28 @@ __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __rest
 }
 
 // Device-side validation of the sections (szx_cpu.cpp's validate() on the device). Pass 1 per
-// block: its kind (<= W) and whether it is non-constant; a scan gives each its rank.
+// block: its kind checked and, for layout 1, mapped to layout 2's form (kind2; null for layout
+// 2, whose kinds the kernels read in place), and whether it is non-constant; a scan of the
+// flags gives each its rank. A bad kind reads as constant below, so nothing reads past what
+// the section sizes allow before the decode kernels see the failure and write nothing.
 template <class T>
-__global__ void kinds_kernel(const uint8_t* __restrict__ kinds, uint64_t nblocks, uint32_t* __restrict__ nc,
-                             DeviceStatus* st) {
+__global__ void kinds_kernel(const uint8_t* __restrict__ kinds, uint64_t nblocks, int layout,
+                             uint32_t* __restrict__ nc, uint8_t* __restrict__ kind2, DeviceStatus* st) {
   constexpr int W = Traits<T>::kBytes;
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
     const uint8_t k = kinds[b];
-    if (k > W) report(st, kStatusSzxFirst + 0, 0, b, k);
-    nc[b] = k != 0;
+    const bool ok = layout == kLayout1 ? k <= W : valid_kind<T>(k);
+    if (!ok) report(st, kStatusSzxFirst + 0, 0, b, k);
+    const uint8_t k2 = !ok ? 0 : layout == kLayout1 ? kind_of_layout1(k) : k;
+    nc[b] = kind_bits(k2) != 0;
+    if (kind2) kind2[b] = k2;
   }
 }
 
-// Pass 2 per block: its mid-byte count (from the counts section by rank), checked against what
-// the block can hold; a scan gives the per-block offsets. Reads only where the section sizes
+// Pass 2 per block: its payload bytes, the base's (from the kind) and, for a non-constant
+// block, its mid-byte count (from the counts section by rank), checked against what the block
+// can hold; a scan gives the per-block payload offsets. Reads only where the section sizes
 // (checked first, in sizes_kernel) allow.
 template <class T>
 __global__ void mid_counts_kernel(uint64_t n, uint32_t B, const uint8_t* __restrict__ kinds, uint64_t nblocks,
@@ -300,12 +316,13 @@ __global__ void mid_counts_kernel(uint64_t n, uint32_t B, const uint8_t* __restr
   for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
     uint64_t c = 0;
     const uint8_t k = kinds[b];
+    const uint64_t nb = static_cast<uint64_t>(bytes_of_bits(kind_bits(k)));
     const uint64_t j = rank[b];
-    if (k != 0 && 2 * j + 2 <= counts_bytes) {
+    if (nb != 0 && 2 * j + 2 <= counts_bytes) {
       c = counts[2 * j] | (uint64_t(counts[2 * j + 1]) << 8);
-      if (c > uint64_t(block_len(n, B, b)) * k) report(st, kStatusSzxFirst + 3, 0, b, c);
+      if (c > uint64_t(block_len(n, B, b)) * nb) report(st, kStatusSzxFirst + 3, 0, b, c);
     }
-    mc[b] = c;
+    mc[b] = static_cast<uint64_t>(base_bytes<T>(kind_code(k))) + c;
   }
 }
 
@@ -318,7 +335,7 @@ __global__ void sizes_kernel(uint64_t n, uint32_t B, const uint8_t* __restrict__
   const uint64_t K = rank[nblocks];
   if (counts_bytes != 2 * K) return report(st, kStatusSzxFirst + 1, 0, counts_bytes, K);
   uint64_t codes = K * (B / 4);
-  if (nblocks && kinds[nblocks - 1] != 0) codes -= B / 4 - code_bytes(block_len(n, B, nblocks - 1));
+  if (nblocks && kind_bits(kinds[nblocks - 1]) != 0) codes -= B / 4 - code_bytes(block_len(n, B, nblocks - 1));
   if (codes_bytes != codes) report(st, kStatusSzxFirst + 2, 0, codes_bytes, codes);
 }
 
@@ -327,13 +344,20 @@ __global__ void mid_total_kernel(const uint64_t* __restrict__ off, uint64_t nblo
   if (threadIdx.x == 0 && off[nblocks] != mid_bytes) report(st, kStatusSzxFirst + 4, 0, mid_bytes, off[nblocks]);
 }
 
-// B > 128: the CTA kernel reads mid-byte offsets by rank.
-__global__ void by_rank_kernel(const uint8_t* __restrict__ kinds, uint64_t nblocks, const uint32_t* __restrict__ rank,
-                               const uint64_t* __restrict__ off, uint64_t* __restrict__ rank_off) {
+// Layout 2: every block's base from the first bytes of its payload (0 where they would lie
+// past the section: the total check above has then reported the stream).
+template <class T>
+__global__ void bases_kernel(const uint8_t* __restrict__ kinds, uint64_t nblocks, const uint64_t* __restrict__ off,
+                             const uint8_t* __restrict__ mid, uint64_t mid_bytes, T* __restrict__ bases) {
+  using U = typename Traits<T>::U;
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b <= nblocks; b += stride) {
-    if (b == nblocks) rank_off[rank[nblocks]] = off[nblocks];
-    else if (kinds[b]) rank_off[rank[b]] = off[b];
+  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
+    const int wb = base_bytes<T>(kind_code(kinds[b]));
+    const uint64_t at = off[b];
+    U w = 0;
+    if (at <= mid_bytes && wb <= mid_bytes - at)
+      for (int q = 0; q < wb; ++q) w |= static_cast<U>(mid[at + q]) << (8 * q);
+    bases[b] = from_bits<T>(bswap(w));
   }
 }
 
@@ -360,66 +384,73 @@ DeviceSections<T> upload(const Sections& sec, uint64_t n, cudaStream_t s) {
   require_grid(nblocks, Status::corrupt_stream);
   std::vector<uint32_t> rank(nblocks, 0);  // of each non-constant block among them
   for (uint64_t j = 0; j < K; ++j) rank[v.nc_block[j]] = static_cast<uint32_t>(j);
-  // The warp kernel reads mid-byte offsets per block (no wait on rank), the CTA kernel per rank.
-  std::vector<uint64_t>& mid_off = v.mid_off;
-  if (B <= 128) {
-    std::vector<uint64_t> per_block(nblocks + 1);
-    uint64_t r = 0;  // non-constant blocks before b
-    for (uint64_t b = 0; b < nblocks; ++b) {
-      per_block[b] = mid_off[r];
-      r += sec.kinds[b] != 0;
-    }
-    per_block[nblocks] = mid_off[K];
-    mid_off.swap(per_block);
+  // Each block's payload offset: its base's bytes, then its mid-bytes.
+  std::vector<uint64_t> off(nblocks + 1);
+  uint64_t pos = 0, j = 0;
+  for (uint64_t b = 0; b < nblocks; ++b) {
+    off[b] = pos;
+    pos += static_cast<uint64_t>(base_bytes<T>(kind_code(v.kinds[b])));
+    if (kind_bits(v.kinds[b])) pos += v.mid_count[j++];
   }
+  off[nblocks] = pos;
   DeviceSections<T> d;
   d.block = B;
   d.n = n;
   d.nblocks = nblocks;
-  d.kinds = upload_vector(sec.kinds.data(), sec.kinds.size(), s);
-  d.mus = upload_vector(sec.mus.data(), sec.mus.size(), s);
+  d.kinds = upload_vector(v.kinds.data(), v.kinds.size(), s);
+  d.mus = upload_vector(reinterpret_cast<const uint8_t*>(v.base.data()), v.base.size() * sizeof(T), s);
   // Padded by a block's codes: the warp kernel copies B/4 bytes for every non-constant block,
   // the field's short last one included.
   d.codes = dev::Buffer<uint8_t>(sec.codes.size() + B / 4, s);
   if (!sec.codes.empty()) dev::copy_to_device(d.codes.get(), sec.codes.data(), sec.codes.size(), s);
-  // Padded to whole 16-byte copies: the warp kernel stages mid-bytes 16 aligned bytes at a time.
+  // Padded to whole 16-byte copies: the warp kernel stages payload 16 aligned bytes at a time.
   d.mid = dev::Buffer<uint8_t>(sec.mid.size() + 16, s);
   SCIZ_REQUIRE((reinterpret_cast<uintptr_t>(d.mid.get()) & 15) == 0, Status::internal,
                "szx: device buffer not 16-byte aligned");
   if (!sec.mid.empty()) dev::copy_to_device(d.mid.get(), sec.mid.data(), sec.mid.size(), s);
   d.rank = upload_vector(rank.data(), rank.size(), s);
-  d.mid_off = upload_vector(mid_off.data(), mid_off.size(), s);
+  d.mid_off = upload_vector(off.data(), off.size(), s);
   d.exact_idx = upload_vector(v.exact_idx.data(), v.exact_idx.size(), s);
   d.exact_val = upload_vector(v.exact_val.data(), v.exact_val.size(), s);
   dev::sync(s);  // the host vectors above are released at return
   return d;
 }
 
+namespace {
+
+// The decode kernel for B, every pointer on the device (kinds in layout 2's form).
 template <class T>
-void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
-  constexpr int W = Traits<T>::kBytes;
-  const uint64_t n = d.n, nblocks = d.nblocks;
-  const uint32_t B = d.block;
-  if (nblocks == 0) return;
-  dev::Buffer<unsigned long long> d_bad(1, s);
-  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_bad.get(), 0xff, 8, s));
-  const T* mus = reinterpret_cast<const T*>(d.mus.get());
-  KernelTimer t1("decode_kernel", n * W, s);
+void launch_decode(uint64_t n, uint64_t nblocks, uint32_t B, const uint8_t* kinds, const T* mus, const uint32_t* rank,
+                   const uint64_t* off, const uint8_t* codes, const uint8_t* mid, T* d_out, unsigned long long* bad,
+                   const DeviceStatus* st, cudaStream_t s) {
   if (B <= 128) {
     const size_t smem = size_t{kWarps} * decode_warp_bytes<T>(kDecodeR, B);
     allow_shared_bytes(decode_warp_kernel<T, kDecodeR, kDecodeMinCtas>, smem);
     const uint64_t grid = (nblocks + uint64_t{kWarps} * kDecodeR - 1) / (uint64_t{kWarps} * kDecodeR);
     decode_warp_kernel<T, kDecodeR, kDecodeMinCtas><<<static_cast<unsigned>(grid), 32 * kWarps, smem, s>>>(
-        n, nblocks, B, d.kinds.get(), mus, d.rank.get(), d.mid_off.get(), d.codes.get(), d.mid.get(), d_out,
-        d_bad.get(), nullptr);
+        n, nblocks, B, kinds, mus, rank, off, codes, mid, d_out, bad, st);
   } else {
     with_threads(B, [&](auto nt) {
-      decode_kernel<T, decltype(nt)::value><<<static_cast<unsigned>(nblocks), decltype(nt)::value, size_t{B} * W, s>>>(
-          n, B, d.kinds.get(), mus, d.rank.get(), d.mid_off.get(), d.codes.get(), d.mid.get(), d_out, d_bad.get(),
-          nullptr);
+      decode_kernel<T, decltype(nt)::value><<<static_cast<unsigned>(nblocks), decltype(nt)::value,
+                                              size_t{B} * sizeof(T), s>>>(n, B, kinds, mus, rank, off, codes, mid,
+                                                                          d_out, bad, st);
     });
   }
   SCIZ_CUDA_CHECK_LAUNCH("szx decode_kernel");
+}
+
+}  // namespace
+
+template <class T>
+void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
+  constexpr int W = Traits<T>::kBytes;
+  const uint64_t n = d.n, nblocks = d.nblocks;
+  if (nblocks == 0) return;
+  dev::Buffer<unsigned long long> d_bad(1, s);
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_bad.get(), 0xff, 8, s));
+  KernelTimer t1("decode_kernel", n * W, s);
+  launch_decode<T>(n, nblocks, d.block, d.kinds.get(), reinterpret_cast<const T*>(d.mus.get()), d.rank.get(),
+                   d.mid_off.get(), d.codes.get(), d.mid.get(), d_out, d_bad.get(), nullptr, s);
   t1.stop();
   const uint64_t ne = d.exact_idx.size();
   if (ne) {
@@ -438,54 +469,52 @@ void decode_device(const DeviceSections<T>& d, T* d_out, cudaStream_t s) {
 template <class T>
 void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, T* d_out, DeviceStatus* st, cudaStream_t s) {
   constexpr int W = Traits<T>::kBytes;
-  check_layout(sec.block, n, W, sec.kinds.size, sec.mus.size);
+  check_layout(sec.block, sec.layout, n, W, sec.kinds.size, sec.mus.size);
+  const bool l1 = sec.layout == kLayout1;
   const uint32_t B = sec.block;
   const uint64_t nblocks = (n + B - 1) / B;
   require_grid(nblocks, Status::corrupt_stream);
   const runs::DeviceRuns<T> exact = runs::parse_device<T>(sec.exact.data, sec.exact.size, n, st, 6, s);
   if (nblocks == 0) return;
-  // The warp kernel copies mid-bytes 16 aligned bytes at a time and codes a whole block at a
+  // The warp kernel copies payload 16 aligned bytes at a time and codes a whole block at a
   // time: in a stream, sections start on 16-byte boundaries and the chunk's tail covers the
   // copies past the last section's end (core/container.hpp).
-  SCIZ_REQUIRE((reinterpret_cast<uintptr_t>(sec.mid.data) & 15) == 0 && (reinterpret_cast<uintptr_t>(sec.mus.data) & 7) == 0,
+  SCIZ_REQUIRE((reinterpret_cast<uintptr_t>(sec.mid.data) & 15) == 0 &&
+                   (!l1 || (reinterpret_cast<uintptr_t>(sec.mus.data) & 7) == 0),
                Status::internal, "szx: sections not on 16-byte boundaries");
   dev::Buffer<uint32_t> rank(nblocks + 1, s);
   dev::Buffer<uint64_t> off(nblocks + 1, s);
-  kinds_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(sec.kinds.data, nblocks, rank.get(), st);
+  dev::Buffer<uint8_t> kind2;  // layout 1's kinds in layout 2's form (a Buffer of 0 still allocates a byte)
+  if (l1) kind2 = dev::Buffer<uint8_t>(nblocks, s);
+  const uint8_t* kinds = l1 ? kind2.get() : sec.kinds.data;
+  kinds_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(sec.kinds.data, nblocks, sec.layout, rank.get(),
+                                                    l1 ? kind2.get() : nullptr, st);
   SCIZ_CUDA_CHECK_LAUNCH("szx kinds_kernel");
   size_t t1 = 0, t2 = 0;
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, t1, rank.get(), rank.get(), nblocks + 1, s));
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, t2, off.get(), off.get(), nblocks + 1, s));
   dev::Buffer<uint8_t> temp(std::max(t1, t2), s);
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), t1, rank.get(), rank.get(), nblocks + 1, s));
-  sizes_kernel<<<1, 32, 0, s>>>(n, B, sec.kinds.data, nblocks, rank.get(), sec.mid_counts.size, sec.codes.size, st);
+  sizes_kernel<<<1, 32, 0, s>>>(n, B, kinds, nblocks, rank.get(), sec.mid_counts.size, sec.codes.size, st);
   SCIZ_CUDA_CHECK_LAUNCH("szx sizes_kernel");
-  mid_counts_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(n, B, sec.kinds.data, nblocks, rank.get(), sec.mid_counts.data,
+  mid_counts_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(n, B, kinds, nblocks, rank.get(), sec.mid_counts.data,
                                                        sec.mid_counts.size, off.get(), st);
   SCIZ_CUDA_CHECK_LAUNCH("szx mid_counts_kernel");
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), t2, off.get(), off.get(), nblocks + 1, s));
   mid_total_kernel<<<1, 32, 0, s>>>(off.get(), nblocks, sec.mid.size, st);
   SCIZ_CUDA_CHECK_LAUNCH("szx mid_total_kernel");
+  dev::Buffer<T> bases;
+  if (!l1) {
+    bases = dev::Buffer<T>(nblocks, s);
+    bases_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(kinds, nblocks, off.get(), sec.mid.data, sec.mid.size, bases.get());
+    SCIZ_CUDA_CHECK_LAUNCH("szx bases_kernel");
+  }
+  const T* mus = l1 ? reinterpret_cast<const T*>(sec.mus.data) : bases.get();
   dev::Buffer<unsigned long long> d_bad(1, s);
   SCIZ_CUDA_CHECK(cudaMemsetAsync(d_bad.get(), 0xff, 8, s));
-  const T* mus = reinterpret_cast<const T*>(sec.mus.data);
   KernelTimer t("decode_kernel (device sections)", n * W, s);
-  if (B <= 128) {
-    const size_t smem = size_t{kWarps} * decode_warp_bytes<T>(kDecodeR, B);
-    allow_shared_bytes(decode_warp_kernel<T, kDecodeR, kDecodeMinCtas>, smem);
-    const uint64_t grid = (nblocks + uint64_t{kWarps} * kDecodeR - 1) / (uint64_t{kWarps} * kDecodeR);
-    decode_warp_kernel<T, kDecodeR, kDecodeMinCtas><<<static_cast<unsigned>(grid), 32 * kWarps, smem, s>>>(
-        n, nblocks, B, sec.kinds.data, mus, rank.get(), off.get(), sec.codes.data, sec.mid.data, d_out, d_bad.get(), st);
-  } else {
-    dev::Buffer<uint64_t> rank_off(nblocks + 1, s);
-    by_rank_kernel<<<grid_for(nblocks + 1), 256, 0, s>>>(sec.kinds.data, nblocks, rank.get(), off.get(), rank_off.get());
-    SCIZ_CUDA_CHECK_LAUNCH("szx by_rank_kernel");
-    with_threads(B, [&](auto nt) {
-      decode_kernel<T, decltype(nt)::value><<<static_cast<unsigned>(nblocks), decltype(nt)::value, size_t{B} * W, s>>>(
-          n, B, sec.kinds.data, mus, rank.get(), rank_off.get(), sec.codes.data, sec.mid.data, d_out, d_bad.get(), st);
-    });
-  }
-  SCIZ_CUDA_CHECK_LAUNCH("szx decode_kernel");
+  launch_decode<T>(n, nblocks, B, kinds, mus, rank.get(), off.get(), sec.codes.data, sec.mid.data, d_out, d_bad.get(),
+                   st, s);
   t.stop();
   bad_codes_kernel<<<1, 32, 0, s>>>(d_bad.get(), st);
   SCIZ_CUDA_CHECK_LAUNCH("szx bad_codes_kernel");

@@ -1,11 +1,12 @@
-// CUDA encoder of SZx, every decision through szx_math.hpp, so the bytes are the CPU twin's
-// (docs/SZX.md).
+// CUDA encoder of SZx (layout 2), every decision through szx_math.hpp, so the bytes are the CPU
+// twin's (docs/SZX.md).
 //
 // B <= 128 (the default): one kernel, one read of the field. A CTA takes a tile of kWarps x R
 // data blocks (tile id from an atomic counter); each warp encodes R consecutive blocks one at a
-// time (shuffle min/max, mu, nb, kept patterns, leading-byte codes, the bound check, a warp
-// scan of the mid-byte counts) and stages everything whose place depends on earlier blocks
-// (mid-bytes, codes, mid counts) in shared memory. Only then do the tile's totals (mid-bytes,
+// time (shuffle min/max, the block's plan with its four base codes tried in four lanes, kept
+// patterns, leading-byte codes, the bound check, a warp scan of the mid-byte counts) and
+// stages everything whose place depends on earlier blocks (base and mid-bytes, codes, mid
+// counts) in shared memory. Only then do the tile's totals (mid-bytes,
 // exact values, non-constant blocks) go through a decoupled look-back (core/lookback.cuh), and
 // the warps copy their staging to its place: the field is read once and the look-back wait
 // holds no work back. A warp's blocks are consecutive in every section.
@@ -30,7 +31,7 @@ using namespace detail;
 
 extern __shared__ __align__(16) unsigned char g_smem[];
 
-// Look-back counts: mid-bytes, exact values, non-constant blocks.
+// Look-back counts: payload bytes (bases and mid-bytes), exact values, non-constant blocks.
 using Agg = lookback::Counts<3>;
 
 // Data blocks per warp (R, one at a time, the next one's loads in flight) and the CTAs per SM
@@ -42,13 +43,12 @@ template <class T>
 struct TileConfig {
   static constexpr int kR = 8, kMinCtas = sizeof(T) == 4 ? 6 : 5;
 };
-// A tile's own counts beside its look-back flag: mid-bytes <= 8 warps x 8 blocks x 128 x 8
-// (2^16), exact values <= 2^13, non-constant blocks <= 64.
+// A tile's own counts beside its look-back flag: payload bytes <= 8 warps x 8 blocks x
+// (128 x 8 + 8) (< 2^17), exact values <= 2^13, non-constant blocks <= 64.
 using TilePacking = lookback::Packing<24, 24, 12>;
 
 struct TileOut {
   uint8_t* kinds;
-  void* mus;
   uint8_t* mid_counts;
   uint8_t* codes;
   uint8_t* mid;
@@ -57,12 +57,12 @@ struct TileOut {
   uint64_t ex_cap;  // entries past it are counted, not written (the host then retries)
 };
 
-// A warp's staging in shared memory: its R blocks' mid-bytes (at phase 0, zeroed, with 20
-// bytes of slack for put_mid_bytes' last words), their codes and their mid counts, packed as
-// non-constant blocks come.
+// A warp's staging in shared memory: its R blocks' payload (bases and mid-bytes, at phase 0,
+// zeroed, with 20 bytes of slack for put_mid_bytes' last words), their codes and their mid
+// counts, packed as non-constant blocks come.
 template <class T>
 __host__ __device__ constexpr uint32_t stage_mid_bytes(int R, uint32_t B) {
-  return (R * B * sizeof(T) + 32 + 15) / 16 * 16;
+  return (R * (B + 1) * sizeof(T) + 32 + 15) / 16 * 16;
 }
 template <class T>
 __host__ __device__ constexpr uint32_t stage_warp_bytes(int R, uint32_t B) {
@@ -138,6 +138,18 @@ __device__ inline void put_mid_bytes(uint32_t* sw, uint32_t pos, const U (&w)[4]
   }
 }
 
+// ORs a base's c stored bytes (the low c bytes of w) into the zeroed staging from byte pos.
+template <class U>
+__device__ inline void put_base(uint32_t* sw, uint32_t pos, U w, uint32_t c) {
+  const uint32_t p = pos & 3, q = pos >> 2;
+  const uint64_t wide = static_cast<uint64_t>(w);
+  const uint64_t lo = wide << (8 * p);
+  const uint32_t hi = p ? static_cast<uint32_t>(wide >> (64 - 8 * p)) : 0u;
+  atomicOr(sw + q, static_cast<uint32_t>(lo));
+  if (p + c > 4) atomicOr(sw + q + 1, static_cast<uint32_t>(lo >> 32));
+  if (p + c > 8) atomicOr(sw + q + 2, hi);
+}
+
 __device__ inline uint32_t warp_sum(uint32_t x) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   return __reduce_add_sync(kFull, x);
@@ -192,8 +204,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
   }
   uint32_t spos = 0, nc = 0;
   Bits exbits = 0;
-  int my_kind = 0;  // lane r: block r's kind and mean
-  T my_mu = 0;
+  int my_kind = 0;  // lane r: block r's kind
 #pragma unroll 1
   for (uint32_t r = 0; r < nr; ++r) {
     const T v[4] = {nx[0], nx[1], nx[2], nx[3]};
@@ -226,17 +237,28 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
         mx = c > mx ? c : mx;
       }
     }
-    T mu = 0;
-    int nb = 0;
-    if (mn <= mx) {
+    // plan_block() with its four base codes tried at once, lane q trying code q: the first
+    // that qualifies wins (code 3, the mid-range itself, always does).
+    T mu = 0;  // the block's base
+    int bits = 0, code = 0;  // kept bits (0: constant) and base code
+    if (mn <= mx) {  // uniform: the reductions above leave every lane the same mn, mx
       const T fmn = from_order_key<T>(mn), fmx = from_order_key<T>(mx);
-      mu = block_mu(fmn, fmx);
-      const double r = block_radius(fmn, fmx, mu);
-      if (!(r <= ebc)) nb = required_bytes<T>(static_cast<T>(r), pe);
+      const T mid = block_mu(fmn, fmx);
+      const double rad = block_radius(fmn, fmx, mid);
+      const bool cst = rad <= ebc;
+      if (!cst) bits = required_bits<T>(static_cast<T>(rad), pe);
+      T cand = mid;
+      bool ok = false;
+      if (lane < 4) ok = cst ? constant_base(fmn, fmx, mid, ebc, lane, cand) : nonconstant_base(fmn, fmx, mid, bits, pe, lane, cand);
+      code = __ffs(__ballot_sync(kFull, ok)) - 1;
+      mu = __shfl_sync(kFull, cand, code);
     }
-    if (lane == r) {  // stored after the loop, one coalesced store each
-      my_kind = nb;
-      my_mu = mu;
+    const int nb = bytes_of_bits(bits), pad = pad_bits(bits);
+    if (lane == r) my_kind = make_kind(bits, code);  // stored after the loop, one coalesced store
+    const uint32_t wb = static_cast<uint32_t>(base_bytes<T>(code));
+    if (wb) {  // the base's bytes open the block's payload
+      if (lane == 0) put_base(sw, spos, base_word(mu, static_cast<int>(wb)), wb);
+      spos += wb;
     }
     uint32_t ex4 = 0;
     if (nb == 0) {
@@ -246,14 +268,15 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     } else {
       // Kept patterns, codes (the previous value's pattern from the lane before), the bound
       // check, and the mid-bytes placed by a warp scan of their counts.
-      const U keep = top_mask<T>(nb);
+      const U maskR = bits_mask<T>(bits);
       const int lcap = leading_cap(nb);
       U k[4], w[4];
       T xr[4];
 #pragma unroll
       for (uint32_t e = 0; e < 4; ++e) {
-        k[e] = kept_pattern<T>((is_finite(v[e]) ? v[e] : mu) - mu, keep);
-        xr[e] = reconstruct(mu, k[e]);
+        const U kt = kept_top<T>((is_finite(v[e]) ? v[e] : mu) - mu, maskR);  // kept_pattern() << pad
+        k[e] = kt >> pad;
+        xr[e] = mu + from_bits<T>(kt);  // reconstruct(mu, k[e], pad)
       }
       U prev = __shfl_up_sync(kFull, k[3], 1);
       if (lane == 0) prev = 0;
@@ -278,10 +301,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     }
     exbits |= static_cast<Bits>(ex4) << (4 * r);
   }
-  if (lane < nr) {
-    o.kinds[b0 + lane] = static_cast<uint8_t>(my_kind);
-    static_cast<T*>(o.mus)[b0 + lane] = my_mu;
-  }
+  if (lane < nr) o.kinds[b0 + lane] = static_cast<uint8_t>(my_kind);
   const uint32_t nex = warp_sum(sizeof(Bits) == 8 ? __popcll(exbits) : __popc(static_cast<uint32_t>(exbits)));
 
   // Tile prefix: warps in order, then the look-back over earlier tiles (warp 0).
@@ -320,7 +340,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     for (uint32_t q = lane; q < nc * (B / 32); q += 32) gc[q] = sc[q];
   }
   if (lane < nc) reinterpret_cast<uint16_t*>(o.mid_counts)[at0.w[2] + lane] = scounts[lane];
-  // Mid-bytes: staged at phase 0, shifted to the destination's phase; whole words where the
+  // Payload: staged at phase 0, shifted to the destination's phase; whole words where the
   // destination word is all ours, bytes at the two ends.
   {
     uint8_t* mp = o.mid + at0.w[0];
@@ -387,7 +407,7 @@ struct CountsOp {
 template <class T, int NT>
 __global__ void __launch_bounds__(NT)
     analyze_kernel(const T* __restrict__ x, uint64_t n, uint32_t B, double ebc, int pe, uint8_t* __restrict__ kinds,
-                   T* __restrict__ mus, uint32_t* __restrict__ mid_count, uint32_t* __restrict__ ex_count) {
+                   T* __restrict__ bases, uint32_t* __restrict__ mid_count, uint32_t* __restrict__ ex_count) {
   using U = typename Traits<T>::U;
   using S = KeyOf<T>;
   using Reduce = cub::BlockReduce<MinMax<T>, NT>;
@@ -396,8 +416,7 @@ __global__ void __launch_bounds__(NT)
     typename Reduce::TempStorage r1;
     typename Reduce2::TempStorage r2;
   } tmp;
-  __shared__ T s_mu;
-  __shared__ int s_nb;
+  __shared__ BlockPlan<T> s_plan;
 
   const uint64_t b = blockIdx.x, base = b * B;
   const uint32_t len = block_len(n, B, b);
@@ -416,22 +435,13 @@ __global__ void __launch_bounds__(NT)
   }
   a = Reduce(tmp.r1).Reduce(a, MinMaxOp{});
   if (threadIdx.x == 0) {
-    T mu = 0;
-    int nb = 0;
-    if (a.nfin > 0) {
-      const T mn = from_order_key<T>(a.mn), mx = from_order_key<T>(a.mx);
-      mu = block_mu(mn, mx);
-      const double r = block_radius(mn, mx, mu);
-      if (!(r <= ebc)) nb = required_bytes<T>(static_cast<T>(r), pe);
-    }
-    s_mu = mu;
-    s_nb = nb;
-    kinds[b] = static_cast<uint8_t>(nb);
-    mus[b] = mu;
+    s_plan = plan_block<T>(from_order_key<T>(a.mn), from_order_key<T>(a.mx), a.nfin > 0, ebc, pe, kLayout2);
+    kinds[b] = s_plan.kind;
+    bases[b] = s_plan.base;
   }
   __syncthreads();
-  const T mu = s_mu;
-  const int nb = s_nb;
+  const T mu = s_plan.base;
+  const int nb = s_plan.nb, pad = s_plan.pad;
   Counts c{0, 0};
   if (nb == 0) {
     for (uint32_t i = i0; i < i1; ++i) c.exact += !is_finite(xb[i]);
@@ -441,14 +451,14 @@ __global__ void __launch_bounds__(NT)
     U prev = 0;
     if (i0 > 0 && i0 < len) {
       const T xp = xb[i0 - 1];
-      prev = kept_pattern<T>((is_finite(xp) ? xp : mu) - mu, keep);
+      prev = kept_pattern<T>((is_finite(xp) ? xp : mu) - mu, pad, keep);
     }
     for (uint32_t i = i0; i < i1; ++i) {
       const T xi = xb[i];
-      const U k = kept_pattern<T>((is_finite(xi) ? xi : mu) - mu, keep);
+      const U k = kept_pattern<T>((is_finite(xi) ? xi : mu) - mu, pad, keep);
       const int L = leading_bytes<T>(k, prev, lcap);
       c.mid += static_cast<uint32_t>(nb - L);
-      c.exact += !within(xi, reconstruct(mu, k), ebc);
+      c.exact += !within(xi, reconstruct(mu, k, pad), ebc);
       prev = k;
     }
   }
@@ -460,11 +470,12 @@ __global__ void __launch_bounds__(NT)
   }
 }
 
-// off: code_off[nblocks], mid_off[nblocks], ex_off[nblocks + 1] back to back.
+// off: code_off[nblocks], payload_off[nblocks], ex_off[nblocks + 1] back to back; a block's
+// payload is its base's bytes, then its mid-bytes.
 template <class T, int NT>
 __global__ void __launch_bounds__(NT)
-    emit_kernel(const T* __restrict__ x, uint64_t n, uint32_t B, double ebc, const uint8_t* __restrict__ kinds,
-                const T* __restrict__ mus, const uint64_t* __restrict__ off, uint8_t* __restrict__ codes,
+    emit_kernel(const T* __restrict__ x, uint64_t n, uint32_t B, double ebc, int pe, const uint8_t* __restrict__ kinds,
+                const T* __restrict__ bases, const uint64_t* __restrict__ off, uint8_t* __restrict__ codes,
                 uint8_t* __restrict__ mid, uint64_t* __restrict__ ex_idx, T* __restrict__ ex_val) {
   using U = typename Traits<T>::U;
   using Scan = cub::BlockScan<Counts, NT>;
@@ -476,10 +487,17 @@ __global__ void __launch_bounds__(NT)
   const uint32_t len = block_len(n, B, b);
   const uint32_t P = per_thread(B, NT), i0 = threadIdx.x * P, i1 = min(len, i0 + P);
   const T* xb = x + base;
-  const int nb = kinds[b];
-  const T mu = mus[b];
+  const int R = kind_bits(kinds[b]), nb = bytes_of_bits(R), pad = pad_bits(R);
+  const int wb = base_bytes<T>(kind_code(kinds[b]));
+  const T mu = bases[b];
   const uint64_t* ex_off = off + 2 * nblocks;
   const uint64_t e0 = ex_off[b];
+  uint8_t* mp = mid + off[nblocks + b];
+  if (threadIdx.x == 0) {
+    const U w = base_word(mu, wb);
+    for (int q = 0; q < wb; ++q) mp[q] = static_cast<uint8_t>(w >> (8 * q));
+  }
+  mp += wb;
 
   if (nb == 0) {
     if (ex_off[b + 1] == e0) return;  // uniform across the CTA
@@ -505,7 +523,7 @@ __global__ void __launch_bounds__(NT)
   U prev0 = 0;
   if (i0 > 0 && i0 < len) {
     const T xp = xb[i0 - 1];
-    prev0 = kept_pattern<T>((is_finite(xp) ? xp : mu) - mu, keep);
+    prev0 = kept_pattern<T>((is_finite(xp) ? xp : mu) - mu, pad, keep);
   }
   // Pass 1: codes out, counts for the scan.
   Counts c{0, 0};
@@ -514,10 +532,10 @@ __global__ void __launch_bounds__(NT)
     uint32_t cb = 0;
     for (uint32_t i = i0; i < i1; ++i) {
       const T xi = xb[i];
-      const U k = kept_pattern<T>((is_finite(xi) ? xi : mu) - mu, keep);
+      const U k = kept_pattern<T>((is_finite(xi) ? xi : mu) - mu, pad, keep);
       const int L = leading_bytes<T>(k, prev, lcap);
       c.mid += static_cast<uint32_t>(nb - L);
-      c.exact += !within(xi, reconstruct(mu, k), ebc);
+      c.exact += !within(xi, reconstruct(mu, k, pad), ebc);
       prev = k;
       cb |= static_cast<uint32_t>(L) << (2 * (i & 3));
       if ((i & 3) == 3 || i + 1 == i1) {
@@ -535,12 +553,12 @@ __global__ void __launch_bounds__(NT)
     uint64_t at = e0 + before.exact;
     for (uint32_t i = i0; i < i1; ++i) {
       const T xi = xb[i];
-      const U k = kept_pattern<T>((is_finite(xi) ? xi : mu) - mu, keep);
+      const U k = kept_pattern<T>((is_finite(xi) ? xi : mu) - mu, pad, keep);
       const int L = leading_bytes<T>(k, prev, lcap);
       const U w = mid_word<T>(k, L);
       for (int q = 0; q < nb - L; ++q) s_mid[pos + q] = static_cast<uint8_t>(w >> (8 * q));
       pos += static_cast<uint32_t>(nb - L);
-      if (!within(xi, reconstruct(mu, k), ebc)) {
+      if (!within(xi, reconstruct(mu, k, pad), ebc)) {
         ex_idx[at] = base + i;
         ex_val[at] = xi;
         ++at;
@@ -549,7 +567,6 @@ __global__ void __launch_bounds__(NT)
     }
   }
   __syncthreads();
-  uint8_t* mp = mid + off[nblocks + b];
   for (uint32_t q = threadIdx.x; q < total.mid; q += NT) mp[q] = s_mid[q];
 }
 
@@ -582,7 +599,7 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
   // Worst case sizes for the sections whose totals the kernel finds: every block non-constant.
   d.mid_counts = dev::Buffer<uint8_t>(2 * nblocks, s);
   d.codes = dev::Buffer<uint8_t>(nblocks * (B / 4), s);
-  d.mid = dev::Buffer<uint8_t>(n * W, s);
+  d.mid = dev::Buffer<uint8_t>(n * W + nblocks * W, s);  // every value kept whole, and every base
   uint64_t cap = std::min<uint64_t>(n, first_exact_capacity(n));
   const size_t smem = size_t{kWarps} * stage_warp_bytes<T>(R, B);
   allow_shared_bytes(encode_tile_kernel<T, R, MB>, smem);
@@ -591,8 +608,8 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
     d.exact_idx = dev::Buffer<uint64_t>(cap, s);
     d.exact_val = dev::Buffer<T>(cap, s);
     chain.reset(s);
-    const TileOut o{d.kinds.get(), d.mus.get(), d.mid_counts.get(), d.codes.get(), d.mid.get(),
-                     d.exact_idx.get(), d.exact_val.get(), cap};
+    const TileOut o{d.kinds.get(), d.mid_counts.get(), d.codes.get(), d.mid.get(), d.exact_idx.get(),
+                     d.exact_val.get(), cap};
     KernelTimer t("encode tile kernel", n * W, s);
     encode_tile_kernel<T, R, MB><<<static_cast<unsigned>(tiles), 32 * kWarps, smem, s>>>(d_x, n, nblocks, tiles, B,
                                                                                         ebc, ebf, pe, chain.state(), o);
@@ -606,7 +623,7 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
     d.mid_bytes = tot.w[0];
     d.exact_count = tot.w[1];
     d.nonconstant = tot.w[2];
-    d.code_bytes = code_section_bytes(n, B, d.nonconstant, last_kind != 0);
+    d.code_bytes = code_section_bytes(n, B, d.nonconstant, kind_bits(last_kind) != 0);
     if (d.exact_count <= cap) return;
     cap = d.exact_count;
   }
@@ -619,10 +636,12 @@ void encode_two_pass(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, c
   const uint64_t nblocks = d.nblocks;
   const unsigned grid = static_cast<unsigned>(nblocks);
   dev::Buffer<uint32_t> d_cnt(2 * nblocks, s);  // mid counts, then exact counts
+  dev::Buffer<T> d_bases(nblocks, s);
   KernelTimer t1("encode analyze_kernel", n * W, s);
   with_threads(B, [&](auto nt) {
-    analyze_kernel<T, decltype(nt)::value><<<grid, decltype(nt)::value, 0, s>>>(
-        d_x, n, B, ebc, pe, d.kinds.get(), reinterpret_cast<T*>(d.mus.get()), d_cnt.get(), d_cnt.get() + nblocks);
+    analyze_kernel<T, decltype(nt)::value><<<grid, decltype(nt)::value, 0, s>>>(d_x, n, B, ebc, pe, d.kinds.get(),
+                                                                               d_bases.get(), d_cnt.get(),
+                                                                               d_cnt.get() + nblocks);
   });
   SCIZ_CUDA_CHECK_LAUNCH("szx analyze_kernel");
   t1.stop();
@@ -632,52 +651,52 @@ void encode_two_pass(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, c
   dev::copy_to_host(cnt.data(), d_cnt.get(), 2 * nblocks * 4, s);
   dev::sync(s);
 
-  // Per-block offsets: codes at j B/4 for the j-th non-constant block, mid-bytes and exact
-  // entries at exclusive prefix sums.
+  // Per-block offsets: codes at j B/4 for the j-th non-constant block, payload (base bytes and
+  // mid-bytes) and exact entries at exclusive prefix sums.
   std::vector<uint64_t> off(3 * nblocks + 1, 0);
   std::vector<uint8_t> mid_counts;
   mid_counts.reserve(2 * nblocks);
-  uint64_t mid_total = 0, ex_total = 0, K = 0;
+  uint64_t payload = 0, ex_total = 0, K = 0;
   for (uint64_t b = 0; b < nblocks; ++b) {
     off[2 * nblocks + b] = ex_total;
     ex_total += cnt[nblocks + b];
-    if (kinds[b] == 0) continue;
+    off[nblocks + b] = payload;
+    payload += static_cast<uint64_t>(base_bytes<T>(kind_code(kinds[b])));
+    if (kind_bits(kinds[b]) == 0) continue;
     off[b] = K * (B / 4);
-    off[nblocks + b] = mid_total;
-    mid_total += cnt[b];
+    payload += cnt[b];
     mid_counts.push_back(static_cast<uint8_t>(cnt[b]));
     mid_counts.push_back(static_cast<uint8_t>(cnt[b] >> 8));
     ++K;
   }
   off[3 * nblocks] = ex_total;
   d.nonconstant = K;
-  d.mid_bytes = mid_total;
+  d.mid_bytes = payload;
   d.exact_count = ex_total;
-  d.code_bytes = code_section_bytes(n, B, K, kinds[nblocks - 1] != 0);
+  d.code_bytes = code_section_bytes(n, B, K, kind_bits(kinds[nblocks - 1]) != 0);
   dev::Buffer<uint64_t> d_off(off.size(), s);
   dev::copy_to_device(d_off.get(), off.data(), off.size() * 8, s);
   d.mid_counts = dev::Buffer<uint8_t>(mid_counts.size(), s);
   dev::copy_to_device(d.mid_counts.get(), mid_counts.data(), mid_counts.size(), s);
   d.codes = dev::Buffer<uint8_t>(K * (B / 4), s);
-  d.mid = dev::Buffer<uint8_t>(mid_total, s);
+  d.mid = dev::Buffer<uint8_t>(payload, s);
   d.exact_idx = dev::Buffer<uint64_t>(ex_total, s);
   d.exact_val = dev::Buffer<T>(ex_total, s);
   KernelTimer t2("encode emit_kernel", n * W, s);
   with_threads(B, [&](auto nt) {
     emit_kernel<T, decltype(nt)::value><<<grid, decltype(nt)::value, size_t{B} * W, s>>>(
-        d_x, n, B, ebc, d.kinds.get(), reinterpret_cast<const T*>(d.mus.get()), d_off.get(), d.codes.get(),
-        d.mid.get(), d.exact_idx.get(), d.exact_val.get());
+        d_x, n, B, ebc, pe, d.kinds.get(), d_bases.get(), d_off.get(), d.codes.get(), d.mid.get(), d.exact_idx.get(),
+        d.exact_val.get());
   });
   SCIZ_CUDA_CHECK_LAUNCH("szx emit_kernel");
   t2.stop();
-  dev::sync(s);  // d_off is released at return
+  dev::sync(s);  // d_off and d_bases are released at return
 }
 
 }  // namespace
 
 template <class T>
 DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s) {
-  constexpr int W = Traits<T>::kBytes;
   check_args(eb, block, n);
   const double ebc = eb_check<T>(eb);
   const int pe = eb_exponent(ebc);
@@ -686,7 +705,6 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t blo
   d.nblocks = (n + block - 1) / block;
   require_grid(d.nblocks, Status::invalid_argument);
   d.kinds = dev::Buffer<uint8_t>(d.nblocks, s);
-  d.mus = dev::Buffer<uint8_t>(d.nblocks * W, s);
   if (d.nblocks == 0) return d;
   if (block <= 128)
     encode_tiles<T, TileConfig<T>::kR, TileConfig<T>::kMinCtas>(d_x, n, ebc, pe, block, s, d);
@@ -697,24 +715,22 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t blo
 
 template <class T>
 Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats) {
-  constexpr int W = Traits<T>::kBytes;
   Encoded e;
   e.block = d.block;
+  e.layout = kLayout2;
   e.exact = download_exact_runs<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
   // Fresh host pages cost more to fault in than to fill (core/host_memory.hpp): the large
-  // sections get huge pages, and the mid-bytes room for the whole stream, which the container
+  // sections get huge pages, and the payload room for the whole stream, which the container
   // then builds in place around them (core/container.cpp).
-  const uint64_t others = d.nblocks * (1 + W) + 2 * d.nonconstant + d.code_bytes + e.exact.size();
+  const uint64_t others = d.nblocks + 2 * d.nonconstant + d.code_bytes + e.exact.size();
   reserve_large(e.mid, d.mid_bytes + others + (size_t{1} << 20));
   reserve_large(e.codes, d.code_bytes);
   e.kinds.resize(d.nblocks);
-  e.mus.resize(d.nblocks * W);
   e.mid_counts.resize(2 * d.nonconstant);
   e.codes.resize(d.code_bytes);
   e.mid.resize(d.mid_bytes);
   if (d.nblocks) {
     dev::copy_to_host(e.kinds.data(), d.kinds.get(), e.kinds.size(), s);
-    dev::copy_to_host(e.mus.data(), d.mus.get(), e.mus.size(), s);
     dev::copy_to_host(e.mid_counts.data(), d.mid_counts.get(), e.mid_counts.size(), s);
     dev::copy_to_host(e.codes.data(), d.codes.get(), e.codes.size(), s);
     dev::copy_to_host(e.mid.data(), d.mid.get(), e.mid.size(), s);

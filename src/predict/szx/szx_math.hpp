@@ -1,8 +1,10 @@
 // The arithmetic of SZx (Yu et al., HPDC'22, Alg. 1 with the byte-aligned truncation of
 // section 5.1), once, for both twins. Everything that decides a stored bit lives here: the
-// block mean and radius, the kept bytes per value, the leading-identical-byte code, the
+// block base and radius, the kept bits per value, the leading-identical-byte code, the
 // reconstruction and the bound check. The CPU and CUDA twins differ only in how they loop.
-// docs/SZX.md is the normative description of what these functions compute.
+// docs/SZX.md is the normative description of what these functions compute, for both
+// layouts: 1 (kept bytes cut from the top of the pattern, full-width means) and 2 (kept bits
+// moved down to end on a byte boundary, bases stored in 0, W/4, W/2 or W bytes).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -155,24 +157,37 @@ SCIZ_HD double block_radius(T mn, T mx, T mu) {
   return a > b ? a : b;
 }
 
-// Kept bytes per value of a non-constant block, formulas (4) and (5). With rT = T(radius)
-// (the largest |v| of the block, v = x - mu rounded in T), e its unbiased exponent (the
-// subnormal exponent field 0 counts as 1) and pe = eb_exponent(eb_check):
+// Kept bits per value of a non-constant block, formula (4). With rT = T(radius) (the largest
+// |v| of the block, v = x - base rounded in T), e its unbiased exponent (the subnormal
+// exponent field 0 counts as 1) and pe = eb_exponent(eb_check):
 //   m  = clamp(e - pe, 0, mantissa bits)   mantissa bits that must survive
 //   R  = 1 + exponent bits + m             bits from the top of the IEEE pattern
-//   nb = ceil(R / 8)                       whole bytes (the right shift of formula (5))
 // Dropping the mantissa bits below m moves any |v| <= rT by less than 2^pe <= eb_check.
-// An infinite or NaN radius keeps every byte.
+// An infinite or NaN radius keeps every bit.
 template <class T>
-SCIZ_HD int required_bytes(T radius_t, int pe) {
+SCIZ_HD int required_bits(T radius_t, int pe) {
   using Tr = Traits<T>;
   const int E = static_cast<int>((to_bits(radius_t) >> Tr::kMantBits) & Tr::kExpMax);
-  if (E == Tr::kExpMax) return Tr::kBytes;
+  if (E == Tr::kExpMax) return 8 * Tr::kBytes;
   const int e = (E == 0 ? 1 : E) - Tr::kBias;
   int m = e - pe;
   m = m < 0 ? 0 : (m > Tr::kMantBits ? Tr::kMantBits : m);
-  return (1 + Tr::kExpBits + m + 7) / 8;
+  return 1 + Tr::kExpBits + m;
 }
+
+// Whole bytes holding R kept bits (formula (5)): nb = ceil(R / 8).
+SCIZ_HD int bytes_of_bits(int R) { return (R + 7) >> 3; }
+template <class T>
+SCIZ_HD int required_bytes(T radius_t, int pe) {
+  return bytes_of_bits(required_bits(radius_t, pe));
+}
+
+// Layout 2 moves the R kept bits down by pad = 8 nb - R (the right shift of formula (5)), so
+// they end on a byte boundary and the top byte holds pad zero bits above the sign: the
+// leading bytes of neighbours then agree far more often than when the top byte is the sign
+// and seven exponent bits and the last one carries 8 - R % 8 bits below the bound. Layout 1
+// keeps the top nb bytes in place (pad 0, and R = 8 nb: the bits below R are kept too).
+SCIZ_HD int pad_bits(int R) { return 8 * bytes_of_bits(R) - R; }
 
 // Mask of the top `bytes` bytes of a pattern (bytes in 0..width).
 template <class T>
@@ -189,10 +204,23 @@ SCIZ_HD typename Traits<T>::U lead_mask(int L) {
   return static_cast<U>(~(~U(0) >> (8 * L)));
 }
 
-// The kept pattern of a normalized value: its top nb bytes, the rest zero.
+// The kept pattern of a normalized value: its top R bits moved down by pad = 8 nb - R, held
+// in the top nb bytes (keep_mask = top_mask(nb)), the rest zero.
 template <class T>
-SCIZ_HD typename Traits<T>::U kept_pattern(T v, typename Traits<T>::U keep_mask) {
-  return to_bits(v) & keep_mask;
+SCIZ_HD typename Traits<T>::U kept_pattern(T v, int pad, typename Traits<T>::U keep_mask) {
+  return (to_bits(v) >> pad) & keep_mask;
+}
+// The same bits in place (the pattern's top R bits, bits_mask(R)): the value reconstruct()
+// adds to the base, so an encoder takes the kept pattern as kept_top(...) >> pad and adds
+// from_bits(kept_top(...)), one operation a value fewer than shifting back.
+template <class T>
+SCIZ_HD typename Traits<T>::U bits_mask(int R) {
+  using U = typename Traits<T>::U;
+  return R == 0 ? U(0) : static_cast<U>(~U(0) << (8 * Traits<T>::kBytes - R));
+}
+template <class T>
+SCIZ_HD typename Traits<T>::U kept_top(T v, typename Traits<T>::U mask) {
+  return to_bits(v) & mask;
 }
 
 // Leading identical bytes of k and prev, capped at 3 (the 2-bit code) and at nb. The "| 1"
@@ -223,10 +251,133 @@ SCIZ_HD typename Traits<T>::U merge_pattern(typename Traits<T>::U prev, typename
   return (prev & lead_mask<T>(L)) | (mid & keep_mask);
 }
 
-// Reconstruction of one value of a non-constant block: x' = mu + v' in T, one rounding.
+// Reconstruction of one value of a non-constant block: x' = base + v' in T, one rounding,
+// v' being the kept pattern moved back up.
 template <class T>
-SCIZ_HD T reconstruct(T mu, typename Traits<T>::U k) {
-  return mu + from_bits<T>(k);
+SCIZ_HD T reconstruct(T base, typename Traits<T>::U k, int pad) {
+  return base + from_bits<T>(static_cast<typename Traits<T>::U>(k << pad));
+}
+
+// ---- layout 2: block kinds and stored bases --------------------------------------------
+
+// A block's kind byte: bits 0..5 hold R - 1 for a non-constant block (R kept bits, 2..8W;
+// the encoder writes R >= 1 + exponent bits) and 0 for a constant one; bits 6..7 the base
+// code c, the base being stored in base_bytes(c) bytes: the top bytes of its pattern.
+SCIZ_HD uint8_t make_kind(int R, int code) { return static_cast<uint8_t>((R ? R - 1 : 0) | code << 6); }
+SCIZ_HD int kind_bits(uint8_t kind) { return (kind & 63) ? (kind & 63) + 1 : 0; }  // R; 0 = constant
+SCIZ_HD int kind_code(uint8_t kind) { return kind >> 6; }
+template <class T>
+SCIZ_HD int base_bytes(int code) {
+  return code == 0 ? 0 : Traits<T>::kBytes >> (3 - code);  // 0, W/4, W/2, W
+}
+template <class T>
+SCIZ_HD bool valid_kind(uint8_t kind) {
+  return (kind & 63) < 8 * Traits<T>::kBytes;
+}
+// A layout-1 kind (nb kept bytes, 0 = constant) as the layout-2 kind of the same decoding,
+// with base code 0: layout 1 keeps its means in a section of their own, not in the payload.
+SCIZ_HD uint8_t kind_of_layout1(uint8_t nb) { return make_kind(8 * nb, 0); }
+
+// v truncated to its top `bytes` bytes: the value a base stored in that many bytes decodes to.
+template <class T>
+SCIZ_HD T truncated(T v, int bytes) {
+  return from_bits<T>(to_bits(v) & top_mask<T>(bytes));
+}
+
+// Base code c for a constant block (every finite x in [mn, mx], mu their mid-range, within
+// ebc of mu): does some value stored in base_bytes(c) bytes stay within ebc of mn and mx
+// (so of every x: the check is the one every point gets, and the differences are monotonic)?
+// The candidates are the two patterns of that width around mu: mu truncated, and the next
+// one away from zero. Code 3 (mu itself) always qualifies. On success, base is the first
+// candidate that does.
+template <class T>
+SCIZ_HD bool constant_base(T mn, T mx, T mu, double ebc, int code, T& base) {
+  using U = typename Traits<T>::U;
+  const int w = base_bytes<T>(code);
+  if (w == Traits<T>::kBytes) {
+    base = mu;
+    return true;
+  }
+  const U t = to_bits(mu) & top_mask<T>(w);
+  for (int q = 0; q < (w ? 2 : 1); ++q) {
+    const T c = from_bits<T>(q ? static_cast<U>(t + (U(1) << (8 * (Traits<T>::kBytes - w)))) : t);
+    if (is_finite(c) && static_cast<double>(mx) - static_cast<double>(c) <= ebc &&
+        static_cast<double>(c) - static_cast<double>(mn) <= ebc) {
+      base = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Base code c for a non-constant block that keeps R bits from mu: mu truncated to
+// base_bytes(c) bytes qualifies when the block's radius around it still needs R bits (and is
+// finite), so the stored bytes per value do not grow; code 3 (mu itself) always qualifies.
+// Cutting the base short moves the values' exponents off-centre, which makes their leading
+// bytes agree more often on most fields as well as saving base bytes (docs/SZX.md).
+// The radius is taken in T: T(max(double(mx) - double(c), double(c) - double(mn))) is the
+// same value (a float difference is exact in double, so rounding it once is the float
+// subtraction; rounding is monotonic, so it commutes with the max), without the conversions.
+template <class T>
+SCIZ_HD bool nonconstant_base(T mn, T mx, T mu, int R, int pe, int code, T& base) {
+  const int w = base_bytes<T>(code);
+  const T c = truncated(mu, w);
+  const T a = mx - c, b = c - mn;
+  const T rt = a > b ? a : b;
+  if (w != Traits<T>::kBytes && !(is_finite(rt) && required_bits(rt, pe) == R)) return false;
+  base = w == Traits<T>::kBytes ? mu : c;
+  return true;
+}
+
+// Everything a block stores before its values, from its finite min and max (mn > mx, in
+// order keys, when it has none): kind byte, base, kept bits R (0: constant), nb = ceil(R/8),
+// pad and the base's stored bytes. Layout 1: kind nb, base mu (in its own section: 0 bytes
+// here), R = 8 nb and pad 0. The CUDA warp kernel tries the four base codes in four lanes
+// instead of in turn; the choice is the same, the first code that qualifies.
+inline constexpr int kLayout1 = 1, kLayout2 = 2;
+template <class T>
+struct BlockPlan {  // trivial, so that a kernel can hold one in shared memory
+  uint8_t kind;
+  T base;
+  int R, nb, pad, base_bytes;
+};
+template <class T>
+SCIZ_HD BlockPlan<T> plan_block(T mn, T mx, bool any_finite, double ebc, int pe, int layout) {
+  BlockPlan<T> p{};
+  if (!any_finite) return p;  // every value exact: a constant block of base +0
+  const T mu = block_mu(mn, mx);
+  const double r = block_radius(mn, mx, mu);
+  if (r <= ebc) {
+    if (layout == kLayout1) {
+      p.base = mu;
+      return p;
+    }
+    int c = 0;
+    while (!constant_base(mn, mx, mu, ebc, c, p.base)) ++c;
+    p.kind = make_kind(0, c);
+    p.base_bytes = base_bytes<T>(c);
+    return p;
+  }
+  p.R = required_bits(static_cast<T>(r), pe);
+  p.nb = bytes_of_bits(p.R);
+  if (layout == kLayout1) {
+    p.R = 8 * p.nb;
+    p.kind = static_cast<uint8_t>(p.nb);
+    p.base = mu;
+    return p;
+  }
+  p.pad = pad_bits(p.R);
+  int c = 0;
+  while (!nonconstant_base(mn, mx, mu, p.R, pe, c, p.base)) ++c;
+  p.kind = make_kind(p.R, c);
+  p.base_bytes = base_bytes<T>(c);
+  return p;
+}
+
+// A base's stored bytes, most significant first, as the low bytes of a word (the rest zero).
+template <class T>
+SCIZ_HD typename Traits<T>::U base_word(T base, int bytes) {
+  return bswap(to_bits(base) & top_mask<T>(bytes));
 }
 
 // The bound check every point gets: |x - x'| <= eb_check in double. False for NaN/Inf x.
