@@ -4,8 +4,9 @@
 //   sciz_interp_lab FILE f32|f64 DIMS REL [--spline S] [--scheme S] [--alpha A] [--beta B]
 //
 // Prints the tuner's choice, then per level: points, Shannon bits of its codes, outliers,
-// exact values, and the sizes of the codes section (the bytecodes stage on the whole section
-// and on the codes in plain linear order, i.e. without the level-wise reordering).
+// exact values, and the sizes of the codes section (interp's auto stage list on the whole
+// section and on the codes in plain linear order, i.e. without the level-wise reordering);
+// with --chains "L1;L2", the section under each of those stage lists too.
 #include <sciz/sciz.hpp>
 
 #include <chrono>
@@ -18,15 +19,28 @@
 
 #include "core/exact_runs.hpp"
 #include "core/geometry.hpp"
-#include "lossless/bytecodes/bytecodes.hpp"
-#include "lossless/codes/codes.hpp"
+#include "lossless/stages/stages.hpp"
+#include "pipelines/interp_codes.hpp"
 #include "predict/interp/interp.hpp"
 
 using namespace sciz;
 
 namespace {
 
+std::vector<std::string> g_chains;  // --chains: stage lists to size the codes section with
+
 constexpr int kBlockLevelsLab = interp::kBlockLevels;  // codes of levels <= 4 start at base[4]
+
+// The codes section as the `interp` pipeline writes it (auto), and the list it chose.
+struct Section {
+  std::vector<uint8_t> blob;
+  std::string chain;
+};
+Section section_of(const std::vector<uint8_t>& codes) {
+  stages::Chain c;
+  std::vector<uint8_t> b = interp_codes::encode_cpu(codes, std::nullopt, c);
+  return {std::move(b), stages::chain_name(c)};
+}
 
 double entropy_bits(const std::vector<uint64_t>& h) {
   uint64_t n = 0;
@@ -57,7 +71,7 @@ void time_phases(const std::vector<T>& x, const interp::Layout& L, double eb, co
     interp::compress_cpu<T>(x.data(), L, ch, eb, codes.data(), sp);
     tc = std::min(tc, seconds(t0));
     t0 = std::chrono::steady_clock::now();
-    const auto sec = bytecodes::encode_cpu(codes);
+    const auto sec = section_of(codes);
     tl = std::min(tl, seconds(t0));
     t0 = std::chrono::steady_clock::now();
     const interp::OutlierRanks rk = interp::check_sparse<T>(codes.data(), L, sp);
@@ -99,7 +113,7 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
                 L.count[l] ? b / double(L.count[l]) : 0.0, (unsigned long long)h[interp::kOutlierCode],
                 (unsigned long long)h[interp::kExactCode]);
   }
-  const auto sec = bytecodes::encode_cpu(codes);
+  const auto sec = section_of(codes);
   // The same codes in the field's linear order (no level-wise reordering).
   std::vector<uint8_t> lin(L.total);
   for (uint64_t z = 0; z < L.n[0]; ++z)
@@ -108,7 +122,7 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
         const uint64_t c[3] = {z, y, xx};
         lin[(z * L.n[1] + y) * L.n[2] + xx] = codes[interp::code_index(L, c)];
       }
-  const auto sec_lin = bytecodes::encode_cpu(lin);
+  const auto sec_lin = section_of(lin);
   // Anchors stored raw instead of coded by the anchor levels: the block levels' codes alone,
   // in section order and in linear order (anchor points left out), plus every anchor at its
   // width. (The block levels then see exact corners; the difference is below the noise.)
@@ -120,18 +134,25 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
         if (((z | y | xx) & 15) != 0) blk_lin.push_back(lin[(z * L.n[1] + y) * L.n[2] + xx]);
   const uint64_t anchors = L.base[kBlockLevelsLab];  // codes of the levels above 4: the anchors
   const double raw_anchor_bytes = double(anchors) * sizeof(T);
-  const auto sec_blk = bytecodes::encode_cpu(blk), sec_blk_lin = bytecodes::encode_cpu(blk_lin);
+  const auto sec_blk = section_of(blk), sec_blk_lin = section_of(blk_lin);
   const auto ol = interp::write_outliers(sp.outliers);
   const auto ex = write_runs(sp.exact_idx, sp.exact_val);
   const double in_bytes = double(L.total) * sizeof(T);
   std::printf("codes: entropy %.0f B, section %zu B (%s), linear order %zu B (%s); outliers %zu B; exact %zu B\n",
-              total_bits / 8, sec.blob.size(), lossless_name(static_cast<Lossless>(sec.stage)), sec_lin.blob.size(), lossless_name(static_cast<Lossless>(sec_lin.stage)),
+              total_bits / 8, sec.blob.size(), sec.chain.c_str(), sec_lin.blob.size(), sec_lin.chain.c_str(),
               ol.size(), ex.size());
   const double sp_bytes = double(ol.size() + ex.size());
   std::printf("ratio (sections only) %.3f; without reordering %.3f; anchors raw %.3f; anchors raw, no reordering %.3f\n",
               in_bytes / (double(sec.blob.size()) + sp_bytes), in_bytes / (double(sec_lin.blob.size()) + sp_bytes),
               in_bytes / (double(sec_blk.blob.size()) + sp_bytes + raw_anchor_bytes),
               in_bytes / (double(sec_blk_lin.blob.size()) + sp_bytes + raw_anchor_bytes));
+  for (const std::string& c : g_chains) {
+    const auto chain = stages::parse_chain(c);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto blob = stages::encode_cpu(chain, codes, interp_codes::kContext);
+    std::printf("chain %s: %zu B, ratio (sections only) %.3f, %.1f ms\n", c.c_str(), blob.size(),
+                in_bytes / (double(blob.size()) + sp_bytes), seconds(t0) * 1e3);
+  }
   if (reps > 0) time_phases(x, L, eb, req, reps);
   return 0;
 }
@@ -140,7 +161,7 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s FILE f32|f64 DIMS REL [--spline linear|cubic] [--scheme zyx|xyz|md] [--schemes LIST] [--alpha A] [--beta B] [--time REPS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s FILE f32|f64 DIMS REL [--spline linear|cubic] [--scheme zyx|xyz|md] [--schemes LIST] [--alpha A] [--beta B] [--time REPS] [--chains \"L1;L2\"]\n", argv[0]);
     return 2;
   }
   std::ifstream f(argv[1], std::ios::binary);
@@ -149,10 +170,8 @@ int main(int argc, char** argv) {
   const Shape s = Shape::parse(argv[3]);
   const double rel = std::atof(argv[4]);
   interp::TuneRequest req;
-  req.codes_bytes = &bytecodes::estimated_bytes;
-  req.lorenzo_codes_bytes = [](std::span<const uint16_t> c) -> uint64_t {
-    return bytecodes::estimate_stage_bytes<uint16_t>(c, 1024, 512);
-  };
+  req.codes_bytes = interp_codes::sample_sizer(std::nullopt);
+  req.lorenzo_codes_bytes = interp_codes::lorenzo_sample_sizer(std::nullopt);
   int reps = 0;
   req.beta = 4;
   for (int i = 5; i + 1 < argc; i += 2) {
@@ -167,6 +186,12 @@ int main(int argc, char** argv) {
     if (k == "--alpha") req.alpha = std::atof(v.c_str());
     if (k == "--beta") req.beta = std::atof(v.c_str());
     if (k == "--time") reps = std::atoi(v.c_str());
+    if (k == "--chains")  // stage lists separated by ';'
+      for (size_t a = 0; a <= v.size();) {
+        const size_t b = std::min(v.find(';', a), v.size());
+        g_chains.push_back(v.substr(a, b - a));
+        a = b + 1;
+      }
   }
   if (raw.size() != s.count() * dtype_size(t)) {
     std::fprintf(stderr, "size mismatch\n");

@@ -43,10 +43,12 @@ struct CompressOptions {
   std::string pipeline = "lorenzo";
   Device device = Device::auto_select;
   int32_t radius = 512;  // lorenzo: quant codes span [0, 2 radius); 1..32768
-  Lossless lossless = Lossless::auto_select;  // lorenzo: stage for the quant codes
-  // lorenzo: a stage list for the quant codes instead (docs/LOSSLESS.md, "Stages and chains"),
-  // e.g. "huffman,rre4,tcms8,rze1", or a named list ("interp-cr", "interp-tp"): a codes stage
-  // first (or none), then byte stages. Empty: the one stage `lossless` names. Give one of them.
+  Lossless lossless = Lossless::auto_select;  // lorenzo, interp: stage for the quant codes
+  // lorenzo, interp: a stage list for the quant codes instead (docs/LOSSLESS.md, "Stages and
+  // chains"), e.g. "huffman,rre4,tcms8,rze1", or a named list ("interp-cr", "interp-tp"): a
+  // codes stage first (or none), then byte stages. Empty: the one stage `lossless` names
+  // (interp's auto: per chunk the smallest of a few lists, docs/INTERP.md). Give one of them.
+  // The pipelines interp-cr and interp-tp code with their own list and take no other.
   std::string stages;
   DeltaChain delta_chain = DeltaChain::auto_select;  // delta: chain order (types.hpp)
   // interp: spline and scheme of every level (auto: tuned per level), and the level-wise

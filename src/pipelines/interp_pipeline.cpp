@@ -1,7 +1,8 @@
 // `interp` = spline interpolation in 17^3 blocks over a coded anchor grid (src/predict/interp,
-// docs/INTERP.md) -> uint8 quant codes level by level -> the bytecodes stage; outliers and
-// exactly stored values apart. Params carry every level's spline, scheme and bound, so the
-// decoder needs nothing else. Where the tuner estimates first-order Lorenzo smaller on the
+// docs/INTERP.md) -> uint8 quant codes level by level -> a stage list (interp_codes.hpp: the
+// pipeline's named list, the caller's, or per chunk the smallest of a few candidates); outliers
+// and exactly stored values apart. Params carry every level's spline, scheme and bound and the
+// stage list, so the decoder needs nothing else. Where the tuner estimates first-order Lorenzo smaller on the
 // sampled blocks, the chunk is the lorenzo pipeline's, wrapped (params: predictor 1, then
 // lorenzo's params; lorenzo's sections). Composition only.
 #include <sciz/error.hpp>
@@ -15,7 +16,7 @@
 #include "core/device_status.hpp"
 #include "core/exact_runs.hpp"
 #include "core/trace.hpp"
-#include "lossless/bytecodes/bytecodes.hpp"
+#include "pipelines/interp_codes.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/staging.hpp"
 #include "predict/interp/interp.hpp"
@@ -25,27 +26,40 @@ namespace sciz {
 namespace {
 
 enum Section : uint32_t { kCodes = 1, kOutliers = 2, kExact = 3 };
-constexpr uint8_t kParamsLayout = 1;
+// Layout 1 was the interp branch's draft (a 16-bit codes stage byte), never released: refused.
+constexpr uint8_t kParamsLayout = 2;
 enum Predictor : uint8_t { kInterp = 0, kLorenzo = 1 };
 // Lorenzo is taken when its estimate is below this share of interp's: the estimate favours
 // Lorenzo by a few percent on the real fields (docs/INTERP.md), so close calls stay interp.
 constexpr double kLorenzoShare = 0.97;
 
-// Params: u8 layout (1), u8 predictor (0 interp, 1 lorenzo). Interp: u8 level count L, u8 the
-// codes section's stage (bytecodes), f32 alpha, f32 beta (the tightening that gave the bounds;
-// shown, not used), L x u8 level config (spline | scheme << 4, level 1 first), L x f64 level
-// bound. Lorenzo: the lorenzo pipeline's params.
-std::vector<uint8_t> encode_params(const interp::Choice& ch, uint8_t codes_stage) {
+// Params: u8 layout (2), u8 predictor (0 interp, 1 lorenzo). Interp: u8 level count L, f32
+// alpha, f32 beta (the tightening that gave the bounds; shown, not used), L x u8 level config
+// (spline | scheme << 4, level 1 first), L x f64 level bound, then the codes section's stage
+// list (1-byte codes). Lorenzo: the lorenzo pipeline's params.
+std::vector<uint8_t> encode_params(const interp::Choice& ch, const stages::Chain& chain) {
   ByteWriter w;
   w.put<uint8_t>(kParamsLayout);
   w.put<uint8_t>(kInterp);
   w.put<uint8_t>(static_cast<uint8_t>(ch.config.size()));
-  w.put<uint8_t>(codes_stage);
   w.put<float>(static_cast<float>(ch.alpha));
   w.put<float>(static_cast<float>(ch.beta));
   for (const auto& c : ch.config) w.put<uint8_t>(interp::pack_config(c));
   for (double e : ch.eb) w.put<double>(e);
+  for (uint8_t b : stages::write_stage_list({chain, interp_codes::kContext.code_width})) w.put<uint8_t>(b);
   return std::move(w.buffer());
+}
+
+// The codes' stage list at the end of interp params, checked as format 5 checks a list, for
+// 1-byte codes.
+stages::Chain read_list(ByteReader& r, const std::vector<uint8_t>& b) {
+  size_t used = 0;
+  const stages::StageList l = stages::read_stage_list(std::span<const uint8_t>(b).subspan(b.size() - r.remaining()), used);
+  SCIZ_REQUIRE(l.code_width == interp_codes::kContext.code_width, Status::corrupt_stream,
+               "interp params: stage list of " + std::to_string(l.code_width) +
+                   "-byte codes, but interp's quant codes are 1 byte");
+  r.take(used, "stage list");
+  return l.chain;
 }
 
 // The predictor a chunk's params name (checking the layout byte).
@@ -58,12 +72,10 @@ Predictor predictor_of(const std::vector<uint8_t>& b) {
   return static_cast<Predictor>(p);
 }
 
-interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout& L, double eb, uint8_t& codes_stage) {
+interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout& L, double eb, stages::Chain& chain) {
   ByteReader r(b.data(), b.size(), "interp params");
   r.take(2, "layout and predictor");
   const int levels = r.get<uint8_t>("level count");
-  codes_stage = r.get<uint8_t>("codes stage");
-  bytecodes::checked_stage(codes_stage);
   SCIZ_REQUIRE(levels == L.levels, Status::corrupt_stream,
                "interp params: " + std::to_string(levels) + " levels, a field of this extent has " + std::to_string(L.levels));
   interp::Choice ch;
@@ -82,11 +94,12 @@ interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout
                      " is not in (0, " + std::to_string(eb) + "]");
     ch.eb.push_back(e);
   }
+  chain = read_list(r, b);
   SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, "interp params: " + std::to_string(r.remaining()) + " extra bytes");
   return ch;
 }
 
-interp::TuneRequest tune_request(const CompressOptions& o) {
+interp::TuneRequest tune_request(const CompressOptions& o, const interp_codes::Plan& plan) {
   const double a = o.interp_alpha, b = o.interp_beta;
   SCIZ_REQUIRE(a == 0 || (std::isfinite(a) && a >= 1 && a <= 16), Status::invalid_argument,
                "interp alpha must be 0 (tuned) or in [1, 16], got " + std::to_string(a));
@@ -97,18 +110,26 @@ interp::TuneRequest tune_request(const CompressOptions& o) {
   t.scheme = o.interp_scheme == InterpScheme::auto_select ? -1 : static_cast<int>(o.interp_scheme) - 1;
   t.alpha = a;
   t.beta = b;
-  t.codes_bytes = &bytecodes::estimated_bytes;
-  if (o.interp_lorenzo)
-    t.lorenzo_codes_bytes = [](std::span<const uint16_t> c) -> uint64_t {
-      return bytecodes::estimate_stage_bytes<uint16_t>(c, 2 * lorenzo::kDefaultRadius, lorenzo::kDefaultRadius);
-    };
+  t.codes_bytes = interp_codes::sample_sizer(plan);
+  if (o.interp_lorenzo) t.lorenzo_codes_bytes = interp_codes::lorenzo_sample_sizer(plan);
   return t;
 }
 
+// The job of the lorenzo pipeline for a chunk that falls back to it: the radius its estimate
+// assumed, and the same stage list (or lorenzo's own auto).
+CompressJob lorenzo_job(const CompressJob& job, const interp_codes::Plan& plan) {
+  CompressJob lz = job;
+  lz.opt.radius = lorenzo::kDefaultRadius;
+  lz.opt.lossless = Lossless::auto_select;
+  lz.opt.stages = interp_codes::lorenzo_stages(plan);
+  return lz;
+}
+
 template <class T>
-void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) {
+void compress_typed(const CompressJob& job, const interp_codes::Plan& plan, std::vector<uint8_t>& params,
+                    std::vector<SectionIn>& sections) {
   const interp::Layout L = interp::layout_of(job.extent);
-  const interp::TuneRequest req = tune_request(job.opt);
+  const interp::TuneRequest req = tune_request(job.opt, plan);
   const bool cpu = job.device == Device::cpu;
   cudaStream_t s = job.opt.stream;
   std::vector<T> host_staged;
@@ -122,15 +143,14 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
   }
   if (req.lorenzo_codes_bytes && ch.lorenzo_bits < kLorenzoShare * ch.interp_bits) {
     std::vector<uint8_t> inner;
-    CompressJob lz = job;
-    lz.opt.radius = lorenzo::kDefaultRadius;  // what the estimate assumed
-    find_pipeline("lorenzo").compress(lz, inner, sections);
+    find_pipeline("lorenzo").compress(lorenzo_job(job, plan), inner, sections);
     params = {kParamsLayout, kLorenzo};
     params.insert(params.end(), inner.begin(), inner.end());
     return;
   }
   interp::Sparse<T> sp;
-  bytecodes::Packed packed;
+  std::vector<uint8_t> packed;
+  stages::Chain chain;
   if (cpu) {
     std::unique_ptr<uint8_t[]> codes(new uint8_t[L.total]);
     {
@@ -138,7 +158,7 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       interp::compress_cpu<T>(x, L, ch, job.eb_abs, codes.get(), sp);
     }
     TracePhase t("interp codes section (cpu)");
-    packed = bytecodes::encode_cpu(std::span<const uint8_t>(codes.get(), L.total));
+    packed = interp_codes::encode_cpu(std::span<const uint8_t>(codes.get(), L.total), plan, chain);
   } else {
     dev::Buffer<uint8_t> codes(L.total, s);
     {
@@ -146,11 +166,14 @@ void compress_typed(const CompressJob& job, std::vector<uint8_t>& params, std::v
       interp::compress_cuda<T>(x, L, ch, job.eb_abs, codes.get(), sp, s);
     }
     TracePhase t("interp codes section (cuda)", true, s);
-    packed = bytecodes::encode_cuda(codes.get(), L.total, s);
+    const interp_codes::DeviceSection d = interp_codes::encode_cuda(codes.get(), L.total, plan, chain, s);
+    packed.resize(d.size);
+    dev::copy_to_host(packed.data(), d.bytes.get(), d.size, s);
+    dev::sync(s);
   }
   TracePhase t("interp sparse sections");
-  params = encode_params(ch, packed.stage);
-  sections.push_back({kCodes, std::move(packed.blob)});
+  params = encode_params(ch, chain);
+  sections.push_back({kCodes, std::move(packed)});
   sections.push_back({kOutliers, interp::write_outliers(sp.outliers)});
   sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
 }
@@ -168,8 +191,8 @@ template <class T>
 void decompress_typed(const DecompressJob& job) {
   const ParsedChunk& ps = *job.chunk;
   const interp::Layout L = interp::layout_of(job.extent);
-  uint8_t stage = 0;
-  const interp::Choice ch = decode_params(ps.header.params, L, ps.header.eb_abs, stage);
+  stages::Chain chain;
+  const interp::Choice ch = decode_params(ps.header.params, L, ps.header.eb_abs, chain);
   interp::Sparse<T> sp;
   {
     TracePhase t("interp sparse sections");
@@ -179,31 +202,38 @@ void decompress_typed(const DecompressJob& job) {
   }
   const auto packed = ps.section(kCodes, "quant codes").bytes;
   cudaStream_t s = job.cuda_stream;
-  std::unique_ptr<uint8_t[]> codes;
+  std::vector<uint8_t> codes;
   dev::Buffer<uint8_t> d_codes;
   interp::OutlierRanks ranks;
   if (job.device == Device::cpu) {
     TracePhase t("interp codes section (cpu)");
-    codes.reset(new uint8_t[L.total]);
-    bytecodes::decode_cpu(stage, packed, std::span<uint8_t>(codes.get(), L.total));
-    ranks = interp::check_sparse<T>(codes.get(), L, sp);
+    codes = interp_codes::decode_cpu(chain, packed, L.total);
+    ranks = interp::check_sparse<T>(codes.data(), L, sp);
   } else {
     TracePhase t("interp codes section (cuda)", true, s);
+    dev::Buffer<uint8_t> d_packed(packed.size(), s);
+    dev::copy_to_device(d_packed.get(), packed.data(), packed.size(), s);
     d_codes = dev::Buffer<uint8_t>(L.total, s);
-    bytecodes::decode_cuda(stage, packed, d_codes.get(), L.total, s);
+    dev::Buffer<DeviceStatus> st(1, s);
+    dev::zero(st.get(), sizeof(DeviceStatus), s);
+    interp_codes::decode_cuda(chain, {d_packed.get(), packed.size()}, d_codes.get(), L.total, st.get(), s);
+    DeviceStatus hs;
+    dev::copy_to_host(&hs, st.get(), sizeof hs, s);
+    dev::sync(s);
+    throw_if_failed(hs, "interp quant codes");
   }
   staging::decode_to_output<T>(
       job, L.total, "interp reconstruct (cpu)",
-      [&](T* out) { interp::decompress_cpu<T>(codes.get(), sp, ranks, L, ch, out); }, "interp reconstruct (cuda)",
+      [&](T* out) { interp::decompress_cpu<T>(codes.data(), sp, ranks, L, ch, out); }, "interp reconstruct (cuda)",
       [&](T* out) { interp::decompress_cuda<T>(d_codes.get(), sp, L, ch, out, s); });
 }
 
 // Device in, device sections out: the codes never leave the device; the tuner's samples (a few
-// hundred kB), the counts and the outliers (a few bytes each) cross PCIe.
+// hundred kB), the counts, the stages' sizes and the outliers (a few bytes each) cross PCIe.
 template <class T>
-void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
+void compress_device_typed(const CompressJob& job, const interp_codes::Plan& plan, DeviceChunkOut& out) {
   const interp::Layout L = interp::layout_of(job.extent);
-  const interp::TuneRequest req = tune_request(job.opt);
+  const interp::TuneRequest req = tune_request(job.opt, plan);
   cudaStream_t s = job.opt.stream;
   const T* x = static_cast<const T*>(job.data);
   interp::Choice ch;
@@ -212,10 +242,8 @@ void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
     ch = interp::tune<T>(interp::gather_cuda<T>(x, L, s), L, job.eb_abs, req);
   }
   if (req.lorenzo_codes_bytes && ch.lorenzo_bits < kLorenzoShare * ch.interp_bits) {
-    CompressJob lz = job;
-    lz.opt.radius = lorenzo::kDefaultRadius;
     DeviceChunkOut inner;
-    find_pipeline("lorenzo").compress_device(lz, inner);
+    find_pipeline("lorenzo").compress_device(lorenzo_job(job, plan), inner);
     out.params = {kParamsLayout, kLorenzo};
     out.params.insert(out.params.end(), inner.params.begin(), inner.params.end());
     out.sections = std::move(inner.sections);
@@ -228,19 +256,14 @@ void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
     TracePhase t("interp predict + quantize (cuda, device sections)", true, s);
     sp = interp::compress_device<T>(x, L, ch, job.eb_abs, codes.get(), s);
   }
-  dev::Buffer<DeviceStatus> check(1, s);
-  dev::zero(check.get(), sizeof(DeviceStatus), s);
-  bytecodes::DevicePacked packed;
+  stages::Chain chain;
+  interp_codes::DeviceSection sec;
   {
     TracePhase t("interp codes section (cuda, device)", true, s);
-    packed = bytecodes::encode_device(codes.get(), L.total, check.get(), s);
+    sec = interp_codes::encode_cuda(codes.get(), L.total, plan, chain, s);
   }
-  DeviceStatus h;
-  dev::copy_to_host(&h, check.get(), sizeof h, s);
-  dev::sync(s);
-  throw_if_failed(h, "interp codes encoder self-check");
-  out.params = encode_params(ch, packed.stage);
-  out.add(kCodes, std::move(packed.bytes), packed.size);
+  out.params = encode_params(ch, chain);
+  out.add(kCodes, std::move(sec.bytes), sec.size);
   out.add(kOutliers, std::move(sp.outliers), sp.outliers_size);
   out.add(kExact, std::move(sp.exact), sp.exact_size);
 }
@@ -249,10 +272,10 @@ template <class T>
 void decompress_device_typed(const DeviceDecodeJob& job) {
   const Header& h = *job.header;
   const interp::Layout L = interp::layout_of(job.extent);
-  uint8_t stage = 0;
-  const interp::Choice ch = decode_params(h.params, L, h.eb_abs, stage);
+  stages::Chain chain;
+  const interp::Choice ch = decode_params(h.params, L, h.eb_abs, chain);
   dev::Buffer<uint8_t> codes(L.total, job.s);
-  bytecodes::decode_device(stage, job.section(kCodes, "quant codes"), codes.get(), L.total, job.st, job.s);
+  interp_codes::decode_cuda(chain, job.section(kCodes, "quant codes"), codes.get(), L.total, job.st, job.s);
   interp::decompress_device<T>(codes.get(), job.section(kOutliers, "outliers"), job.section(kExact, "exact values"), L, ch,
                                static_cast<T*>(job.d_out), job.st, job.s);
 }
@@ -266,12 +289,53 @@ void decompress_device_lorenzo(const DeviceDecodeJob& job) {
   find_pipeline("lorenzo").decompress_device(j);
 }
 
+std::vector<std::pair<std::string, std::string>> describe_params(const std::vector<uint8_t>& params, uint16_t version) {
+  if (predictor_of(params) == kLorenzo) {
+    auto d = find_pipeline("lorenzo").describe(std::vector<uint8_t>(params.begin() + 2, params.end()), version);
+    d.insert(d.begin(), {"predictor", "lorenzo (estimated smaller than interpolation on sampled blocks)"});
+    return d;
+  }
+  ByteReader r(params.data(), params.size(), "interp params");
+  r.take(2, "layout and predictor");
+  const int levels = r.get<uint8_t>("level count");
+  const float alpha = r.get<float>("alpha"), beta = r.get<float>("beta");
+  std::string cfg;
+  static const char* spl[] = {"linear", "cubic"};
+  static const char* sch[] = {"zyx", "xyz", "md", "cross"};
+  for (int l = 0; l < levels; ++l) {
+    const uint8_t c = r.get<uint8_t>("level config");
+    if (l + 1 == levels) continue;  // the root: no neighbours, its config never read
+    const auto lc = interp::unpack_config(c);
+    if (!cfg.empty()) cfg += ' ';
+    cfg += std::to_string(l + 1) + ":" +
+           (interp::valid_config(c) ? std::string(spl[lc.spline]) + "/" + sch[lc.scheme] : "unknown");
+  }
+  r.take(8 * static_cast<size_t>(levels), "level bounds");
+  const stages::Chain chain = read_list(r, params);
+  char ab[64];
+  std::snprintf(ab, sizeof ab, "alpha %.3g, beta %.3g", alpha, beta);
+  return {{"predictor", "interpolation"},
+          {"levels", std::to_string(levels)},
+          {"level configs", cfg},
+          {"level bounds", ab},
+          {"stages", stages::chain_name(chain) + " (1-byte codes)"}};
+}
+
+// One class for the three names: `interp` (auto or any list) and the presets `interp-cr`,
+// `interp-tp`, which differ in the list they code with only; any of them decodes any interp chunk.
 class InterpPipeline final : public Pipeline {
  public:
-  const char* name() const override { return "interp"; }
+  InterpPipeline(const char* name, std::optional<stages::Chain> preset) : name_(name), preset_(std::move(preset)) {}
+
+  const char* name() const override { return name_; }
+
+  void check_options(const CompressOptions& opt) const override {
+    (void)tune_request(opt, interp_codes::plan_of(opt, preset_));
+  }
 
   void compress(const CompressJob& job, std::vector<uint8_t>& params, std::vector<SectionIn>& sections) const override {
-    with_type(job.dtype, [&]<class T>() { compress_typed<T>(job, params, sections); });
+    const interp_codes::Plan plan = interp_codes::plan_of(job.opt, preset_);
+    with_type(job.dtype, [&]<class T>() { compress_typed<T>(job, plan, params, sections); });
   }
 
   void decompress(const DecompressJob& job) const override {
@@ -280,7 +344,8 @@ class InterpPipeline final : public Pipeline {
   }
 
   void compress_device(const CompressJob& job, DeviceChunkOut& out) const override {
-    with_type(job.dtype, [&]<class T>() { compress_device_typed<T>(job, out); });
+    const interp_codes::Plan plan = interp_codes::plan_of(job.opt, preset_);
+    with_type(job.dtype, [&]<class T>() { compress_device_typed<T>(job, plan, out); });
   }
 
   void decompress_device(const DeviceDecodeJob& job) const override {
@@ -290,37 +355,18 @@ class InterpPipeline final : public Pipeline {
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params,
                                                             uint16_t version) const override {
-    if (predictor_of(params) == kLorenzo) {
-      auto d = find_pipeline("lorenzo").describe(std::vector<uint8_t>(params.begin() + 2, params.end()), version);
-      d.insert(d.begin(), {"predictor", "lorenzo (estimated smaller than interpolation on sampled blocks)"});
-      return d;
-    }
-    ByteReader r(params.data(), params.size(), "interp params");
-    r.take(2, "layout and predictor");
-    const int levels = r.get<uint8_t>("level count");
-    const uint8_t stage = r.get<uint8_t>("codes stage");
-    const float alpha = r.get<float>("alpha"), beta = r.get<float>("beta");
-    std::string cfg;
-    static const char* spl[] = {"linear", "cubic"};
-    static const char* sch[] = {"zyx", "xyz", "md", "cross"};
-    for (int l = 0; l + 1 < levels; ++l) {
-      const uint8_t c = r.get<uint8_t>("level config");
-      const auto lc = interp::unpack_config(c);
-      cfg += (l ? " " : "") + std::to_string(l + 1) + ":" +
-             (interp::valid_config(c) ? std::string(spl[lc.spline]) + "/" + sch[lc.scheme] : "unknown");
-    }
-    char ab[64];
-    std::snprintf(ab, sizeof ab, "alpha %.3g, beta %.3g", alpha, beta);
-    return {{"predictor", "interpolation"},
-            {"levels", std::to_string(levels)},
-            {"level configs", cfg},
-            {"level bounds", ab},
-            {"codes stage", stage >= 1 && stage <= 5 ? lossless_name(static_cast<Lossless>(stage)) : "unknown"}};
+    return describe_params(params, version);
   }
+
+ private:
+  const char* name_;
+  std::optional<stages::Chain> preset_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pipeline> make_interp_pipeline() { return std::make_unique<InterpPipeline>(); }
+std::unique_ptr<Pipeline> make_interp_pipeline(const char* name) {
+  return std::make_unique<InterpPipeline>(name, stages::preset_chain(name));
+}
 
 }  // namespace sciz

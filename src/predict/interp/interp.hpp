@@ -3,6 +3,7 @@
 // arithmetic is interp_math.hpp; this is the host interface of the twins and the tuner.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,10 +43,10 @@ struct TuneRequest {
   int scheme = -1;
   unsigned scheme_mask = 0xF;  // with scheme < 0: the schemes the tuner may choose (bit = Scheme)
   double alpha = 0, beta = 0;
-  uint64_t (*codes_bytes)(std::span<const uint8_t> codes) = nullptr;
+  std::function<uint64_t(std::span<const uint8_t> codes)> codes_bytes;
   // Sizes Lorenzo's 16-bit codes (radius 512) as the lorenzo pipeline stores them; with one, the
   // tuner also estimates Lorenzo on the samples (Choice::lorenzo_bits).
-  uint64_t (*lorenzo_codes_bytes)(std::span<const uint16_t> codes) = nullptr;
+  std::function<uint64_t(std::span<const uint16_t> codes)> lorenzo_codes_bytes;
 };
 
 Layout layout_of(const Extent& e);
@@ -140,7 +141,7 @@ struct DeviceSparseOut {
 template <class T>
 DeviceSparseOut compress_device(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes,
                                 cudaStream_t s);
-// Decodes device sections: d_codes (decoded by bytecodes::decode_device, which reported into
+// Decodes device sections: d_codes (decoded by interp_codes::decode_cuda, which reported into
 // st), the outliers and exact-values sections. One synchronization brings the outliers
 // section and the verdict so far (throws when it holds a failure, or the outliers are
 // damaged); then check_sparse's checks report into st and every write is skipped once it holds
