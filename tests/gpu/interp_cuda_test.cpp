@@ -1,16 +1,19 @@
-// The interp pipeline across devices: the GPU writes the CPU's stream byte for byte (tuning,
-// codes, outliers, exact values), either device decodes any interp stream to the same bits
-// within the bound, from and into device memory too; and the CUDA twin below the pipeline
-// gives the CPU twin's codes and lists for every configuration. Skipped without a device.
+// The interp pipelines (`interp`, `interp-cr`, `interp-tp`, any stage list) across devices: the
+// GPU writes the CPU's stream byte for byte (tuning, codes, the stage list chosen per chunk,
+// outliers, exact values), either device decodes any interp stream to the same bits within
+// the bound, from and into device memory too; and the CUDA twin below the pipeline gives the
+// CPU twin's codes and lists for every configuration. Skipped without a device.
 #include <gtest/gtest.h>
 #include <sciz/sciz.hpp>
 
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <string>
 
 #include "gpu/gpu_util.hpp"
 #include "core/container.hpp"
+#include "lossless/stages/registry.hpp"
 #include "predict/interp/interp.hpp"
 #include "support/shared_fields.hpp"
 #include "support/test_data.hpp"
@@ -31,14 +34,19 @@ std::vector<T> decode(const std::vector<uint8_t>& st, uint64_t n, Device d) {
   return out;
 }
 
+const char* const kNames[] = {"interp", "interp-cr", "interp-tp"};
+
 template <class T>
 void expect_interp_cross_device(const Shape& s, const std::vector<T>& x, ErrorBound eb, const std::string& what,
-                                bool lorenzo = true) {
-  SCOPED_TRACE(what + " shape " + s.str() + " eb " + std::to_string(eb.value) + (eb.mode == EbMode::rel ? " rel" : " abs"));
+                                bool lorenzo = true, const std::string& pipeline = "interp",
+                                const std::string& list = "") {
+  SCOPED_TRACE(what + " " + pipeline + (list.empty() ? "" : " stages " + list) + " shape " + s.str() + " eb " +
+               std::to_string(eb.value) + (eb.mode == EbMode::rel ? " rel" : " abs"));
   const uint64_t n = s.count(), bytes = n * sizeof(T);
   CompressOptions o;
   o.eb = eb;
-  o.pipeline = "interp";
+  o.pipeline = pipeline;
+  o.stages = list;
   o.interp_lorenzo = lorenzo;
   o.device = Device::cpu;
   const auto st_cpu = compress({x.data(), dtype_of<T>(), s}, o);
@@ -59,7 +67,7 @@ void expect_interp_cross_device(const Shape& s, const std::vector<T>& x, ErrorBo
   EXPECT_TRUE(test::same_bits(ref, test::download(d_out.get(), n))) << "device output differs";
 
   // Device in, device stream out (the device-resident sections), and back device to device.
-  const uint64_t cap = max_compressed_size(dtype_of<T>(), s, "interp", o.chunk_mb);
+  const uint64_t cap = max_compressed_size(dtype_of<T>(), s, pipeline, o.chunk_mb);
   dev::Buffer<uint8_t> d_stream(cap, nullptr);
   const uint64_t size = compress_into({d_x.get(), dtype_of<T>(), s, true}, d_stream.get(), cap, true, o);
   EXPECT_TRUE(test::download(d_stream.get(), size) == st_cpu) << "device-resident stream differs";
@@ -146,16 +154,15 @@ TEST(InterpCuda, TwinEqualsCpuTwinForEveryConfiguration) {
   }
 }
 
-TEST(InterpCuda, DeviceResidentDecodeRefusesHostileSections) {
-  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
-  // A stream whose sections are intact but whose exact values sit on coded points: the device
-  // decoder reports it and writes nothing.
+namespace {
+
+void expect_device_refusal(const char* pipeline, const std::string& what) {
   const Shape s = Shape::parse("9x10x11");
   auto x = test::smooth_field<float>(s, 14);
   x[3] = std::numeric_limits<float>::quiet_NaN();
   CompressOptions o;
   o.eb = {EbMode::rel, 1e-3};
-  o.pipeline = "interp";
+  o.pipeline = pipeline;
   o.interp_lorenzo = false;
   o.device = Device::cpu;
   auto st = compress({x.data(), DType::f32, s}, o);
@@ -164,8 +171,19 @@ TEST(InterpCuda, DeviceResidentDecodeRefusesHostileSections) {
   chunks[0].pipeline = ps.chunks[0].header.pipeline;
   chunks[0].params = ps.chunks[0].header.params;
   for (const auto& sv : ps.chunks[0].sections) chunks[0].sections.push_back({sv.id, {sv.bytes.begin(), sv.bytes.end()}});
-  for (auto& sec : chunks[0].sections)
-    if (sec.id == 3) sec.bytes[24] = static_cast<uint8_t>(sec.bytes[24] + 1);  // first run moves by one
+  auto& p = chunks[0].params;
+  for (auto& sec : chunks[0].sections) {
+    if (what == "exact values on coded points" && sec.id == 3)
+      sec.bytes[24] = static_cast<uint8_t>(sec.bytes[24] + 1);  // first run moves by one
+    if (what == "codes blob" && sec.id == 1) sec.bytes[0] ^= 0x5a;  // the blob's declared size
+  }
+  if (what == "codes list swapped") {  // the list ends the params: interp-tp's, or interp-cr's for it
+    const size_t at = 11 + 9 * size_t{p[2]};
+    p.resize(at);
+    const std::vector<uint8_t> tp{3, 1, 0x10, 0x20, 0x30}, cr{4, 1, 0x02, 0x32, 0x13, 0x40};
+    const auto& l = std::string(pipeline) == "interp-tp" ? cr : tp;
+    p.insert(p.end(), l.begin(), l.end());
+  }
   const auto bad = write_stream(ps.header, ps.plan, chunks);
   auto d_stream = test::upload(bad);
   std::vector<float> sentinel(x.size(), 7.0f);
@@ -175,20 +193,75 @@ TEST(InterpCuda, DeviceResidentDecodeRefusesHostileSections) {
   d.out_on_device = true;
   try {
     decompress(StreamView(d_stream.get(), bad.size(), true), d_out.get(), x.size() * 4, d);
-    ADD_FAILURE() << "hostile exact section accepted";
+    ADD_FAILURE() << "hostile stream accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), Status::corrupt_stream) << e.what();
   }
   EXPECT_TRUE(test::download(d_out.get(), x.size()) == sentinel) << "output written despite the failure";
 }
 
-TEST(InterpCuda, SharedDataEveryFieldEveryBound) {
+}  // namespace
+
+// Sections with valid checksums but hostile contents, decoded from device memory into device
+// memory: refused as corrupt, the output untouched.
+TEST(InterpCuda, DeviceResidentDecodeRefusesHostileSections) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* name : kNames)
+    for (const char* what : {"exact values on coded points", "codes blob", "codes list swapped"}) {
+      SCOPED_TRACE(std::string(name) + ": " + what);
+      expect_device_refusal(name, what);
+    }
+}
+
+
+TEST(InterpCuda, SharedDataEveryFieldEveryBoundEveryName) {
   if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
   const auto dir = test::shared_data_dir();
   if (!dir) GTEST_SKIP() << "../shared/data absent (fresh clone): extended test skipped";
   test::for_each_real_field(*dir, [](const test::RealField& f, const auto& x) {
     using T = typename std::decay_t<decltype(x)>::value_type;
-    for (double rel : {1e-2, 1e-3, 1e-4})
-      expect_interp_cross_device<T>(f.shape, x, {EbMode::rel, rel}, f.name);
+    for (const char* name : kNames)
+      for (double rel : {1e-2, 1e-3, 1e-4}) expect_interp_cross_device<T>(f.shape, x, {EbMode::rel, rel}, f.name, true, name);
   });
+}
+
+// The real-field cuts in tests/fixtures, in chunks of a few rows too (each chunk picks its own
+// list, and some fall back to Lorenzo), under each name.
+TEST(InterpCuda, FixturesEveryName) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const auto& ent : std::filesystem::directory_iterator(SCIZ_FIXTURES_DIR)) {
+    const std::string fn = ent.path().filename().string();
+    const auto dot = fn.rfind('.'), us = fn.rfind('_');
+    const Shape s = Shape::parse(fn.substr(us + 1, dot - us - 1));
+    const auto raw = test::read_file(ent.path());
+    for (const char* name : kNames)
+      for (double rel : {1e-2, 1e-3, 1e-4}) {
+        if (fn.substr(dot) == ".f64") {
+          std::vector<double> x(s.count());
+          ASSERT_EQ(raw.size(), x.size() * 8) << fn;
+          std::memcpy(x.data(), raw.data(), raw.size());
+          expect_interp_cross_device<double>(s, x, {EbMode::rel, rel}, fn, true, name);
+        } else {
+          std::vector<float> x(s.count());
+          ASSERT_EQ(raw.size(), x.size() * 4) << fn;
+          std::memcpy(x.data(), raw.data(), raw.size());
+          expect_interp_cross_device<float>(s, x, {EbMode::rel, rel}, fn, true, name);
+        }
+      }
+  }
+}
+
+TEST(InterpCuda, EveryStageAloneAndSomeListsWriteTheCpuBytes) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const Shape s = Shape::parse("23x37x19");
+  auto x = test::smooth_field<float>(s, 21);
+  x[1] = std::numeric_limits<float>::quiet_NaN();
+  x[x.size() / 3] = 1e5f;
+  for (stages::StageId id : stages::all_stages())
+    expect_interp_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "one stage", false, "interp", stages::stage_name(id));
+  for (const char* list : {"zrle+huffman,rze1", "huffman,rre4,tcms8,rze1", "tcms1,bit1,rre1", "rle,bit2,rze8",
+                           "tcms4,bit4,rre2,rze1", "bitpack,tcms8,bit8"}) {
+    expect_interp_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "list", false, "interp", list);
+    expect_interp_cross_device<float>(s, x, {EbMode::rel, 1e-3}, "list, fallback allowed", true, "interp", list);
+  }
 }

@@ -1,6 +1,6 @@
-// The `interp` pipeline through the public API: round trips over dtype x dims (1-4-D) x awkward
-// sizes x bounds (abs and rel, loose to below the data's ulp) with every point checked and
-// NaN/Inf bit-exact; the NaN-masked ocean cut; the tuner's choices recorded in params and
+// The `interp` pipelines (`interp`, `interp-cr`, `interp-tp`) through the public API: round
+// trips over dtype x dims (1-4-D) x awkward sizes x bounds (abs and rel, loose to below the
+// data's ulp) with every point checked and NaN/Inf bit-exact, for each name; the NaN-masked ocean cut; the tuner's choices recorded in params and
 // honoured by the decoder; the Lorenzo fallback; chunked streams; thread counts; damaged
 // streams and hostile params or sections (valid checksums, wrong contents) refused as
 // corrupt_stream, never a crash.
@@ -30,10 +30,10 @@ constexpr DType dtype_of() {
   return sizeof(T) == 4 ? DType::f32 : DType::f64;
 }
 
-CompressOptions interp_options(ErrorBound eb, bool lorenzo = false) {
+CompressOptions interp_options(ErrorBound eb, bool lorenzo = false, const std::string& pipeline = "interp") {
   CompressOptions o;
   o.eb = eb;
-  o.pipeline = "interp";
+  o.pipeline = pipeline;
   o.device = Device::cpu;
   o.interp_lorenzo = lorenzo;
   return o;
@@ -51,8 +51,8 @@ std::vector<uint8_t> expect_round_trip(const std::vector<T>& x, const Shape& s, 
   SCOPED_TRACE(what);
   auto st = compress({x.data(), dtype_of<T>(), s}, o);
   const StreamInfo info = inspect(st);
-  EXPECT_TRUE(info.pipeline == "interp");
-  for (const auto& c : info.chunks) EXPECT_TRUE(c.pipeline == "interp" || c.pipeline == "raw") << c.pipeline;
+  EXPECT_EQ(info.pipeline, o.pipeline);
+  for (const auto& c : info.chunks) EXPECT_TRUE(c.pipeline == o.pipeline || c.pipeline == "raw") << c.pipeline;
   std::vector<T> y(x.size());
   decompress(st, y.data(), y.size() * sizeof(T), Device::cpu);
   EXPECT_EQ(test::check_bound(x, y, info.eb_abs), "");
@@ -67,9 +67,22 @@ const std::vector<std::string>& shapes() {
   return v;
 }
 
+// The three pipeline names, one ctest entry each.
+class InterpNames : public ::testing::TestWithParam<std::string> {};
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& p) {
+  std::string n = p.param;
+  for (char& c : n)
+    if (c == '-') c = '_';
+  return n;
+}
+
 }  // namespace
 
-TEST(InterpPipeline, RoundTripsOverTypesDimsSizesAndBounds) {
+INSTANTIATE_TEST_SUITE_P(Names, InterpNames, ::testing::Values("interp", "interp-cr", "interp-tp"), test_name);
+
+TEST_P(InterpNames, RoundTripsOverTypesDimsSizesAndBounds) {
+  const std::string name = GetParam();
   for (const std::string& sh : shapes()) {
     const Shape s = Shape::parse(sh);
     auto xf = test::smooth_field<float>(s, 5);
@@ -80,14 +93,15 @@ TEST(InterpPipeline, RoundTripsOverTypesDimsSizesAndBounds) {
     for (ErrorBound eb : {ErrorBound{EbMode::abs, 5.0}, ErrorBound{EbMode::rel, 1e-2}, ErrorBound{EbMode::rel, 1e-4},
                           ErrorBound{EbMode::abs, 1e-9}}) {
       const std::string what = sh + (eb.mode == EbMode::abs ? " abs " : " rel ") + std::to_string(eb.value);
-      expect_round_trip(xf, s, interp_options(eb), what + " f32");
-      expect_round_trip(xd, s, interp_options(eb), what + " f64");
-      expect_round_trip(xf, s, interp_options(eb, true), what + " f32, Lorenzo fallback allowed");
+      expect_round_trip(xf, s, interp_options(eb, false, name), what + " f32");
+      expect_round_trip(xd, s, interp_options(eb, false, name), what + " f64");
+      expect_round_trip(xf, s, interp_options(eb, true, name), what + " f32, Lorenzo fallback allowed");
     }
   }
 }
 
-TEST(InterpPipeline, SpecialValuesComeBackExactly) {
+TEST_P(InterpNames, SpecialValuesComeBackExactly) {
+  const std::string name = GetParam();
   for (const std::string& sh : {std::string("7x333"), std::string("20011"), std::string("9x10x11")}) {
     const Shape s = Shape::parse(sh);
     auto x = test::smooth_field<float>(s, 4);
@@ -97,13 +111,13 @@ TEST(InterpPipeline, SpecialValuesComeBackExactly) {
     x[100] = 1e30f, x[101] = -1e30f, x[102] = std::numeric_limits<float>::denorm_min(), x[103] = -0.0f;
     x[104] = std::numeric_limits<float>::max(), x[105] = -std::numeric_limits<float>::max();
     for (double rel : {1e-2, 1e-5}) {
-      expect_round_trip(x, s, interp_options({EbMode::rel, rel}), sh + " special values");
-      expect_round_trip(x, s, interp_options({EbMode::rel, rel}, true), sh + " special values, fallback allowed");
+      expect_round_trip(x, s, interp_options({EbMode::rel, rel}, false, name), sh + " special values");
+      expect_round_trip(x, s, interp_options({EbMode::rel, rel}, true, name), sh + " special values, fallback allowed");
     }
     std::vector<double> c(s.count(), 2.5);
-    expect_round_trip(c, s, interp_options({EbMode::rel, 1e-3}), sh + " constant");
+    expect_round_trip(c, s, interp_options({EbMode::rel, 1e-3}, false, name), sh + " constant");
     std::vector<double> nans(s.count(), std::numeric_limits<double>::quiet_NaN());
-    expect_round_trip(nans, s, interp_options({EbMode::rel, 1e-3}), sh + " all NaN");
+    expect_round_trip(nans, s, interp_options({EbMode::rel, 1e-3}, false, name), sh + " all NaN");
   }
 }
 
@@ -180,6 +194,15 @@ Status decode_status(const std::vector<uint8_t>& st, uint64_t n, std::vector<T>*
   return Status::ok;
 }
 
+// Interp params (layout 2): layout, predictor, L, f32 alpha, f32 beta, L configs, L f64 bounds,
+// then the stage list (count, code width, ids).
+constexpr size_t kConfigAt = 11;
+size_t list_at(const std::vector<uint8_t>& p) { return kConfigAt + 9 * size_t{p[2]}; }
+void set_list(std::vector<uint8_t>& p, std::vector<uint8_t> list) {
+  p.resize(list_at(p));
+  p.insert(p.end(), list.begin(), list.end());
+}
+
 std::vector<uint8_t>& section(std::vector<SectionIn>& s, uint32_t id) {
   for (auto& x : s)
     if (x.id == id) return x.bytes;
@@ -202,7 +225,7 @@ TEST(InterpPipeline, DecoderFollowsTheParamsNotItsOwnTuning) {
   // decoder reconstructs with what the params say.
   const auto other = rewrite(st, [](std::vector<uint8_t>& p, std::vector<SectionIn>&) {
     const int levels = p[2];
-    for (int l = 0; l < levels; ++l) p[12 + l] = 0;
+    for (int l = 0; l < levels; ++l) p[kConfigAt + l] = 0;
   });
   std::vector<float> z;
   ASSERT_EQ(decode_status<float>(other, x.size(), &z), Status::ok);
@@ -244,18 +267,19 @@ TEST(InterpPipeline, ChunkedStreamsDecodeWholeAndBySlice) {
   EXPECT_EQ(test::check_bound(ref, part, info.eb_abs), "");
 }
 
-TEST(InterpPipeline, ThreadCountDoesNotChangeTheStream) {
+TEST_P(InterpNames, ThreadCountDoesNotChangeTheStream) {
 #if defined(_OPENMP)
   const Shape s = Shape::parse("40x50x60");
   auto x = test::smooth_field<float>(s, 13);
   for (size_t i = 0; i < x.size(); i += 101) x[i] = std::numeric_limits<float>::quiet_NaN();
   const int before = omp_get_max_threads();
   omp_set_num_threads(1);
-  const auto a = compress({x.data(), DType::f32, s}, interp_options({EbMode::rel, 1e-3}, true));
+  const CompressOptions o = interp_options({EbMode::rel, 1e-3}, true, GetParam());
+  const auto a = compress({x.data(), DType::f32, s}, o);
   omp_set_num_threads(2);
-  const auto b = compress({x.data(), DType::f32, s}, interp_options({EbMode::rel, 1e-3}, true));
+  const auto b = compress({x.data(), DType::f32, s}, o);
   omp_set_num_threads(5);
-  const auto c = compress({x.data(), DType::f32, s}, interp_options({EbMode::rel, 1e-3}, true));
+  const auto c = compress({x.data(), DType::f32, s}, o);
   omp_set_num_threads(before);
   EXPECT_EQ(a, b);
   EXPECT_EQ(a, c);
@@ -264,12 +288,12 @@ TEST(InterpPipeline, ThreadCountDoesNotChangeTheStream) {
 #endif
 }
 
-TEST(InterpPipeline, DamagedStreamsAreRefused) {
+TEST_P(InterpNames, DamagedStreamsAreRefused) {
   const Shape s = Shape::parse("9x10x11");
   auto x = test::smooth_field<float>(s, 14);
   x[3] = std::numeric_limits<float>::quiet_NaN();
   x[200] = 1e6f;  // an outlier or an exact value: every section non-empty
-  const auto st = compress({x.data(), DType::f32, s}, interp_options({EbMode::rel, 1e-3}));
+  const auto st = compress({x.data(), DType::f32, s}, interp_options({EbMode::rel, 1e-3}, false, GetParam()));
   ASSERT_EQ(decode_status<float>(st, x.size()), Status::ok);
   for (size_t len = 0; len < st.size(); len += 7) {
     std::vector<uint8_t> cut(st.begin(), st.begin() + len);
@@ -282,26 +306,34 @@ TEST(InterpPipeline, DamagedStreamsAreRefused) {
   }
 }
 
-TEST(InterpPipeline, HostileParamsAndSectionsAreRefused) {
+TEST_P(InterpNames, HostileParamsAndSectionsAreRefused) {
   const Shape s = Shape::parse("9x10x11");
   auto x = test::smooth_field<float>(s, 14);
   x[3] = std::numeric_limits<float>::quiet_NaN();
   x[200] = 1e6f;
   x[201] = -3e4f;
-  const auto st = compress({x.data(), DType::f32, s}, interp_options({EbMode::rel, 1e-3}));
-  ASSERT_EQ(inspect(st).chunks[0].pipeline, "interp");
+  const auto st = compress({x.data(), DType::f32, s}, interp_options({EbMode::rel, 1e-3}, false, GetParam()));
+  ASSERT_EQ(inspect(st).chunks[0].pipeline, GetParam());
+  ASSERT_EQ(decode_status<float>(st, x.size()), Status::ok);
   using Edit = std::function<void(std::vector<uint8_t>&, std::vector<SectionIn>&)>;
   const std::vector<std::pair<std::string, Edit>> edits = {
       {"predictor 7", [](auto& p, auto&) { p[1] = 7; }},
       {"level count", [](auto& p, auto&) { p[2] += 1; }},
-      {"codes stage", [](auto& p, auto&) { p[3] = 9; }},
-      {"codes stage of another blob", [](auto& p, auto&) { p[3] = p[3] == 2 ? 5 : 2; }},
-      {"config", [](auto& p, auto&) { p[12] = 0x55; }},
-      {"negative bound", [](auto& p, auto&) { const double v = -1; std::memcpy(&p[p.size() - 8], &v, 8); }},
-      {"NaN bound", [](auto& p, auto&) { const double v = NAN; std::memcpy(&p[p.size() - 8], &v, 8); }},
-      {"bound above the stream's", [](auto& p, auto&) { const double v = 1e30; std::memcpy(&p[p.size() - 8], &v, 8); }},
+      {"config", [](auto& p, auto&) { p[kConfigAt] = 0x55; }},
+      {"negative bound", [](auto& p, auto&) { const double v = -1; std::memcpy(&p[list_at(p) - 8], &v, 8); }},
+      {"NaN bound", [](auto& p, auto&) { const double v = NAN; std::memcpy(&p[list_at(p) - 8], &v, 8); }},
+      {"bound above the stream's", [](auto& p, auto&) { const double v = 1e30; std::memcpy(&p[list_at(p) - 8], &v, 8); }},
       {"extra params", [](auto& p, auto&) { p.push_back(0); }},
       {"short params", [](auto& p, auto&) { p.pop_back(); }},
+      {"no stage list", [](auto& p, auto&) { p.resize(list_at(p)); }},
+      {"stage list of 0 stages", [](auto& p, auto&) { p[list_at(p)] = 0; }},
+      {"stage list of 9 stages", [](auto& p, auto&) { set_list(p, {9, 1, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30}); }},
+      {"stage list of 2-byte codes", [](auto& p, auto&) { p[list_at(p) + 1] = 2; }},
+      {"stage id 0x99", [](auto& p, auto&) { p[list_at(p) + 2] = 0x99; }},
+      {"codes stage second", [](auto& p, auto&) { set_list(p, {2, 1, 0x40, 0x02}); }},
+      {"another list: interp-tp", [](auto& p, auto&) { set_list(p, {3, 1, 0x10, 0x20, 0x30}); }},
+      {"another list: interp-cr", [](auto& p, auto&) { set_list(p, {4, 1, 0x02, 0x32, 0x13, 0x40}); }},
+      {"another list: bitpack", [](auto& p, auto&) { set_list(p, {1, 1, 0x01}); }},
       {"codes blob", [](auto&, auto& sec) { section(sec, 1)[0] ^= 0x5a; }},
       {"codes truncated", [](auto&, auto& sec) { section(sec, 1).resize(section(sec, 1).size() / 2); }},
       {"codes empty", [](auto&, auto& sec) { section(sec, 1).clear(); }},
@@ -327,21 +359,33 @@ TEST(InterpPipeline, HostileParamsAndSectionsAreRefused) {
        }},
       {"exact section gone", [](auto&, auto& sec) { sec.erase(sec.begin() + 2); }},
   };
+  const std::vector<uint8_t> params = read_stream(st).chunks[0].header.params;
   for (const auto& [name, edit] : edits) {
+    if (name.rfind("another list", 0) == 0) {  // only a list the stream was not written with
+      std::vector<uint8_t> p = params;
+      std::vector<SectionIn> none;
+      edit(p, none);
+      if (p == params) continue;
+    }
     const auto bad = rewrite(st, edit);
     const Status got = decode_status<float>(bad, x.size());
     EXPECT_TRUE(got == Status::corrupt_stream || got == Status::unsupported) << name << ": status " << static_cast<int>(got);
   }
   // An unknown params layout is a newer format, not damage.
-  EXPECT_EQ(decode_status<float>(rewrite(st, [](auto& p, auto&) { p[0] = 2; }), x.size()), Status::unsupported);
+  EXPECT_EQ(decode_status<float>(rewrite(st, [](auto& p, auto&) { p[0] = 3; }), x.size()), Status::unsupported);
+  // Layout 1, the interp branch's draft that no release wrote, is not read either.
+  EXPECT_EQ(decode_status<float>(rewrite(st, [](auto& p, auto&) { p[0] = 1; }), x.size()), Status::unsupported);
 }
 
-TEST(InterpPipeline, SharedDataEveryFieldEveryBound) {
+// interp at three bounds; its presets, which differ only in the codes' stage list, at one.
+TEST_P(InterpNames, SharedDataEveryField) {
   const auto dir = test::shared_data_dir();
   if (!dir) GTEST_SKIP() << "../shared/data absent (fresh clone): extended test skipped";
-  test::for_each_real_field(*dir, [](const test::RealField& f, const auto& x) {
-    for (double rel : {1e-2, 1e-3, 1e-4}) {
-      CompressOptions o = interp_options({EbMode::rel, rel}, true);
+  const std::vector<double> bounds =
+      GetParam() == "interp" ? std::vector<double>{1e-2, 1e-3, 1e-4} : std::vector<double>{1e-3};
+  test::for_each_real_field(*dir, [&](const test::RealField& f, const auto& x) {
+    for (double rel : bounds) {
+      CompressOptions o = interp_options({EbMode::rel, rel}, true, GetParam());
       const auto st = compress({x.data(), f.dtype, f.shape}, o);
       using T = typename std::decay_t<decltype(x)>::value_type;
       std::vector<T> y(x.size());
