@@ -150,8 +150,11 @@ int run(const std::vector<uint8_t>& raw, const Shape& shape, double rel, const i
     const auto chain = stages::parse_chain(c);
     const auto t0 = std::chrono::steady_clock::now();
     const auto blob = stages::encode_cpu(chain, codes, interp_codes::kContext);
-    std::printf("chain %s: %zu B, ratio (sections only) %.3f, %.1f ms\n", c.c_str(), blob.size(),
-                in_bytes / (double(blob.size()) + sp_bytes), seconds(t0) * 1e3);
+    const double ms = seconds(t0) * 1e3;
+    const auto blob_lin = stages::encode_cpu(chain, lin, interp_codes::kContext);
+    std::printf("chain %s: %zu B, ratio (sections only) %.3f, %.1f ms; linear order %zu B, ratio %.3f\n", c.c_str(),
+                blob.size(), in_bytes / (double(blob.size()) + sp_bytes), ms, blob_lin.size(),
+                in_bytes / (double(blob_lin.size()) + sp_bytes));
   }
   if (reps > 0) time_phases(x, L, eb, req, reps);
   return 0;
