@@ -2,10 +2,8 @@
 
 #include <sciz/error.hpp>
 
-#include <cstring>
 #include <utility>
 
-#include "core/trace.hpp"
 #include "lossless/codes/codes.hpp"
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/stages/stages.hpp"

@@ -1,22 +1,23 @@
 // `interp` = spline interpolation in 17^3 blocks over a coded anchor grid (src/predict/interp,
 // docs/INTERP.md) -> uint8 quant codes level by level -> a stage list (interp_codes.hpp: the
 // pipeline's named list, the caller's, or per chunk the smallest of a few candidates); outliers
-// and exactly stored values apart. Params carry every level's spline, scheme and bound and the
-// stage list, so the decoder needs nothing else. Where the tuner estimates first-order Lorenzo smaller on the
-// sampled blocks, the chunk is the lorenzo pipeline's, wrapped (params: predictor 1, then
-// lorenzo's params; lorenzo's sections). Composition only.
+// and exactly stored values apart. Params (interp_params.hpp) carry every level's spline,
+// scheme and bound and the stage list, so the decoder needs nothing else. Where the tuner
+// estimates first-order Lorenzo smaller on the sampled blocks, the chunk is the lorenzo
+// pipeline's, wrapped (params: predictor 1, then lorenzo's params; lorenzo's sections).
+// Composition only.
 #include <sciz/error.hpp>
 
 #include <cmath>
 #include <memory>
 #include <span>
 
-#include "core/byteio.hpp"
 #include "core/device.hpp"
 #include "core/device_status.hpp"
 #include "core/exact_runs.hpp"
 #include "core/trace.hpp"
 #include "pipelines/interp_codes.hpp"
+#include "pipelines/interp_params.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/staging.hpp"
 #include "predict/interp/interp.hpp"
@@ -26,78 +27,9 @@ namespace sciz {
 namespace {
 
 enum Section : uint32_t { kCodes = 1, kOutliers = 2, kExact = 3 };
-// Layout 1 was the interp branch's draft (a 16-bit codes stage byte), never released: refused.
-constexpr uint8_t kParamsLayout = 2;
-enum Predictor : uint8_t { kInterp = 0, kLorenzo = 1 };
 // Lorenzo is taken when its estimate is below this share of interp's: the estimate favours
 // Lorenzo by a few percent on the real fields (docs/INTERP.md), so close calls stay interp.
 constexpr double kLorenzoShare = 0.97;
-
-// Params: u8 layout (2), u8 predictor (0 interp, 1 lorenzo). Interp: u8 level count L, f32
-// alpha, f32 beta (the tightening that gave the bounds; shown, not used), L x u8 level config
-// (spline | scheme << 4, level 1 first), L x f64 level bound, then the codes section's stage
-// list (1-byte codes). Lorenzo: the lorenzo pipeline's params.
-std::vector<uint8_t> encode_params(const interp::Choice& ch, const stages::Chain& chain) {
-  ByteWriter w;
-  w.put<uint8_t>(kParamsLayout);
-  w.put<uint8_t>(kInterp);
-  w.put<uint8_t>(static_cast<uint8_t>(ch.config.size()));
-  w.put<float>(static_cast<float>(ch.alpha));
-  w.put<float>(static_cast<float>(ch.beta));
-  for (const auto& c : ch.config) w.put<uint8_t>(interp::pack_config(c));
-  for (double e : ch.eb) w.put<double>(e);
-  for (uint8_t b : stages::write_stage_list({chain, interp_codes::kContext.code_width})) w.put<uint8_t>(b);
-  return std::move(w.buffer());
-}
-
-// The codes' stage list at the end of interp params, checked as format 5 checks a list, for
-// 1-byte codes.
-stages::Chain read_list(ByteReader& r, const std::vector<uint8_t>& b) {
-  size_t used = 0;
-  const stages::StageList l = stages::read_stage_list(std::span<const uint8_t>(b).subspan(b.size() - r.remaining()), used);
-  SCIZ_REQUIRE(l.code_width == interp_codes::kContext.code_width, Status::corrupt_stream,
-               "interp params: stage list of " + std::to_string(l.code_width) +
-                   "-byte codes, but interp's quant codes are 1 byte");
-  r.take(used, "stage list");
-  return l.chain;
-}
-
-// The predictor a chunk's params name (checking the layout byte).
-Predictor predictor_of(const std::vector<uint8_t>& b) {
-  ByteReader r(b.data(), b.size(), "interp params");
-  const uint8_t layout = r.get<uint8_t>("layout");
-  SCIZ_REQUIRE(layout == kParamsLayout, Status::unsupported, "interp params: unknown layout " + std::to_string(layout));
-  const uint8_t p = r.get<uint8_t>("predictor");
-  SCIZ_REQUIRE(p == kInterp || p == kLorenzo, Status::corrupt_stream, "interp params: unknown predictor " + std::to_string(p));
-  return static_cast<Predictor>(p);
-}
-
-interp::Choice decode_params(const std::vector<uint8_t>& b, const interp::Layout& L, double eb, stages::Chain& chain) {
-  ByteReader r(b.data(), b.size(), "interp params");
-  r.take(2, "layout and predictor");
-  const int levels = r.get<uint8_t>("level count");
-  SCIZ_REQUIRE(levels == L.levels, Status::corrupt_stream,
-               "interp params: " + std::to_string(levels) + " levels, a field of this extent has " + std::to_string(L.levels));
-  interp::Choice ch;
-  ch.alpha = r.get<float>("alpha");
-  ch.beta = r.get<float>("beta");
-  for (int l = 0; l < levels; ++l) {
-    const uint8_t c = r.get<uint8_t>("level config");
-    SCIZ_REQUIRE(interp::valid_config(c), Status::corrupt_stream,
-                 "interp params: level " + std::to_string(l + 1) + " config " + std::to_string(c) + " is unknown");
-    ch.config.push_back(interp::unpack_config(c));
-  }
-  for (int l = 0; l < levels; ++l) {
-    const double e = r.get<double>("level bound");
-    SCIZ_REQUIRE(std::isfinite(e) && e > 0 && e <= eb, Status::corrupt_stream,
-                 "interp params: level " + std::to_string(l + 1) + " bound " + std::to_string(e) +
-                     " is not in (0, " + std::to_string(eb) + "]");
-    ch.eb.push_back(e);
-  }
-  chain = read_list(r, b);
-  SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream, "interp params: " + std::to_string(r.remaining()) + " extra bytes");
-  return ch;
-}
 
 interp::TuneRequest tune_request(const CompressOptions& o, const interp_codes::Plan& plan) {
   const double a = o.interp_alpha, b = o.interp_beta;
@@ -144,8 +76,7 @@ void compress_typed(const CompressJob& job, const interp_codes::Plan& plan, std:
   if (req.lorenzo_codes_bytes && ch.lorenzo_bits < kLorenzoShare * ch.interp_bits) {
     std::vector<uint8_t> inner;
     find_pipeline("lorenzo").compress(lorenzo_job(job, plan), inner, sections);
-    params = {kParamsLayout, kLorenzo};
-    params.insert(params.end(), inner.begin(), inner.end());
+    params = interp_params::write_lorenzo(inner);
     return;
   }
   interp::Sparse<T> sp;
@@ -172,7 +103,7 @@ void compress_typed(const CompressJob& job, const interp_codes::Plan& plan, std:
     dev::sync(s);
   }
   TracePhase t("interp sparse sections");
-  params = encode_params(ch, chain);
+  params = interp_params::write(ch, chain);
   sections.push_back({kCodes, std::move(packed)});
   sections.push_back({kOutliers, interp::write_outliers(sp.outliers)});
   sections.push_back({kExact, write_runs(sp.exact_idx, sp.exact_val)});
@@ -181,7 +112,7 @@ void compress_typed(const CompressJob& job, const interp_codes::Plan& plan, std:
 // A chunk the lorenzo pipeline coded: its decoder, on the chunk with lorenzo's own params.
 void decompress_lorenzo(const DecompressJob& job) {
   ParsedChunk inner = *job.chunk;
-  inner.header.params.erase(inner.header.params.begin(), inner.header.params.begin() + 2);
+  inner.header.params.erase(inner.header.params.begin(), inner.header.params.begin() + interp_params::kLorenzoPrefix);
   DecompressJob j = job;
   j.chunk = &inner;
   find_pipeline("lorenzo").decompress(j);
@@ -192,7 +123,7 @@ void decompress_typed(const DecompressJob& job) {
   const ParsedChunk& ps = *job.chunk;
   const interp::Layout L = interp::layout_of(job.extent);
   stages::Chain chain;
-  const interp::Choice ch = decode_params(ps.header.params, L, ps.header.eb_abs, chain);
+  const interp::Choice ch = interp_params::read(ps.header.params, L, ps.header.eb_abs, chain);
   interp::Sparse<T> sp;
   {
     TracePhase t("interp sparse sections");
@@ -244,8 +175,7 @@ void compress_device_typed(const CompressJob& job, const interp_codes::Plan& pla
   if (req.lorenzo_codes_bytes && ch.lorenzo_bits < kLorenzoShare * ch.interp_bits) {
     DeviceChunkOut inner;
     find_pipeline("lorenzo").compress_device(lorenzo_job(job, plan), inner);
-    out.params = {kParamsLayout, kLorenzo};
-    out.params.insert(out.params.end(), inner.params.begin(), inner.params.end());
+    out.params = interp_params::write_lorenzo(inner.params);
     out.sections = std::move(inner.sections);
     out.owned = std::move(inner.owned);
     return;
@@ -262,7 +192,7 @@ void compress_device_typed(const CompressJob& job, const interp_codes::Plan& pla
     TracePhase t("interp codes section (cuda, device)", true, s);
     sec = interp_codes::encode_cuda(codes.get(), L.total, plan, chain, s);
   }
-  out.params = encode_params(ch, chain);
+  out.params = interp_params::write(ch, chain);
   out.add(kCodes, std::move(sec.bytes), sec.size);
   out.add(kOutliers, std::move(sp.outliers), sp.outliers_size);
   out.add(kExact, std::move(sp.exact), sp.exact_size);
@@ -273,7 +203,7 @@ void decompress_device_typed(const DeviceDecodeJob& job) {
   const Header& h = *job.header;
   const interp::Layout L = interp::layout_of(job.extent);
   stages::Chain chain;
-  const interp::Choice ch = decode_params(h.params, L, h.eb_abs, chain);
+  const interp::Choice ch = interp_params::read(h.params, L, h.eb_abs, chain);
   dev::Buffer<uint8_t> codes(L.total, job.s);
   interp_codes::decode_cuda(chain, job.section(kCodes, "quant codes"), codes.get(), L.total, job.st, job.s);
   interp::decompress_device<T>(codes.get(), job.section(kOutliers, "outliers"), job.section(kExact, "exact values"), L, ch,
@@ -283,46 +213,12 @@ void decompress_device_typed(const DeviceDecodeJob& job) {
 // A chunk the lorenzo pipeline coded, on the device: its decoder, with lorenzo's own params.
 void decompress_device_lorenzo(const DeviceDecodeJob& job) {
   Header inner = *job.header;
-  inner.params.erase(inner.params.begin(), inner.params.begin() + 2);
+  inner.params.erase(inner.params.begin(), inner.params.begin() + interp_params::kLorenzoPrefix);
   DeviceDecodeJob j = job;
   j.header = &inner;
   find_pipeline("lorenzo").decompress_device(j);
 }
 
-std::vector<std::pair<std::string, std::string>> describe_params(const std::vector<uint8_t>& params, uint16_t version) {
-  if (predictor_of(params) == kLorenzo) {
-    auto d = find_pipeline("lorenzo").describe(std::vector<uint8_t>(params.begin() + 2, params.end()), version);
-    d.insert(d.begin(), {"predictor", "lorenzo (estimated smaller than interpolation on sampled blocks)"});
-    return d;
-  }
-  ByteReader r(params.data(), params.size(), "interp params");
-  r.take(2, "layout and predictor");
-  const int levels = r.get<uint8_t>("level count");
-  const float alpha = r.get<float>("alpha"), beta = r.get<float>("beta");
-  std::string cfg;
-  static const char* spl[] = {"linear", "cubic"};
-  static const char* sch[] = {"zyx", "xyz", "md", "cross"};
-  for (int l = 0; l < levels; ++l) {
-    const uint8_t c = r.get<uint8_t>("level config");
-    if (l + 1 == levels) continue;  // the root: no neighbours, its config never read
-    const auto lc = interp::unpack_config(c);
-    if (!cfg.empty()) cfg += ' ';
-    cfg += std::to_string(l + 1) + ":" +
-           (interp::valid_config(c) ? std::string(spl[lc.spline]) + "/" + sch[lc.scheme] : "unknown");
-  }
-  r.take(8 * static_cast<size_t>(levels), "level bounds");
-  const stages::Chain chain = read_list(r, params);
-  char ab[64];
-  std::snprintf(ab, sizeof ab, "alpha %.3g, beta %.3g", alpha, beta);
-  return {{"predictor", "interpolation"},
-          {"levels", std::to_string(levels)},
-          {"level configs", cfg},
-          {"level bounds", ab},
-          {"stages", stages::chain_name(chain) + " (1-byte codes)"}};
-}
-
-// One class for the three names: `interp` (auto or any list) and the presets `interp-cr`,
-// `interp-tp`, which differ in the list they code with only; any of them decodes any interp chunk.
 class InterpPipeline final : public Pipeline {
  public:
   InterpPipeline(const char* name, std::optional<stages::Chain> preset) : name_(name), preset_(std::move(preset)) {}
@@ -339,7 +235,8 @@ class InterpPipeline final : public Pipeline {
   }
 
   void decompress(const DecompressJob& job) const override {
-    if (predictor_of(job.chunk->header.params) == kLorenzo) return decompress_lorenzo(job);
+    if (interp_params::predictor_of(job.chunk->header.params) == interp_params::kLorenzo)
+      return decompress_lorenzo(job);
     with_type(job.chunk->header.dtype, [&]<class T>() { decompress_typed<T>(job); });
   }
 
@@ -349,13 +246,20 @@ class InterpPipeline final : public Pipeline {
   }
 
   void decompress_device(const DeviceDecodeJob& job) const override {
-    if (predictor_of(job.header->params) == kLorenzo) return decompress_device_lorenzo(job);
+    if (interp_params::predictor_of(job.header->params) == interp_params::kLorenzo)
+      return decompress_device_lorenzo(job);
     with_type(job.header->dtype, [&]<class T>() { decompress_device_typed<T>(job); });
   }
 
   std::vector<std::pair<std::string, std::string>> describe(const std::vector<uint8_t>& params,
                                                             uint16_t version) const override {
-    return describe_params(params, version);
+    if (interp_params::predictor_of(params) == interp_params::kLorenzo) {
+      const std::vector<uint8_t> inner(params.begin() + interp_params::kLorenzoPrefix, params.end());
+      auto d = find_pipeline("lorenzo").describe(inner, version);
+      d.insert(d.begin(), {"predictor", "lorenzo (estimated smaller than interpolation on sampled blocks)"});
+      return d;
+    }
+    return interp_params::describe_interp(params);
   }
 
  private:
