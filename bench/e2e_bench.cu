@@ -43,7 +43,7 @@ struct Args {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "sciz_bench_e2e: %s\nusage: sciz_bench_e2e --field PATH --dims ZxYxX [--tile AxBxC] [--rel 1e-2,1e-3]\n"
-               "  [--pipelines lorenzo,delta,szx] [--runs 20] [--host-runs N] [--no-host] [--no-cpu-check]\n"
+               "  [--pipelines lorenzo,delta,szx (or interp, interp-tp, interp-cr, ...)] [--runs 20] [--host-runs N] [--no-host] [--no-cpu-check]\n"
                "  [--gpu-memory BYTES] [--devices 0,1] [--chunk-mb MiB] [--no-pageable] [--trace] [--json OUT]\n",
                why.c_str());
   std::exit(2);

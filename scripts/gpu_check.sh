@@ -67,6 +67,15 @@ if [ -f "$FIELD" ] && [ "$(elapsed)" -lt 330 ]; then
   say "e2e 500 MB rc=$?"
   e2e_rows+=("$LOG/e2e_500mb.json")
 fi
+# The interp pipelines on the 500 MB field, device-resident only (compress and decompress from
+# and into device memory, every point checked, GPU stream == CPU stream).
+if [ -f "$FIELD" ] && [ "$(elapsed)" -lt 360 ]; then
+  timeout 100 build-gpu/sciz_bench_e2e --field "$FIELD" --dims 100x100x100 --tile 5x5x5 --rel 1e-2,1e-3,1e-4 --runs 10 \
+    --pipelines interp,interp-tp,interp-cr --no-host --json "$LOG/e2e_interp.json" > "$LOG/e2e_interp.log" 2>&1
+  say "e2e interp rc=$?"
+  grep -E "^interp" "$LOG/e2e_interp.log"
+  e2e_rows+=("$LOG/e2e_interp.json")
+fi
 if [ -f "$FIELD" ] && [ "$(elapsed)" -lt 420 ]; then
   timeout 110 build-gpu/sciz_bench_e2e --field "$FIELD" --dims 100x100x100 --tile 10x10x10 --rel 1e-3 --runs 20 \
     --host-runs 3 --no-pageable --no-cpu-check --gpu-memory 2147483648 --json "$LOG/e2e_4gb.json" > "$LOG/e2e_4gb.log" 2>&1
@@ -210,7 +219,7 @@ rows = {}
 for r in j["rows"]:
     rows.setdefault((r["rel"], r["pipeline"]), {})[r["what"]] = r
 whats = [w for w in ["device", "host pinned", "host pageable"] + sorted({r["what"].rsplit(" ", 1)[0] for r in j["rows"]} - {"device", "host pinned", "host pageable"})]
-print(f"{'rel':6} {'pipeline':8} {'ratio':>7} " + " ".join(f"{w[:18]:>21}" for w in whats) + "  check")
+print(f"{'rel':6} {'pipeline':9} {'ratio':>7} " + " ".join(f"{w[:18]:>21}" for w in whats) + "  check")
 for (rel, p), w in rows.items():
     cells = []
     for k in whats:
@@ -219,7 +228,7 @@ for (rel, p), w in rows.items():
         if k == "device": cells.append(f"{c['gbs']:9.0f} / {d['gbs']:9.0f}")
         else: cells.append(f"{c['gbs']:5.1f}({c['gbs']/j['h2d_gbs']:.2f})/{d['gbs']:5.1f}({d['gbs']/j['d2h_gbs']:.2f})")
     checks = sorted({x['check'] for x in w.values()})
-    print(f"{rel:<6g} {p:8} {w['device compress']['ratio']:7.2f} " + " ".join(cells) + "  " + ",".join(checks))
+    print(f"{rel:<6g} {p:9} {w['device compress']['ratio']:7.2f} " + " ".join(cells) + "  " + ",".join(checks))
 PY
   done
 fi

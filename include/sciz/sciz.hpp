@@ -43,12 +43,25 @@ struct CompressOptions {
   std::string pipeline = "lorenzo";
   Device device = Device::auto_select;
   int32_t radius = 512;  // lorenzo: quant codes span [0, 2 radius); 1..32768
-  Lossless lossless = Lossless::auto_select;  // lorenzo: stage for the quant codes
-  // lorenzo: a stage list for the quant codes instead (docs/LOSSLESS.md, "Stages and chains"),
-  // e.g. "huffman,rre4,tcms8,rze1", or a named list ("interp-cr", "interp-tp"): a codes stage
-  // first (or none), then byte stages. Empty: the one stage `lossless` names. Give one of them.
+  Lossless lossless = Lossless::auto_select;  // lorenzo, interp: stage for the quant codes
+  // lorenzo, interp: a stage list for the quant codes instead (docs/LOSSLESS.md, "Stages and
+  // chains"), e.g. "huffman,rre4,tcms8,rze1", or a named list ("interp-cr", "interp-tp"): a
+  // codes stage first (or none), then byte stages. Empty: the one stage `lossless` names
+  // (interp's auto: per chunk the smallest of a few lists, docs/INTERP.md). Give one of them.
+  // The pipelines interp-cr and interp-tp code with their own list and take no other.
   std::string stages;
   DeltaChain delta_chain = DeltaChain::auto_select;  // delta: chain order (types.hpp)
+  // interp: spline and scheme of every level (auto: tuned per level), and the level-wise
+  // bounds eb_l = eb / min(alpha^(l-1), beta) of QoZ (l = 1 the finest level): interp_alpha 0
+  // tunes alpha and beta, 1 keeps every level at eb; interp_beta >= 1 caps the tightening.
+  InterpSpline interp_spline = InterpSpline::auto_select;
+  InterpScheme interp_scheme = InterpScheme::auto_select;
+  double interp_alpha = 0;
+  double interp_beta = 4;
+  // interp: a chunk whose sampled blocks the tuner estimates smaller under first-order Lorenzo
+  // (rough data, e.g. along a time or particle axis) is coded by the lorenzo pipeline inside
+  // the interp stream; false keeps the interpolation everywhere.
+  bool interp_lorenzo = true;
   uint32_t szx_block = 128;  // szx: values per block, a multiple of 32 in 32..4096
   // MiB of input per chunk, cut along the slowest axis (dims[0]); <= 0: the whole field in
   // one chunk. Fields up to 1.5 chunks are one chunk. The stream depends on it (and on

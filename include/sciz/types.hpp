@@ -46,6 +46,18 @@ enum class DeltaChain : uint8_t { auto_select = 0, linear = 1, serpentine = 2 };
 const char* delta_chain_name(DeltaChain c);          // "auto", "linear", "serpentine"
 DeltaChain parse_delta_chain(const std::string& s);  // throws invalid_argument listing the choices
 
+// Interpolation of the interp pipeline (docs/INTERP.md), for every level or, with
+// auto_select, chosen per level by the tuner on sampled blocks. Splines: linear or cubic.
+// Schemes: dimension by dimension with the slowest axis first (dim_zyx) or the fastest
+// first (dim_xyz), cuSZ-Hi's multi-dimensional scheme (multi_dim), or that scheme with the mean
+// of the orthant Lorenzo predictors for points with several odd coordinates (cross).
+enum class InterpSpline : uint8_t { auto_select = 0, linear = 1, cubic = 2 };
+enum class InterpScheme : uint8_t { auto_select = 0, dim_zyx = 1, dim_xyz = 2, multi_dim = 3, cross = 4 };
+const char* interp_spline_name(InterpSpline s);            // "auto", "linear", "cubic"
+InterpSpline parse_interp_spline(const std::string& s);    // throws invalid_argument listing the choices
+const char* interp_scheme_name(InterpScheme s);            // "auto", "zyx", "xyz", "md", "cross"
+InterpScheme parse_interp_scheme(const std::string& s);    // throws invalid_argument listing the choices
+
 const char* lossless_name(Lossless l);               // "auto", "bitpack", "huffman", "rle", "rle+huffman", "zrle+huffman"
 Lossless parse_lossless(const std::string& name);    // throws invalid_argument listing the choices
 

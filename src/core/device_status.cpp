@@ -95,6 +95,9 @@ std::string device_status_message(const DeviceStatus& st) {
       return "szx: the leading-byte codes of block " + a + " do not match its kept bytes and mid-byte count";
     case kStatusDeltaFirst + 0: return "delta: group " + a + " claims width " + b + ", more than 31";
     case kStatusDeltaFirst + 1: return "delta: payload section holds " + a + " bytes, the widths call for " + b;
+    case kStatusInterpExactCount: return "interp: " + a + " points are marked exact but the exact-values section holds " + b;
+    case kStatusInterpOutlierCount: return "interp: " + a + " points are marked outliers but the outliers section holds " + b;
+    case kStatusInterpExactPlace: return "interp: exact value at index " + a + " belongs to a point that has a quant code";
     default: return "device check " + std::to_string(st.code) + " failed (where " + w + ", " + a + ", " + b + ")";
   }
 }

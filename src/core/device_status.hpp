@@ -60,6 +60,11 @@ enum StatusCode : uint32_t {
   kStatusStageTotal = 502,        // a: bytes the table calls for, b: bytes of the blob
   kStatusStageBlock = 503,        // a: block, b: its BlockFault (lossless/stages/eliminate_math.hpp)
   kStatusStageCode = 504,         // a: index, b: a decoded code above 255 for 1-byte codes
+  // 600..699 interp (predict/interp; its codes section reports through the stages' 500..)
+  kStatusInterpFirst = 600,
+  kStatusInterpExactCount = 600,    // a: points of code 0, b: exact values in the section
+  kStatusInterpOutlierCount = 601,  // a: points of code 255, b: outliers in the section
+  kStatusInterpExactPlace = 602,    // a: field index of an exact value whose point has a quant code
 };
 
 // Which huffman blob a kStatusHuffman* report names (its `where`).

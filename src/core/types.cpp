@@ -29,6 +29,39 @@ Device parse_device(const std::string& s) {
   fail(Status::invalid_argument, "unknown device '" + s + "' (expected cpu, cuda or auto)");
 }
 
+const char* interp_spline_name(InterpSpline s) {
+  switch (s) {
+    case InterpSpline::auto_select: return "auto";
+    case InterpSpline::linear: return "linear";
+    case InterpSpline::cubic: return "cubic";
+  }
+  return "unknown";
+}
+
+InterpSpline parse_interp_spline(const std::string& s) {
+  for (InterpSpline v : {InterpSpline::auto_select, InterpSpline::linear, InterpSpline::cubic})
+    if (s == interp_spline_name(v)) return v;
+  fail(Status::invalid_argument, "unknown interp spline '" + s + "' (auto, linear, cubic)");
+}
+
+const char* interp_scheme_name(InterpScheme s) {
+  switch (s) {
+    case InterpScheme::auto_select: return "auto";
+    case InterpScheme::dim_zyx: return "zyx";
+    case InterpScheme::dim_xyz: return "xyz";
+    case InterpScheme::multi_dim: return "md";
+    case InterpScheme::cross: return "cross";
+  }
+  return "unknown";
+}
+
+InterpScheme parse_interp_scheme(const std::string& s) {
+  for (InterpScheme v : {InterpScheme::auto_select, InterpScheme::dim_zyx, InterpScheme::dim_xyz, InterpScheme::multi_dim,
+                         InterpScheme::cross})
+    if (s == interp_scheme_name(v)) return v;
+  fail(Status::invalid_argument, "unknown interp scheme '" + s + "' (auto, zyx, xyz, md, cross)");
+}
+
 uint64_t Shape::count() const {
   uint64_t n = dims.empty() ? 0 : 1;
   for (auto d : dims) n *= d;

@@ -100,6 +100,8 @@ std::unique_ptr<Pipeline> make_lorenzo_pipeline();
 std::unique_ptr<Pipeline> make_raw_pipeline();
 std::unique_ptr<Pipeline> make_szx_pipeline();
 std::unique_ptr<Pipeline> make_delta_pipeline();
+// "interp" (per-chunk choice of stage list, or the caller's), "interp-cr", "interp-tp" (those lists).
+std::unique_ptr<Pipeline> make_interp_pipeline(const char* name);
 
 
 }  // namespace sciz

@@ -10,6 +10,9 @@ const std::vector<std::unique_ptr<Pipeline>>& registry() {
     v.push_back(make_lorenzo_pipeline());
     v.push_back(make_szx_pipeline());
     v.push_back(make_delta_pipeline());
+    v.push_back(make_interp_pipeline("interp"));
+    v.push_back(make_interp_pipeline("interp-cr"));
+    v.push_back(make_interp_pipeline("interp-tp"));
     v.push_back(make_raw_pipeline());
     return v;
   }();

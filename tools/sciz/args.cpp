@@ -52,6 +52,11 @@ const std::vector<Spec>& specs() {
       {nullptr, "--stages", true, data_in},
       {nullptr, "--delta-chain", true, data_in},
       {nullptr, "--szx-block", true, data_in},
+      {nullptr, "--interp-spline", true, data_in},
+      {nullptr, "--interp-scheme", true, data_in},
+      {nullptr, "--interp-alpha", true, data_in},
+      {nullptr, "--interp-beta", true, data_in},
+      {nullptr, "--interp-lorenzo", true, data_in},
       {nullptr, "--runs", true, {C::eval}},
       {nullptr, "--chunk-mb", true, data_in},
       {nullptr, "--slice", true, {C::decompress}},
@@ -86,6 +91,15 @@ long long parse_int(const std::string& opt, const std::string& v, long long lo, 
   const long long x = v.empty() ? 0 : std::strtoll(v.c_str(), &end, 10);
   if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || x < lo || x > hi)
     usage_error(opt + " " + quote(v) + " must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return x;
+}
+
+double parse_real(const std::string& opt, const std::string& v, double lo, double hi) {
+  errno = 0;
+  char* end = nullptr;
+  const double x = v.empty() ? lo - 1 : std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x) || x < lo || x > hi || errno == ERANGE)
+    usage_error(opt + " " + quote(v) + " must be a number in [" + std::to_string(static_cast<int>(lo)) + ", " + std::to_string(static_cast<int>(hi)) + "]");
   return x;
 }
 
@@ -184,6 +198,14 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
     else if (ln == "--szx-block") {
       o.szx_block = static_cast<uint32_t>(parse_int(name, v, 32, 4096));
       if (o.szx_block % 32) usage_error(name + " " + quote(v) + " must be a multiple of 32 in 32..4096");
+    }
+    else if (ln == "--interp-spline") o.interp_spline = parse_interp_spline(v);
+    else if (ln == "--interp-scheme") o.interp_scheme = parse_interp_scheme(v);
+    else if (ln == "--interp-alpha") o.interp_alpha = parse_real(name, v, 0, 16);
+    else if (ln == "--interp-beta") o.interp_beta = parse_real(name, v, 1, 1024);
+    else if (ln == "--interp-lorenzo") {
+      if (v != "on" && v != "off") usage_error(name + " " + quote(v) + " must be on or off");
+      o.interp_lorenzo = v == "on";
     }
     else if (ln == "--runs") o.runs = static_cast<int>(parse_int(name, v, 1, 100000));
     else if (ln == "--chunk-mb") o.chunk_mb = parse_chunk_mb(name, v);

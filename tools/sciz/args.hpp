@@ -29,6 +29,11 @@ struct Options {
   std::string stages;        // --stages, checked: a stage list or a named one
   DeltaChain delta_chain = DeltaChain::auto_select;
   uint32_t szx_block = 128;
+  InterpSpline interp_spline = InterpSpline::auto_select;
+  InterpScheme interp_scheme = InterpScheme::auto_select;
+  double interp_alpha = 0;
+  double interp_beta = 4;
+  bool interp_lorenzo = true;
   int runs = 1;
   double chunk_mb = kDefaultChunkMiB;
   std::optional<std::pair<std::optional<uint64_t>, std::optional<uint64_t>>> slice;  // --slice A:B (either side may be open)

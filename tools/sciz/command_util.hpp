@@ -49,6 +49,11 @@ inline CompressOptions compress_options(const Options& o, Device d) {
   co.stages = o.stages;
   co.delta_chain = o.delta_chain;
   co.szx_block = o.szx_block;
+  co.interp_spline = o.interp_spline;
+  co.interp_scheme = o.interp_scheme;
+  co.interp_alpha = o.interp_alpha;
+  co.interp_beta = o.interp_beta;
+  co.interp_lorenzo = o.interp_lorenzo;
   co.chunk_mb = o.chunk_mb;
   co.gpu_memory = o.gpu_memory;
   co.devices = devices_of(o);

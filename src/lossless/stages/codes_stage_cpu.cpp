@@ -18,7 +18,8 @@ uint64_t codes_max_bytes(uint64_t n, const Context& ctx) {
   return codes::max_encoded_bytes(n / (ctx.code_width ? ctx.code_width : 1));
 }
 
-Bytes codes_encode(StageId id, In in, const Context& ctx) {
+codes::Encoded codes_encode_choice(Lossless choice, In in, const Context& ctx) {
+  const StageId id = static_cast<StageId>(choice);  // "?" in messages for auto_select
   check_codes_context(id, ctx);
   const uint32_t w = ctx.code_width;
   SCIZ_REQUIRE(in.size() % w == 0, Status::invalid_argument,
@@ -34,7 +35,11 @@ Bytes codes_encode(StageId id, In in, const Context& ctx) {
     SCIZ_REQUIRE(sym[i] < ctx.alphabet, Status::invalid_argument,
                  std::string("stage ") + stage_name(id) + ": code " + std::to_string(sym[i]) + " at " +
                      std::to_string(i) + " is outside the alphabet of " + std::to_string(ctx.alphabet));
-  return codes::encode_cpu(sym, ctx.alphabet, ctx.centre, static_cast<Lossless>(id)).bytes;
+  return codes::encode_cpu(sym, ctx.alphabet, ctx.centre, choice);
+}
+
+Bytes codes_encode(StageId id, In in, const Context& ctx) {
+  return codes_encode_choice(static_cast<Lossless>(id), in, ctx).bytes;
 }
 
 Bytes codes_decode(StageId id, In blob, const Context& ctx, uint64_t max_out) {

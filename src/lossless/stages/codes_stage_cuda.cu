@@ -79,10 +79,14 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-DeviceBlob codes_encode_blob(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, cudaStream_t s) {
+DeviceBlob codes_encode_choice(Lossless choice, const uint8_t* d_in, uint64_t n, const Context& ctx, StageId& chosen,
+                               cudaStream_t s) {
+  const StageId id = static_cast<StageId>(choice);  // "?" in messages for auto_select
   const uint64_t syms = n / ctx.code_width;
   if (syms == 0) {  // no codes: the device coders are built for fields, which are never empty
-    const std::vector<uint8_t> blob = cpu::codes_encode(id, {}, ctx);
+    codes::Encoded e = cpu::codes_encode_choice(choice, {}, ctx);
+    chosen = static_cast<StageId>(e.stage);
+    const std::vector<uint8_t>& blob = e.bytes;
     DeviceBlob b{dev::Buffer<uint8_t>(blob.size(), s), blob.size()};
     dev::copy_to_device(b.bytes.get(), blob.data(), blob.size(), s);
     dev::sync(s);  // blob is a host temporary
@@ -120,14 +124,19 @@ DeviceBlob codes_encode_blob(StageId id, const uint8_t* d_in, uint64_t n, const 
   }
   dev::Buffer<DeviceStatus> st(1, s);
   dev::zero(st.get(), sizeof(DeviceStatus), s);
-  codes::DeviceEncoded e =
-      codes::encode_device(sym.get(), syms, ctx.alphabet, ctx.centre, static_cast<Lossless>(id), st.get(), s);
+  codes::DeviceEncoded e = codes::encode_device(sym.get(), syms, ctx.alphabet, ctx.centre, choice, st.get(), s);
   DeviceStatus hs;
   dev::copy_to_host(&hs, st.get(), sizeof hs, s);
   dev::sync(s);
   SCIZ_REQUIRE(hs.code == 0, Status::internal,
                std::string("stage ") + stage_name(id) + " (CUDA encoder): " + device_status_message(hs));
+  chosen = static_cast<StageId>(e.stage);
   return {std::move(e.bytes), e.size};
+}
+
+DeviceBlob codes_encode_blob(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, cudaStream_t s) {
+  StageId chosen;
+  return codes_encode_choice(static_cast<Lossless>(id), d_in, n, ctx, chosen, s);
 }
 
 uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, uint8_t* d_out,

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "lossless/codes/codes.hpp"
 #include "lossless/stages/stage_id.hpp"
 
 namespace sciz::stages::cpu {
@@ -27,6 +28,8 @@ Bytes eliminate_encode(StageId id, In in);  // rre and rze
 Bytes eliminate_decode(StageId id, In blob, uint64_t max_out);
 
 Bytes codes_encode(StageId id, In in, const Context& ctx);
+// The same for a Lossless choice, auto_select included (the stage written is in the result).
+codes::Encoded codes_encode_choice(Lossless choice, In in, const Context& ctx);
 Bytes codes_decode(StageId id, In blob, const Context& ctx, uint64_t max_out);
 uint64_t codes_max_bytes(uint64_t n, const Context& ctx);
 

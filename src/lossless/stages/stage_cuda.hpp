@@ -5,6 +5,8 @@
 // header (declared_bytes_cuda) and report any failure into st, writing nothing once st holds
 // one. Bytes are the CPU twin's.
 #pragma once
+#include <sciz/types.hpp>
+
 #include <cstdint>
 
 #include "core/cuda_fwd.hpp"
@@ -41,6 +43,9 @@ uint64_t codes_encode(StageId id, const uint8_t* d_in, uint64_t n, const Context
                       uint64_t capacity, cudaStream_t s);
 // The same, the blob left in the encoder's own buffer (a chain's first stage: no copy).
 DeviceBlob codes_encode_blob(StageId id, const uint8_t* d_in, uint64_t n, const Context& ctx, cudaStream_t s);
+// The same for a Lossless choice, auto_select included; `chosen` receives the stage written.
+DeviceBlob codes_encode_choice(Lossless choice, const uint8_t* d_in, uint64_t n, const Context& ctx, StageId& chosen,
+                               cudaStream_t s);
 void codes_decode(StageId id, const uint8_t* d_blob, uint64_t bytes, uint64_t n, const Context& ctx, uint8_t* d_out,
                   DeviceStatus* st, cudaStream_t s);
 

@@ -13,6 +13,8 @@
 #include <span>
 #include <vector>
 
+#include <sciz/types.hpp>
+
 #include "lossless/stages/registry.hpp"
 #include "lossless/stages/stage_id.hpp"
 
@@ -27,6 +29,12 @@ uint64_t max_encoded_bytes(StageId id, uint64_t n, const Context& ctx = {});
 // The decoded length a blob declares (bytes; a codes stage's symbol count times the code
 // width), unchecked: for sizing, before decode_stage_*() validates it.
 uint64_t declared_bytes(StageId id, std::span<const uint8_t> blob, const Context& ctx = {});
+
+// A codes stage by choice: a named one, or auto_select, the one of huffman, rle, rle+huffman
+// and zrle+huffman with the smallest exact size (lorenzo's rule, lossless/codes/codes.hpp);
+// `chosen` receives the stage written. The blob is that stage's, as encode_stage_cpu() writes it.
+std::vector<uint8_t> encode_codes_cpu(Lossless choice, std::span<const uint8_t> in, const Context& ctx,
+                                      StageId& chosen);
 
 // A chain (check_chain() rules: 1..8 stages, a codes stage only first).
 std::vector<uint8_t> encode_cpu(std::span<const StageId> chain, std::span<const uint8_t> in, const Context& ctx = {});

@@ -45,6 +45,15 @@ std::vector<uint8_t> decode_stage_cpu(StageId id, std::span<const uint8_t> blob,
   fail(Status::internal, "stage family");
 }
 
+std::vector<uint8_t> encode_codes_cpu(Lossless choice, std::span<const uint8_t> in, const Context& ctx,
+                                      StageId& chosen) {
+  SCIZ_REQUIRE(choice == Lossless::auto_select || stage_by_id(static_cast<uint8_t>(choice)), Status::invalid_argument,
+               "lossless choice " + std::to_string(static_cast<unsigned>(choice)) + " is not a codes stage");
+  codes::Encoded e = cpu::codes_encode_choice(choice, in, ctx);
+  chosen = static_cast<StageId>(e.stage);
+  return std::move(e.bytes);
+}
+
 uint64_t max_encoded_bytes(StageId id, uint64_t n, const Context& ctx) {
   switch (family_of(known(id))) {
     case Family::codes: return cpu::codes_max_bytes(n, ctx);

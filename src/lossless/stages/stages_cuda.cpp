@@ -98,6 +98,17 @@ void decode_stage_cuda(StageId id, const uint8_t* d_blob, uint64_t bytes, uint8_
   }
 }
 
+DeviceBlob encode_codes_cuda(Lossless choice, const uint8_t* d_in, uint64_t n, const Context& ctx, StageId& chosen,
+                             cudaStream_t s) {
+  SCIZ_REQUIRE(choice == Lossless::auto_select || stage_by_id(static_cast<uint8_t>(choice)), Status::invalid_argument,
+               "lossless choice " + std::to_string(static_cast<unsigned>(choice)) + " is not a codes stage");
+  check_codes_context(static_cast<StageId>(choice), ctx);
+  SCIZ_REQUIRE(n % ctx.code_width == 0, Status::invalid_argument,
+               std::to_string(n) + " input bytes are not a whole number of " + std::to_string(ctx.code_width) +
+                   "-byte codes");
+  return cuda::codes_encode_choice(choice, d_in, n, ctx, chosen, s);
+}
+
 DeviceBlob encode_cuda(std::span<const StageId> chain, const uint8_t* d_in, uint64_t n, const Context& ctx,
                        cudaStream_t s) {
   check_chain(chain, Status::invalid_argument);

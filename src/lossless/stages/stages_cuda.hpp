@@ -11,6 +11,8 @@
 // blob's from its length, and validates everything else on the device, writing nothing once a
 // check has failed.
 #pragma once
+#include <sciz/types.hpp>
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -40,6 +42,11 @@ struct DeviceBlob {
   dev::Buffer<uint8_t> bytes;
   uint64_t size = 0;
 };
+
+// A codes stage by choice, auto_select included (encode_codes_cpu(): the same choice and
+// bytes); `chosen` receives the stage written. Synchronizes as a codes stage does.
+DeviceBlob encode_codes_cuda(Lossless choice, const uint8_t* d_in, uint64_t n, const Context& ctx, StageId& chosen,
+                             cudaStream_t s);
 
 // A chain (check_chain() rules).
 DeviceBlob encode_cuda(std::span<const StageId> chain, const uint8_t* d_in, uint64_t n, const Context& ctx,

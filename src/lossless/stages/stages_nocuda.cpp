@@ -19,6 +19,7 @@ uint64_t eliminate_encode(StageId, const uint8_t*, uint64_t, uint8_t*, cudaStrea
 void eliminate_decode(StageId, const uint8_t*, uint64_t, uint64_t, uint8_t*, DeviceStatus*, cudaStream_t) { no_cuda(); }
 uint64_t codes_encode(StageId, const uint8_t*, uint64_t, const Context&, uint8_t*, uint64_t, cudaStream_t) { no_cuda(); }
 DeviceBlob codes_encode_blob(StageId, const uint8_t*, uint64_t, const Context&, cudaStream_t) { no_cuda(); }
+DeviceBlob codes_encode_choice(Lossless, const uint8_t*, uint64_t, const Context&, StageId&, cudaStream_t) { no_cuda(); }
 void codes_decode(StageId, const uint8_t*, uint64_t, uint64_t, const Context&, uint8_t*, DeviceStatus*, cudaStream_t) {
   no_cuda();
 }

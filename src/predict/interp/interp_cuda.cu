@@ -1,0 +1,775 @@
+// CUDA twin of the interp predictor. The anchor levels run a kernel per pass over the anchor
+// grid (a thread per point; the points of a pass are independent); then one CTA per block
+// keeps the block's 17^3 box in shared memory and runs its levels and passes with
+// __syncthreads() between passes. Every decision is interp_math.hpp's, so the codes, outliers
+// and exact values equal the CPU twin's; codes land at their closed-form positions, outliers and
+// exact values are appended by atomics and sorted on the host as the CPU twin sorts them.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <type_traits>
+#include <cstring>
+#include <vector>
+
+#include "core/cuda_check.cuh"
+#include "core/device.hpp"
+#include "core/device_status.hpp"
+#include "core/exact_runs_cuda.hpp"
+#include "predict/interp/interp.hpp"
+
+namespace sciz::interp {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <class T>
+struct LevelTable {  // per level l (index l - 1): its configuration and quantizer
+  LevelConfig cfg[kMaxLevels + 1];
+  LevelQuant<T> q[kMaxLevels + 1];
+};
+
+template <class T>
+LevelTable<T> level_table(const Choice& ch) {
+  LevelTable<T> t{};
+  for (size_t l = 0; l < ch.config.size(); ++l) t.cfg[l] = ch.config[l], t.q[l] = level_quant<T>(ch.eb[l]);
+  return t;
+}
+
+// Outliers and exact values found by the kernels, appended in any order (sorted on the host).
+template <class T>
+struct Sinks {
+  unsigned long long* count;  // [0] outliers, [1] exact values
+  uint64_t* out_pos;
+  int32_t* out_q;
+  uint64_t* ex_idx;
+  T* ex_val;
+  uint64_t cap;  // entries each list holds; beyond it only the count grows
+};
+
+template <class T>
+__device__ void note(const Sinks<T>& k, uint8_t code, uint64_t field_idx, T x, uint64_t pos, int32_t q) {
+  if (code == kOutlierCode) {
+    const unsigned long long i = atomicAdd(&k.count[0], 1ull);
+    if (i < k.cap) k.out_pos[i] = pos, k.out_q[i] = q;
+  } else if (code == kExactCode) {
+    const unsigned long long i = atomicAdd(&k.count[1], 1ull);
+    if (i < k.cap) k.ex_idx[i] = field_idx, k.ex_val[i] = x;
+  }
+}
+
+struct AnchorGridDev {
+  int64_t n[3];
+  int64_t pitch[3];
+};
+
+AnchorGridDev anchor_grid_dev(const Layout& L) {
+  AnchorGridDev a;
+  for (int k = 0; k < 3; ++k) a.n[k] = static_cast<int64_t>((L.n[k] - 1) / kAnchorStride + 1);
+  a.pitch[2] = 1, a.pitch[1] = a.n[2], a.pitch[0] = a.n[1] * a.n[2];
+  return a;
+}
+
+__device__ inline uint64_t field_index(const Layout& L, uint64_t z, uint64_t y, uint64_t x) {
+  return (z * L.n[1] + y) * L.n[2] + x;
+}
+
+__device__ inline void pass_point(const PassGrid& g, int64_t t, int64_t c[3]) {
+  const int64_t ix = t % g.cnt[2], r = t / g.cnt[2];
+  c[0] = g.start[0] + (r / g.cnt[1]) * g.step[0];
+  c[1] = g.start[1] + (r % g.cnt[1]) * g.step[1];
+  c[2] = g.start[2] + ix * g.step[2];
+}
+
+__device__ inline uint64_t anchor_pos(const Layout& L, int l, const AnchorGridDev& a, const int64_t c[3]) {
+  const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
+  uint64_t m[3], i[3];
+  for (int k = 0; k < 3; ++k) m[k] = static_cast<uint64_t>((a.n[k] - 1) / s + 1), i[k] = static_cast<uint64_t>(c[k] / s);
+  return L.base[l] + level_rank(m, i);
+}
+
+template <class T>
+__global__ void gather_boxes_kernel(const T* x, const Layout* Lp, const uint64_t* blocks, T* boxes) {
+  const Layout& L = *Lp;
+  const BoxGeom g = box_geom(L, blocks[blockIdx.x]);
+  T* box = boxes + uint64_t(blockIdx.x) * kBoxVolume;
+  for (int i = threadIdx.x; i < kBoxVolume; i += blockDim.x) {
+    const int64_t z = i / kBoxPlane, y = (i / kBox) % kBox, xx = i % kBox;
+    box[i] = z < g.w[0] && y < g.w[1] && xx < g.w[2] ? x[field_index(L, g.o[0] + z, g.o[1] + y, g.o[2] + xx)] : T(0);
+  }
+}
+
+// A[i] = x at anchor i of a grid of extents n (a window of the anchor grid, or all of it).
+template <class T>
+__global__ void gather_anchors_kernel(const T* x, const Layout* Lp, int64_t n1, int64_t n2, uint64_t count, T* A) {
+  const Layout& L = *Lp;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t xx = i % n2, y = (i / n2) % n1, z = i / (n1 * n2);
+    A[i] = x[field_index(L, z * kAnchorStride, y * kAnchorStride, xx * kAnchorStride)];
+  }
+}
+
+int grid_for(uint64_t n) { return static_cast<int>(std::min<uint64_t>((n + kThreads - 1) / kThreads, 65535 * 16)); }
+
+// ---- encoder ----
+
+template <class T>
+__global__ void root_encode_kernel(T* A, const Layout* Lp, LevelQuant<T> q, double ebc, uint8_t* codes, Sinks<T> sk) {
+  const Layout& L = *Lp;
+  T rec;
+  int32_t big = 0;
+  const uint64_t pos = L.base[L.levels];
+  const uint8_t code = quantize<T>(A[0], T(0), q, ebc, rec, big);
+  codes[pos] = code;
+  note(sk, code, 0, A[0], pos, big);
+  A[0] = rec;
+}
+
+template <class T>
+__global__ void anchor_pass_encode_kernel(T* A, AnchorGridDev a, PassGrid g, Stencil st, int l, LevelQuant<T> q,
+                                          double ebc, const Layout* Lp, uint8_t* codes, Sinks<T> sk) {
+  const Layout& L = *Lp;
+  const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
+  const int64_t total = g.points();
+  for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
+    int64_t c[3];
+    pass_point(g, t, c);
+    const int64_t off = c[0] * a.pitch[0] + c[1] * a.pitch[1] + c[2];
+    const T pred = predict_any<T>(A, off, c, a.n, s, st);
+    const T xv = A[off];
+    T rec;
+    int32_t big = 0;
+    const uint8_t code = quantize<T>(xv, pred, q, ebc, rec, big);
+    const uint64_t pos = anchor_pos(L, l, a, c);
+    codes[pos] = code;
+    note(sk, code, field_index(L, c[0] * kAnchorStride, c[1] * kAnchorStride, c[2] * kAnchorStride), xv, pos, big);
+    A[off] = rec;
+  }
+}
+
+// Blocks are processed by groups of G threads: a CTA per block for 3-D boxes (17^3 values), a
+// warp per block for 2-D (17^2), a thread per block for 1-D (17), so that small boxes still
+// fill the GPU. A group's box lies at its own place in shared memory (17^ndim values).
+template <int G>
+__device__ inline void group_sync() {
+  if constexpr (G == kThreads) __syncthreads();
+  else if constexpr (G == 32) __syncwarp();
+}
+
+struct GroupOf {
+  uint64_t block;  // the group's block id
+  int lane;        // its thread's index in the group
+  int group;       // the group's index in the CTA
+};
+
+template <int G>
+__device__ inline GroupOf group_of(uint64_t first) {
+  return {first + uint64_t(blockIdx.x) * (kThreads / G) + threadIdx.x / G, int(threadIdx.x % G), int(threadIdx.x / G)};
+}
+
+// Loads a block's box: the field's values (none for the decoder, x == nullptr), then the
+// anchors' reconstructions.
+template <class T, int G>
+__device__ void load_box(T* v, const T* x, const T* A, const AnchorGridDev& a, const Layout& L, const BoxGeom& g,
+                         int lane) {
+  const int64_t vol = g.w[0] * g.w[1] * g.w[2];
+  for (int64_t i = lane; i < vol; i += G) {
+    const int64_t xx = i % g.w[2], y = (i / g.w[2]) % g.w[1], z = i / (g.w[2] * g.w[1]);
+    const int64_t off = z * kBoxPlane + y * kBox + xx;
+    if (((z | y | xx) & (kAnchorStride - 1)) == 0) {
+      const int64_t az = int64_t(g.b[0]) + z / kAnchorStride, ay = int64_t(g.b[1]) + y / kAnchorStride,
+                    ax = int64_t(g.b[2]) + xx / kAnchorStride;
+      v[off] = A[az * a.pitch[0] + ay * a.pitch[1] + ax];
+    } else if (x) {
+      v[off] = x[field_index(L, g.o[0] + z, g.o[1] + y, g.o[2] + xx)];
+    }
+  }
+}
+
+// Runs the passes of a block's levels 4..1 over its box, calling point(l, s, q, c, off, pred
+// source) for every point of each pass by the group's threads, with a group barrier between
+// passes (a pass reads only points of earlier passes).
+template <class T, int G, class Point>
+__device__ void run_block_levels(const BoxGeom& g, const LevelTable<T>& lt, int lane, Point&& point) {
+  const int64_t pitch[3] = {kBoxPlane, kBox, 1};
+  for (int l = kBlockLevels; l >= 1; --l) {
+    const int64_t s = int64_t{1} << (l - 1);
+    const LevelConfig cfg = lt.cfg[l - 1];
+    Pass passes[7];
+    const int np = level_passes(cfg.scheme, passes);
+    for (int pi = 0; pi < np; ++pi) {
+      const PassGrid pg = pass_grid(passes[pi], s, g.w);
+      const Stencil st = make_stencil(passes[pi].pred, s, pitch, cfg.spline, cfg.scheme == kCross);
+      const int64_t total = pg.points();
+      for (int64_t t = lane; t < total; t += G) {
+        int64_t c[3];
+        pass_point(pg, t, c);
+        point(l, s, st, c, c[0] * kBoxPlane + c[1] * kBox + c[2]);
+      }
+      group_sync<G>();
+    }
+  }
+}
+
+template <class T, int G>
+__global__ void __launch_bounds__(kThreads) block_encode_kernel(const T* x, const T* A, AnchorGridDev a, const Layout* Lp,
+                                                                const LevelTable<T>* ltp, double ebc, uint8_t* codes,
+                                                                Sinks<T> sk, uint64_t first, uint64_t nblocks,
+                                                                int box_vol) {
+  const Layout& L = *Lp;
+  const LevelTable<T>& lt = *ltp;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const GroupOf me = group_of<G>(first);
+  if (me.block >= nblocks) return;  // only whole idle groups (G < kThreads) get here
+  T* v = reinterpret_cast<T*>(smem) + me.group * box_vol;
+  const BoxGeom g = box_geom(L, me.block);
+  load_box<T, G>(v, x, A, a, L, g, me.lane);
+  uint64_t start[kBlockLevels + 1];  // the block's first code in each block level
+  for (int l = 1; l <= kBlockLevels; ++l) start[l] = block_level_start(L, l, g.b);
+  group_sync<G>();
+  run_block_levels<T, G>(g, lt, me.lane, [&](int l, int64_t s, const Stencil& st, const int64_t* c, int64_t off) {
+    const T pred = predict_any<T>(v, off, c, g.w, s, st);
+    const T xv = v[off];
+    int32_t big = 0;
+    const uint8_t code = quantize<T>(xv, pred, lt.q[l - 1], ebc, v[off], big);
+    if (c[0] < g.own[0] && c[1] < g.own[1] && c[2] < g.own[2]) {  // owned: the code is this block's
+      uint64_t m[3], i[3];
+      for (int k = 0; k < 3; ++k) m[k] = uint64_t((g.own[k] + s - 1) / s), i[k] = uint64_t(c[k] / s);
+      const uint64_t pos = start[l] + level_rank(m, i);
+      codes[pos] = code;
+      note(sk, code, field_index(L, g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]), xv, pos, big);
+    }
+  });
+}
+
+// ---- decoder ----
+
+// Outlier codes per run of 256 codes (for OutlierRanks on the device).
+__global__ void count_outliers_kernel(const uint8_t* codes, uint64_t n, uint64_t* per256) {
+  const uint64_t chunks = (n + 255) / 256;
+  for (uint64_t c = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks; c += uint64_t(gridDim.x) * blockDim.x) {
+    uint64_t k = 0;
+    const uint64_t end = (c + 1) * 256 < n ? (c + 1) * 256 : n;
+    for (uint64_t i = c * 256; i < end; ++i) k += codes[i] == kOutlierCode;
+    per256[c] = k;
+  }
+}
+
+struct Ranks {
+  const uint8_t* codes;
+  const uint64_t* before;  // exclusive sums of count_outliers_kernel's counts
+  const int32_t* q;        // the outliers, in code order
+  __device__ int32_t residual(uint64_t pos) const {
+    const uint8_t c = codes[pos];
+    if (c != kOutlierCode) return code_residual(c);
+    uint64_t r = before[pos >> 8];
+    for (uint64_t i = pos & ~uint64_t{255}; i < pos; ++i) r += codes[i] == kOutlierCode;
+    return q[r];
+  }
+};
+
+template <class T>
+__global__ void root_decode_kernel(T* A, const T* out, const Layout* Lp, LevelQuant<T> q, Ranks rk,
+                                   const DeviceStatus* st) {
+  const Layout& L = *Lp;
+  if (st && failed(st)) return;
+  const uint64_t pos = L.base[L.levels];
+  A[0] = rk.codes[pos] == kExactCode ? out[0] : reconstruct<T>(rk.residual(pos), T(0), q);
+}
+
+template <class T>
+__global__ void anchor_pass_decode_kernel(T* A, const T* out, AnchorGridDev a, PassGrid g, Stencil st, int l,
+                                          LevelQuant<T> q, const Layout* Lp, Ranks rk,
+                                          const DeviceStatus* status) {
+  const Layout& L = *Lp;
+  if (status && failed(status)) return;
+  const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
+  const int64_t total = g.points();
+  for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
+    int64_t c[3];
+    pass_point(g, t, c);
+    const int64_t off = c[0] * a.pitch[0] + c[1] * a.pitch[1] + c[2];
+    const uint64_t pos = anchor_pos(L, l, a, c);
+    if (rk.codes[pos] == kExactCode)
+      A[off] = out[field_index(L, c[0] * kAnchorStride, c[1] * kAnchorStride, c[2] * kAnchorStride)];
+    else
+      A[off] = reconstruct<T>(rk.residual(pos), predict_any<T>(A, off, c, a.n, s, st), q);
+  }
+}
+
+template <class T>
+__global__ void anchors_out_kernel(const T* A, const Layout* Lp, AnchorGridDev a, T* out,
+                                   const DeviceStatus* st) {
+  const Layout& L = *Lp;
+  if (st && failed(st)) return;
+  const uint64_t count = uint64_t(a.n[0] * a.n[1] * a.n[2]);
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t xx = i % a.n[2], y = (i / a.n[2]) % a.n[1], z = i / (a.n[1] * a.n[2]);
+    out[field_index(L, z * kAnchorStride, y * kAnchorStride, xx * kAnchorStride)] = A[i];
+  }
+}
+
+template <class T, int G>
+__global__ void __launch_bounds__(kThreads) block_decode_kernel(const T* A, AnchorGridDev a, const Layout* Lp, const LevelTable<T>* ltp,
+                                                                Ranks rk, T* out, uint64_t first, uint64_t nblocks,
+                                                                int box_vol, const DeviceStatus* st) {
+  const Layout& L = *Lp;
+  if (st && failed(st)) return;
+  const LevelTable<T>& lt = *ltp;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const GroupOf me = group_of<G>(first);
+  if (me.block >= nblocks) return;
+  T* v = reinterpret_cast<T*>(smem) + me.group * box_vol;
+  const BoxGeom g = box_geom(L, me.block);
+  load_box<T, G>(v, nullptr, A, a, L, g, me.lane);
+  uint64_t start[kBlockLevels + 1];  // the block's first code in each block level
+  for (int l = 1; l <= kBlockLevels; ++l) start[l] = block_level_start(L, l, g.b);
+  group_sync<G>();
+  run_block_levels<T, G>(g, lt, me.lane, [&](int l, int64_t s, const Stencil& st, const int64_t* c, int64_t off) {
+    const uint64_t gc[3] = {g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]};
+    const bool own = c[0] < g.own[0] && c[1] < g.own[1] && c[2] < g.own[2];
+    uint64_t pos;
+    if (own) {
+      uint64_t m[3], i[3];
+      for (int k = 0; k < 3; ++k) m[k] = uint64_t((g.own[k] + s - 1) / s), i[k] = uint64_t(c[k] / s);
+      pos = start[l] + level_rank(m, i);
+    } else {
+      pos = code_index(L, gc);  // a far-face point: its code is the neighbour's
+    }
+    const uint64_t fi = field_index(L, gc[0], gc[1], gc[2]);
+    if (rk.codes[pos] == kExactCode) {
+      v[off] = out[fi];  // scattered before any block ran; no block writes it
+    } else {
+      v[off] = reconstruct<T>(rk.residual(pos), predict_any<T>(v, off, c, g.w, s, st), lt.q[l - 1]);
+      if (own) out[fi] = v[off];
+    }
+  });
+}
+
+// The checks of check_sparse on the device: as many exact codes as exact values, as many
+// outlier codes as outliers, and every exact value on a point of code kExactCode.
+__global__ void count_special_kernel(const uint8_t* codes, uint64_t n, unsigned long long* counts) {
+  unsigned long long z = 0, o = 0;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    z += codes[i] == kExactCode, o += codes[i] == kOutlierCode;
+  if (z) atomicAdd(&counts[0], z);
+  if (o) atomicAdd(&counts[1], o);
+}
+
+__global__ void exact_on_exact_codes_kernel(const uint8_t* codes, const Layout* Lp, const uint64_t* idx, uint64_t count,
+                                            unsigned long long* bad) {
+  const Layout& L = *Lp;
+  for (uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t i = idx[k];
+    const uint64_t c[3] = {i / (L.n[1] * L.n[2]), (i / L.n[2]) % L.n[1], i % L.n[2]};
+    if (i >= L.total || codes[code_index(L, c)] != kExactCode) atomicAdd(bad, 1ull);
+  }
+}
+
+template <class T>
+__global__ void scatter_exact_kernel(const uint64_t* idx, const T* val, uint64_t count, T* out) {
+  for (uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += uint64_t(gridDim.x) * blockDim.x)
+    out[idx[k]] = val[k];
+}
+
+int effective_ndim(const Layout& L) { return L.n[0] > 1 ? 3 : L.n[1] > 1 ? 2 : 1; }
+
+// Launches kernel<T, G> over every block, G by the extent's dimensionality, in grids of at most
+// 2^30 CTAs; each group's box takes 17^ndim values of shared memory.
+template <class T, class Launch>
+void launch_blocks(const Layout& L, cudaStream_t s, Launch&& launch) {
+  const int nd = effective_ndim(L);
+  const int box_vol = nd == 3 ? kBoxVolume : nd == 2 ? kBoxPlane : kBox;
+  const int groups = nd == 3 ? 1 : nd == 2 ? kThreads / 32 : kThreads;
+  const size_t smem = size_t(groups) * box_vol * sizeof(T);
+  const uint64_t nblocks = L.g[0] * L.g[1] * L.g[2];
+  const uint64_t per_grid = uint64_t{1} << 30;
+  for (uint64_t first = 0; first < nblocks; first += per_grid * groups) {
+    const uint64_t ctas = std::min<uint64_t>(per_grid, (nblocks - first + groups - 1) / groups);
+    if (nd == 3) launch(std::integral_constant<int, kThreads>{}, unsigned(ctas), smem, first, nblocks, box_vol);
+    else if (nd == 2) launch(std::integral_constant<int, 32>{}, unsigned(ctas), smem, first, nblocks, box_vol);
+    else launch(std::integral_constant<int, 1>{}, unsigned(ctas), smem, first, nblocks, box_vol);
+  }
+}
+
+template <class K>
+void allow_smem(K kernel, size_t bytes) {
+  SCIZ_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
+// Structs read with a dynamic index (level tables, the layout's bases) live in device memory:
+// as kernel parameters, a dynamic index would copy them to every thread's local memory.
+template <class V>
+dev::Buffer<V> on_device(const V& v, cudaStream_t s) {
+  dev::Buffer<V> b(1, s);
+  dev::copy_to_device(b.get(), &v, sizeof(V), s);
+  return b;
+}
+
+template <class T>
+void upload(dev::Buffer<T>& b, const std::vector<T>& v, cudaStream_t s) {
+  b = dev::Buffer<T>(v.size(), s);
+  if (!v.empty()) dev::copy_to_device(b.get(), v.data(), v.size() * sizeof(T), s);
+}
+
+}  // namespace
+
+template <class T>
+TuneInput<T> gather_cuda(const T* d_x, const Layout& L, cudaStream_t s) {
+  TuneInput<T> in;
+  in.blocks = sample_blocks(L);
+  anchor_window(L, in.window);
+  const uint64_t na = static_cast<uint64_t>(in.window[0] * in.window[1] * in.window[2]);
+  dev::Buffer<uint64_t> d_blocks;
+  upload(d_blocks, in.blocks, s);
+  const dev::Buffer<Layout> dL = on_device(L, s);
+  dev::Buffer<T> d_boxes(in.blocks.size() * kBoxVolume, s), d_anchors(na, s);
+  gather_boxes_kernel<T><<<static_cast<unsigned>(in.blocks.size()), kThreads, 0, s>>>(d_x, dL.get(), d_blocks.get(), d_boxes.get());
+  SCIZ_CUDA_CHECK_LAUNCH("interp gather_boxes_kernel");
+  gather_anchors_kernel<T><<<grid_for(na), kThreads, 0, s>>>(d_x, dL.get(), in.window[1], in.window[2], na, d_anchors.get());
+  SCIZ_CUDA_CHECK_LAUNCH("interp gather_anchors_kernel");
+  in.boxes.resize(in.blocks.size() * kBoxVolume);
+  in.anchors.resize(na);
+  dev::copy_to_host(in.boxes.data(), d_boxes.get(), in.boxes.size() * sizeof(T), s);
+  dev::copy_to_host(in.anchors.data(), d_anchors.get(), na * sizeof(T), s);
+  dev::sync(s);
+  return in;
+}
+
+namespace {
+
+// What the encoding kernels leave on the device: the codes (the caller's buffer), and the
+// outliers and exact values in the order the atomics gave them.
+template <class T>
+struct Lists {
+  dev::Buffer<uint64_t> out_pos, ex_idx;
+  dev::Buffer<int32_t> out_q;
+  dev::Buffer<T> ex_val;
+  uint64_t outliers = 0, exact = 0;
+};
+
+template <class T>
+Lists<T> encode_lists(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes, cudaStream_t s) {
+  const double ebc = eb_check<T>(eb);
+  const LevelTable<T> lt = level_table<T>(ch);
+  const AnchorGridDev a = anchor_grid_dev(L);
+  const uint64_t na = static_cast<uint64_t>(a.n[0] * a.n[1] * a.n[2]);
+  const dev::Buffer<Layout> dL = on_device(L, s);
+  const dev::Buffer<LevelTable<T>> dlt = on_device(lt, s);
+  // Outliers and exact values are rare; a first capacity that proves too small is raised to the
+  // count found and the field encoded again (the same field gives the same count).
+  uint64_t cap = L.total / 64 + 1024;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Lists<T> out;
+    out.out_pos = dev::Buffer<uint64_t>(cap, s);
+    out.ex_idx = dev::Buffer<uint64_t>(cap, s);
+    out.out_q = dev::Buffer<int32_t>(cap, s);
+    out.ex_val = dev::Buffer<T>(cap, s);
+    dev::Buffer<T> A(na, s);
+    dev::Buffer<unsigned long long> count(2, s);
+    dev::zero(count.get(), 2 * sizeof(unsigned long long), s);
+    const Sinks<T> sk{count.get(), out.out_pos.get(), out.out_q.get(), out.ex_idx.get(), out.ex_val.get(), cap};
+    gather_anchors_kernel<T><<<grid_for(na), kThreads, 0, s>>>(d_x, dL.get(), a.n[1], a.n[2], na, A.get());
+    SCIZ_CUDA_CHECK_LAUNCH("interp gather_anchors_kernel");
+    root_encode_kernel<T><<<1, 1, 0, s>>>(A.get(), dL.get(), lt.q[L.levels - 1], ebc, d_codes, sk);
+    SCIZ_CUDA_CHECK_LAUNCH("interp root_encode_kernel");
+    for (int l = L.levels - 1; l > kBlockLevels; --l) {
+      const int64_t st_s = int64_t{1} << (l - 1 - kBlockLevels);
+      Pass passes[7];
+      const int np = level_passes(lt.cfg[l - 1].scheme, passes);
+      for (int pi = 0; pi < np; ++pi) {
+        const PassGrid pg = pass_grid(passes[pi], st_s, a.n);
+        if (pg.points() == 0) continue;
+        const Stencil st = make_stencil(passes[pi].pred, st_s, a.pitch, lt.cfg[l - 1].spline, lt.cfg[l - 1].scheme == kCross);
+        anchor_pass_encode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), a, pg, st, l, lt.q[l - 1], ebc,
+                                                                                dL.get(), d_codes, sk);
+        SCIZ_CUDA_CHECK_LAUNCH("interp anchor_pass_encode_kernel");
+      }
+    }
+    launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
+      constexpr int G = decltype(g)::value;
+      allow_smem(block_encode_kernel<T, G>, smem);
+      block_encode_kernel<T, G><<<ctas, kThreads, smem, s>>>(d_x, A.get(), a, dL.get(), dlt.get(), ebc, d_codes, sk, first, nb,
+                                                             box_vol);
+      SCIZ_CUDA_CHECK_LAUNCH("interp block_encode_kernel");
+    });
+    unsigned long long got[2];
+    dev::copy_to_host(got, count.get(), sizeof got, s);
+    dev::sync(s);
+    if (got[0] > cap || got[1] > cap) {
+      cap = std::max<uint64_t>(got[0], got[1]);
+      continue;
+    }
+    out.outliers = got[0];
+    out.exact = got[1];
+    return out;
+  }
+  fail(Status::internal, "interp: outlier and exact counts changed between two encodes of the same field");
+}
+
+// The outliers in code order, on the host (they are few; sorted as the CPU twin sorts them).
+template <class T>
+std::vector<int32_t> outliers_in_order(const Lists<T>& li, cudaStream_t s) {
+  std::vector<uint64_t> pos(li.outliers);
+  std::vector<int32_t> q(li.outliers), out(li.outliers);
+  if (li.outliers) {
+    dev::copy_to_host(pos.data(), li.out_pos.get(), li.outliers * 8, s);
+    dev::copy_to_host(q.data(), li.out_q.get(), li.outliers * 4, s);
+    dev::sync(s);
+  }
+  std::vector<uint64_t> order(li.outliers);
+  for (uint64_t i = 0; i < li.outliers; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) { return pos[x] < pos[y]; });
+  for (uint64_t i = 0; i < li.outliers; ++i) out[i] = q[order[i]];
+  return out;
+}
+
+int bits_for(uint64_t n) {
+  int b = 1;
+  while (b < 64 && (uint64_t{1} << b) < n) ++b;
+  return b;
+}
+
+}  // namespace
+
+template <class T>
+void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes, Sparse<T>& sp,
+                   cudaStream_t s) {
+  const Lists<T> li = encode_lists<T>(d_x, L, ch, eb, d_codes, s);
+  sp.outliers = outliers_in_order(li, s);
+  std::vector<uint64_t> idx(li.exact);
+  std::vector<T> val(li.exact);
+  if (li.exact) {
+    dev::copy_to_host(idx.data(), li.ex_idx.get(), li.exact * 8, s);
+    dev::copy_to_host(val.data(), li.ex_val.get(), li.exact * sizeof(T), s);
+    dev::sync(s);
+  }
+  std::vector<uint64_t> order(li.exact);
+  for (uint64_t i = 0; i < li.exact; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) { return idx[x] < idx[y]; });
+  sp.exact_idx.resize(li.exact);
+  sp.exact_val.resize(li.exact);
+  for (uint64_t i = 0; i < li.exact; ++i) sp.exact_idx[i] = idx[order[i]], sp.exact_val[i] = val[order[i]];
+}
+
+template <class T>
+DeviceSparseOut compress_device(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes,
+                                cudaStream_t s) {
+  Lists<T> li = encode_lists<T>(d_x, L, ch, eb, d_codes, s);
+  DeviceSparseOut out;
+  // Outliers: a few bytes each, serialized on the host and sent back.
+  const std::vector<uint8_t> ol = write_outliers(outliers_in_order(li, s));
+  out.outliers = dev::Buffer<uint8_t>(ol.size(), s);
+  dev::copy_to_device(out.outliers.get(), ol.data(), ol.size(), s);
+  out.outliers_size = ol.size();
+  // Exact values (a NaN land mask may make them many): sorted by index on the device, then
+  // the runs writer of core/exact_runs_cuda.hpp.
+  dev::Buffer<uint64_t> idx(li.exact, s);
+  dev::Buffer<T> val(li.exact, s);
+  if (li.exact) {
+    size_t temp = 0;
+    const int end_bit = bits_for(L.total);
+    SCIZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp, li.ex_idx.get(), idx.get(), li.ex_val.get(), val.get(),
+                                                     li.exact, 0, end_bit, s));
+    dev::Buffer<uint8_t> scratch(temp, s);
+    SCIZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.get(), temp, li.ex_idx.get(), idx.get(), li.ex_val.get(),
+                                                     val.get(), li.exact, 0, end_bit, s));
+  }
+  runs::DeviceBlob ex = runs::write_device<T>(idx.get(), val.get(), li.exact, s);
+  out.exact = std::move(ex.bytes);
+  out.exact_size = ex.size;
+  // No synchronization: the outliers' host bytes were staged by the copy (pageable memory), the
+  // device temporaries are released in stream order.
+  return out;
+}
+
+template <class T>
+void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& L, const Choice& ch, T* d_out,
+                     cudaStream_t s) {
+  const LevelTable<T> lt = level_table<T>(ch);
+  const AnchorGridDev a = anchor_grid_dev(L);
+  const uint64_t na = static_cast<uint64_t>(a.n[0] * a.n[1] * a.n[2]);
+  const dev::Buffer<Layout> dL = on_device(L, s);
+  const dev::Buffer<LevelTable<T>> dlt = on_device(lt, s);
+  // check_sparse, on the device.
+  dev::Buffer<unsigned long long> counts(3, s);
+  dev::zero(counts.get(), 3 * sizeof(unsigned long long), s);
+  dev::Buffer<uint64_t> ex_idx;
+  dev::Buffer<T> ex_val;
+  dev::Buffer<int32_t> outl;
+  upload(ex_idx, sp.exact_idx, s);
+  upload(ex_val, sp.exact_val, s);
+  upload(outl, sp.outliers, s);
+  count_special_kernel<<<grid_for(L.total / 16 + 1), kThreads, 0, s>>>(d_codes, L.total, counts.get());
+  SCIZ_CUDA_CHECK_LAUNCH("interp count_special_kernel");
+  if (!sp.exact_idx.empty()) {
+    exact_on_exact_codes_kernel<<<grid_for(sp.exact_idx.size()), kThreads, 0, s>>>(d_codes, dL.get(), ex_idx.get(),
+                                                                                  sp.exact_idx.size(), counts.get() + 2);
+    SCIZ_CUDA_CHECK_LAUNCH("interp exact_on_exact_codes_kernel");
+  }
+  unsigned long long got[3];
+  dev::copy_to_host(got, counts.get(), sizeof got, s);
+  dev::sync(s);
+  SCIZ_REQUIRE(got[0] == sp.exact_idx.size(), Status::corrupt_stream,
+               "interp: " + std::to_string(got[0]) + " points are marked exact but the exact-values section holds " +
+                   std::to_string(sp.exact_idx.size()));
+  SCIZ_REQUIRE(got[1] == sp.outliers.size(), Status::corrupt_stream,
+               "interp: " + std::to_string(got[1]) + " points are marked outliers but the outliers section holds " +
+                   std::to_string(sp.outliers.size()));
+  SCIZ_REQUIRE(got[2] == 0, Status::corrupt_stream,
+               "interp: " + std::to_string(got[2]) + " exact values belong to points that have a quant code");
+  // Outlier ranks: counts per 256 codes, then their exclusive sums.
+  const uint64_t chunks = (L.total + 255) / 256;
+  dev::Buffer<uint64_t> per(chunks, s);
+  dev::Buffer<uint64_t> before(chunks + 1, s);
+  count_outliers_kernel<<<grid_for(chunks), kThreads, 0, s>>>(d_codes, L.total, per.get());
+  SCIZ_CUDA_CHECK_LAUNCH("interp count_outliers_kernel");
+  size_t temp = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp, per.get(), before.get(), chunks, s));
+  dev::Buffer<uint8_t> scratch(temp, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch.get(), temp, per.get(), before.get(), chunks, s));
+  const Ranks rk{d_codes, before.get(), outl.get()};
+
+  if (!sp.exact_idx.empty()) {
+    scatter_exact_kernel<T><<<grid_for(sp.exact_idx.size()), kThreads, 0, s>>>(ex_idx.get(), ex_val.get(),
+                                                                               sp.exact_idx.size(), d_out);
+    SCIZ_CUDA_CHECK_LAUNCH("interp scatter_exact_kernel");
+  }
+  dev::Buffer<T> A(na, s);
+  root_decode_kernel<T><<<1, 1, 0, s>>>(A.get(), d_out, dL.get(), lt.q[L.levels - 1], rk, nullptr);
+  SCIZ_CUDA_CHECK_LAUNCH("interp root_decode_kernel");
+  for (int l = L.levels - 1; l > kBlockLevels; --l) {
+    const int64_t st_s = int64_t{1} << (l - 1 - kBlockLevels);
+    Pass passes[7];
+    const int np = level_passes(lt.cfg[l - 1].scheme, passes);
+    for (int pi = 0; pi < np; ++pi) {
+      const PassGrid pg = pass_grid(passes[pi], st_s, a.n);
+      if (pg.points() == 0) continue;
+      const Stencil st = make_stencil(passes[pi].pred, st_s, a.pitch, lt.cfg[l - 1].spline, lt.cfg[l - 1].scheme == kCross);
+      anchor_pass_decode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), d_out, a, pg, st, l, lt.q[l - 1], dL.get(),
+                                                                               rk, nullptr);
+      SCIZ_CUDA_CHECK_LAUNCH("interp anchor_pass_decode_kernel");
+    }
+  }
+  anchors_out_kernel<T><<<grid_for(na), kThreads, 0, s>>>(A.get(), dL.get(), a, d_out, nullptr);
+  SCIZ_CUDA_CHECK_LAUNCH("interp anchors_out_kernel");
+  launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
+    constexpr int G = decltype(g)::value;
+    allow_smem(block_decode_kernel<T, G>, smem);
+    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol, nullptr);
+    SCIZ_CUDA_CHECK_LAUNCH("interp block_decode_kernel");
+  });
+  dev::sync(s);  // the buffers above are freed on return
+}
+
+namespace {
+
+// check_sparse's checks on the device, reported into st: one exact value per code 0 (the
+// count the runs declare), one outlier per code 255, every exact value on a code-0 point.
+__global__ void compare_counts_kernel(const unsigned long long* counts, const uint64_t* runs_count, uint64_t outliers,
+                                      DeviceStatus* st) {
+  if (counts[0] != runs_count[1]) report(st, kStatusInterpExactCount, 0, counts[0], runs_count[1]);
+  if (counts[1] != outliers) report(st, kStatusInterpOutlierCount, 0, counts[1], outliers);
+}
+
+__global__ void exact_runs_on_exact_codes_kernel(const uint8_t* codes, const Layout* Lp, const uint64_t* start,
+                                                 const uint64_t* length, const uint64_t* runs_count, DeviceStatus* st) {
+  const Layout& L = *Lp;
+  if (failed(st)) return;
+  const uint64_t runs = runs_count[0];
+  for (uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < runs; k += uint64_t(gridDim.x) * blockDim.x)
+    for (uint64_t j = 0; j < length[k]; ++j) {
+      const uint64_t i = start[k] + j;
+      const uint64_t c[3] = {i / (L.n[1] * L.n[2]), (i / L.n[2]) % L.n[1], i % L.n[2]};
+      if (codes[code_index(L, c)] != kExactCode) {
+        report(st, kStatusInterpExactPlace, 0, i, 0);
+        return;
+      }
+    }
+}
+
+}  // namespace
+
+template <class T>
+void decompress_device(const uint8_t* d_codes, DeviceSpan outliers, DeviceSpan exact, const Layout& L, const Choice& ch,
+                       T* d_out, DeviceStatus* st, cudaStream_t s) {
+  // The outliers section is small: it and the verdict so far (checksums, the codes' stage) come
+  // to the host in one synchronization; a failure there stops everything before any write.
+  std::vector<uint8_t> ol(outliers.size);
+  DeviceStatus before;
+  dev::copy_to_host(&before, st, sizeof before, s);
+  if (outliers.size) dev::copy_to_host(ol.data(), outliers.data, outliers.size, s);
+  dev::sync(s);
+  throw_if_failed(before, "stream");
+  std::vector<int32_t> q;
+  read_outliers(ol, L.total, q);
+  dev::Buffer<int32_t> d_q;
+  upload(d_q, q, s);
+
+  const LevelTable<T> lt = level_table<T>(ch);
+  const AnchorGridDev a = anchor_grid_dev(L);
+  const uint64_t na = static_cast<uint64_t>(a.n[0] * a.n[1] * a.n[2]);
+  const dev::Buffer<Layout> dL = on_device(L, s);
+  const dev::Buffer<LevelTable<T>> dlt = on_device(lt, s);
+  const runs::DeviceRuns<T> ex = runs::parse_device<T>(exact.data, exact.size, L.total, st, 3, s);
+  dev::Buffer<unsigned long long> counts(2, s);
+  dev::zero(counts.get(), 2 * sizeof(unsigned long long), s);
+  count_special_kernel<<<grid_for(L.total / 16 + 1), kThreads, 0, s>>>(d_codes, L.total, counts.get());
+  SCIZ_CUDA_CHECK_LAUNCH("interp count_special_kernel");
+  compare_counts_kernel<<<1, 1, 0, s>>>(counts.get(), ex.count.get(), q.size(), st);
+  SCIZ_CUDA_CHECK_LAUNCH("interp compare_counts_kernel");
+  if (ex.capacity) {
+    exact_runs_on_exact_codes_kernel<<<grid_for(ex.capacity), kThreads, 0, s>>>(d_codes, dL.get(), ex.start.get(),
+                                                                                ex.length.get(), ex.count.get(), st);
+    SCIZ_CUDA_CHECK_LAUNCH("interp exact_runs_on_exact_codes_kernel");
+  }
+  const uint64_t chunks = (L.total + 255) / 256;
+  dev::Buffer<uint64_t> per(chunks, s), before256(chunks + 1, s);
+  count_outliers_kernel<<<grid_for(chunks), kThreads, 0, s>>>(d_codes, L.total, per.get());
+  SCIZ_CUDA_CHECK_LAUNCH("interp count_outliers_kernel");
+  size_t temp = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp, per.get(), before256.get(), chunks, s));
+  dev::Buffer<uint8_t> scratch(temp, s);
+  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch.get(), temp, per.get(), before256.get(), chunks, s));
+  const Ranks rk{d_codes, before256.get(), d_q.get()};
+  // Every kernel below writes nothing once st holds a failure.
+  runs::scatter_device(ex, d_out, st, s);
+  dev::Buffer<T> A(na, s);
+  root_decode_kernel<T><<<1, 1, 0, s>>>(A.get(), d_out, dL.get(), lt.q[L.levels - 1], rk, st);
+  SCIZ_CUDA_CHECK_LAUNCH("interp root_decode_kernel");
+  for (int l = L.levels - 1; l > kBlockLevels; --l) {
+    const int64_t st_s = int64_t{1} << (l - 1 - kBlockLevels);
+    Pass passes[7];
+    const int np = level_passes(lt.cfg[l - 1].scheme, passes);
+    for (int pi = 0; pi < np; ++pi) {
+      const PassGrid pg = pass_grid(passes[pi], st_s, a.n);
+      if (pg.points() == 0) continue;
+      const Stencil sten = make_stencil(passes[pi].pred, st_s, a.pitch, lt.cfg[l - 1].spline, lt.cfg[l - 1].scheme == kCross);
+      anchor_pass_decode_kernel<T><<<grid_for(pg.points()), kThreads, 0, s>>>(A.get(), d_out, a, pg, sten, l, lt.q[l - 1],
+                                                                               dL.get(), rk, st);
+      SCIZ_CUDA_CHECK_LAUNCH("interp anchor_pass_decode_kernel");
+    }
+  }
+  anchors_out_kernel<T><<<grid_for(na), kThreads, 0, s>>>(A.get(), dL.get(), a, d_out, st);
+  SCIZ_CUDA_CHECK_LAUNCH("interp anchors_out_kernel");
+  launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
+    constexpr int G = decltype(g)::value;
+    allow_smem(block_decode_kernel<T, G>, smem);
+    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol, st);
+    SCIZ_CUDA_CHECK_LAUNCH("interp block_decode_kernel");
+  });
+  // Temporaries are released in stream order; the caller synchronizes once and reads st.
+}
+
+#define SCIZ_INTERP_CUDA(T)                                                                                       \
+  template TuneInput<T> gather_cuda<T>(const T*, const Layout&, cudaStream_t);                                  \
+  template void compress_cuda<T>(const T*, const Layout&, const Choice&, double, uint8_t*, Sparse<T>&, cudaStream_t); \
+  template void decompress_cuda<T>(const uint8_t*, const Sparse<T>&, const Layout&, const Choice&, T*, cudaStream_t); \
+  template DeviceSparseOut compress_device<T>(const T*, const Layout&, const Choice&, double, uint8_t*, cudaStream_t);  \
+  template void decompress_device<T>(const uint8_t*, DeviceSpan, DeviceSpan, const Layout&, const Choice&, T*,         \
+                                     DeviceStatus*, cudaStream_t);
+SCIZ_INTERP_CUDA(float)
+SCIZ_INTERP_CUDA(double)
+#undef SCIZ_INTERP_CUDA
+
+}  // namespace sciz::interp

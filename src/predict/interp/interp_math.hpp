@@ -1,0 +1,562 @@
+// The arithmetic of the `interp` predictor, once, for both twins: spline weights and the rule
+// that lowers a spline's order where neighbours are missing or not finite, the quantizer and
+// its inverse, the passes of a level, and where each point's code sits in the codes section.
+// Everything that decides a code or a reconstructed value lives here; the CPU and CUDA twins
+// differ only in how they loop (docs/INTERP.md, the layout in docs/FORMAT.md).
+//
+// Geometry. The effective extent (z, y, x; absent axes have extent 1) is covered by levels of
+// interpolation: level l (1 = finest) holds the points whose coordinates are all multiples of
+// its stride s = 2^(l-1) but not all multiples of 2s; the last level L holds the origin alone
+// (its stride exceeds every extent) and is predicted as 0. Levels 1..4 (strides 1, 2, 4, 8)
+// are *block levels*: the field is cut into blocks of 16 per axis, and a point of a block level
+// is predicted from points of its block's 17^3 box only ([16b, 16b + 16] on each axis, cut at
+// the field's end), so blocks are independent. Levels 5..L-1 (strides 16, 32, ...) are
+// *anchor levels* over the grid of points whose coordinates are multiples of 16, predicted
+// from the whole anchor grid; they run first and hand every block its corners.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "core/fp_rn.hpp"
+#include "core/hd.hpp"
+
+// The per-point functions of the hot loops: always inlined on the host too (GCC otherwise
+// keeps some out of line, a call per point).
+#if defined(__CUDACC__)
+#define SCIZ_HD_HOT SCIZ_HD
+#else
+#define SCIZ_HD_HOT inline __attribute__((always_inline))
+#endif
+
+namespace sciz::interp {
+
+inline constexpr int kAnchorStride = 16;
+inline constexpr int kBlockLevels = 4;    // strides 8, 4, 2, 1 inside a block
+inline constexpr int kBox = 17;           // a block's box edge: 16 owned points and the far face
+inline constexpr int kMaxLevels = 64;     // L <= 5 + 44 for extents below 2^48
+inline constexpr uint8_t kExactCode = 0;    // the point's value is in the exact-values section
+inline constexpr uint8_t kOutlierCode = 255;  // its residual is in the outliers section
+inline constexpr int kCentre = 128;           // code of a zero quantized residual
+inline constexpr int kMinQ = -127, kMaxQ = 126;   // codes 1..254 hold these residuals
+inline constexpr int32_t kMaxOutlier = 1 << 24;   // |q| below this travels as an outlier
+
+enum Spline : uint8_t { kLinear = 0, kCubic = 1 };
+// kDimZYX / kDimXYZ: dimension by dimension, one pass per axis in that order (the later axes
+// see the earlier ones' points); kMultiDim: section 5.1.2's scheme, points with one odd
+// coordinate first, then two, then three, each the mean of its axes' highest-order splines.
+// kCross: as kMultiDim, but a point with two or three odd coordinates takes the mean of the
+// Lorenzo predictors of all the quadrants (octants) around it at distance s, which is exact for
+// any sum of functions of fewer variables (what Lorenzo exploits, e.g. a persistent spatial
+// pattern plus a time signal); where one of those neighbours is missing, the kMultiDim rule.
+enum Scheme : uint8_t { kDimZYX = 0, kDimXYZ = 1, kMultiDim = 2, kCross = 3 };
+inline constexpr int kSplines = 2, kSchemes = 4;
+
+struct LevelConfig {
+  uint8_t spline = kCubic;
+  uint8_t scheme = kMultiDim;
+};
+SCIZ_HD uint8_t pack_config(LevelConfig c) { return static_cast<uint8_t>(c.spline | (c.scheme << 4)); }
+SCIZ_HD LevelConfig unpack_config(uint8_t b) { return {static_cast<uint8_t>(b & 15), static_cast<uint8_t>(b >> 4)}; }
+SCIZ_HD bool valid_config(uint8_t b) { return (b & 15) < kSplines && (b >> 4) < kSchemes; }
+
+// ---- spline rule ----
+
+#if defined(__CUDA_ARCH__)
+SCIZ_HD bool finite(float v) { return isfinite(v); }
+SCIZ_HD bool finite(double v) { return isfinite(v); }
+SCIZ_HD float magnitude(float v) { return fabsf(v); }
+SCIZ_HD double magnitude(double v) { return fabs(v); }
+#else
+SCIZ_HD_HOT bool finite(float v) { return std::isfinite(v); }
+SCIZ_HD_HOT bool finite(double v) { return std::isfinite(v); }
+SCIZ_HD_HOT float magnitude(float v) { return std::fabs(v); }
+SCIZ_HD_HOT double magnitude(double v) { return std::fabs(v); }
+#endif
+
+// One axis: a, b, c, d are the values at i - 3s, i - s, i + s, i + 3s, and ha..hd whether each
+// lies in the box and is finite. The one boundary and NaN rule: the spline asked for when all
+// its points are usable; cubic drops to the quadratic through the three usable points
+// (a, b, c) or (b, c, d), then to linear (b, c); without both b and c, the nearest usable of b,
+// c; without either, no prediction (order -1). order: 3 cubic, 2 quadratic, 1 linear, 0
+// nearest. Weights: cubic (-1, 9, 9, -1) / 16, quadratic (-1, 6, 3) / 8 and (3, 6, -1) / 8,
+// linear (1, 1) / 2, each evaluated in the fixed order written here.
+template <class T>
+SCIZ_HD T spline_rule(int spline, T a, T b, T c, T d, bool ha, bool hb, bool hc, bool hd, int& order) {
+  using namespace fp;
+  if (hb && hc) {
+    if (spline == kCubic) {
+      if (ha && hd) {
+        order = 3;
+        return mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(a, d)), T(0.0625));
+      }
+      if (ha) {
+        order = 2;
+        return mul_rn(sub_rn(add_rn(mul_rn(b, T(6)), mul_rn(c, T(3))), a), T(0.125));
+      }
+      if (hd) {
+        order = 2;
+        return mul_rn(sub_rn(add_rn(mul_rn(b, T(3)), mul_rn(c, T(6))), d), T(0.125));
+      }
+    }
+    order = 1;
+    return mul_rn(add_rn(b, c), T(0.5));
+  }
+  if (hb || hc) {
+    order = 0;
+    return hb ? b : c;
+  }
+  order = -1;
+  return T(0);
+}
+
+// What a point of a pass reads: the axes it is interpolated along and their steps (s x pitch),
+// and for the cross scheme the offsets of its orthant neighbours grouped by how many of those
+// axes they move along, in one fixed order (which fixes the rounding of the sums).
+struct Stencil {
+  int k = 0;           // axes in the mask, 1..3
+  int ax[3] = {};      // those axes, in order z, y, x
+  int64_t step[3] = {};
+  int spline = kLinear;
+  bool cross = false;  // k >= 2 and the cross scheme
+  int nf = 0, ne = 0, nc = 0;
+  int64_t face[6] = {}, edge[12] = {}, corner[8] = {};
+};
+
+SCIZ_HD Stencil make_stencil(unsigned mask, int64_t s, const int64_t pitch[3], int spline, bool cross) {
+  Stencil st;
+  for (int a = 0; a < 3; ++a)
+    if (mask >> a & 1u) st.ax[st.k] = a, st.step[st.k] = s * pitch[a], ++st.k;
+  st.spline = spline;
+  st.cross = cross && st.k >= 2;
+  if (st.cross) {
+    const int cells = st.k == 2 ? 9 : 27;
+    for (int i = 0; i < cells; ++i) {
+      const int d[3] = {i % 3 - 1, (i / 3) % 3 - 1, i / 9 - 1};
+      int moved = 0;
+      int64_t o = 0;
+      for (int j = 0; j < st.k; ++j) moved += d[j] != 0, o += d[j] * st.step[j];
+      if (moved == 1) st.face[st.nf++] = o;
+      if (moved == 2) st.edge[st.ne++] = o;
+      if (moved == 3) st.corner[st.nc++] = o;
+    }
+  }
+  return st;
+}
+
+// How far a point of this stencil reaches along each of its axes: s for linear splines and the
+// cross stencil, 3s for cubic splines.
+SCIZ_HD int64_t stencil_reach(const Stencil& st, int64_t s) {
+  return st.cross || st.spline == kLinear ? s : 3 * s;
+}
+
+template <class T>
+SCIZ_HD_HOT T sum_at(const T* v, int64_t off, const int64_t* o, int n) {
+  T acc = v[off + o[0]];
+  for (int i = 1; i < n; ++i) acc = fp::add_rn(acc, v[off + o[i]]);
+  return acc;
+}
+
+// The mean of the orthant Lorenzo predictors: faces / 2 - edges / 4 (+ corners / 8).
+template <class T>
+SCIZ_HD_HOT T cross_stencil(const T* v, int64_t off, const Stencil& st) {
+  using namespace fp;
+  const T p = sub_rn(mul_rn(sum_at(v, off, st.face, st.nf), T(0.5)), mul_rn(sum_at(v, off, st.edge, st.ne), T(0.25)));
+  return st.k == 2 ? p : add_rn(p, mul_rn(sum_at(v, off, st.corner, st.nc), T(0.125)));
+}
+
+template <class T>
+SCIZ_HD T mean_of(const T* p, int cnt) {
+  using namespace fp;
+  T sum = p[0];
+  for (int j = 1; j < cnt; ++j) sum = add_rn(sum, p[j]);
+  if (cnt == 1) return sum;
+  if (cnt == 2) return mul_rn(sum, T(0.5));
+  return div_rn(sum, T(3));
+}
+
+// Prediction of a point whose every neighbour in the stencil lies in the box (the caller
+// checked, with stencil_reach). When a neighbour is not finite the result is not finite
+// either, and the caller takes predict_point instead, which then returns the same value
+// whenever all neighbours are finite: the two agree bit for bit wherever this one is used.
+// K, SPLINE and CROSS are the stencil's k, spline and cross, fixed at compile time so that the
+// hot loops carry no branches on them.
+template <class T, int K, int SPLINE, bool CROSS>
+SCIZ_HD_HOT T predict_interior(const T* v, int64_t off, const Stencil& st) {
+  using namespace fp;
+  if constexpr (CROSS) {
+    return cross_stencil(v, off, st);
+  } else {
+    T p[K];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int j = 0; j < K; ++j) {
+      const int64_t d = st.step[j];
+      const T b = v[off - d], c = v[off + d];
+      if constexpr (SPLINE == kCubic)
+        p[j] = mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(v[off - 3 * d], v[off + 3 * d])), T(0.0625));
+      else
+        p[j] = mul_rn(add_rn(b, c), T(0.5));
+    }
+    if constexpr (K == 1) return p[0];
+    if constexpr (K == 2) return mul_rn(add_rn(p[0], p[1]), T(0.5));
+    if constexpr (K == 3) return div_rn(add_rn(add_rn(p[0], p[1]), p[2]), T(3));
+  }
+}
+
+// Calls f.template operator()<K, SPLINE, CROSS>() for the stencil's shape.
+template <class F>
+SCIZ_HD void with_stencil_shape(const Stencil& st, F&& f) {
+  if (st.cross) {
+    if (st.k == 2) f.template operator()<2, kLinear, true>();
+    else f.template operator()<3, kLinear, true>();
+    return;
+  }
+  if (st.spline == kCubic) {
+    if (st.k == 1) f.template operator()<1, kCubic, false>();
+    else if (st.k == 2) f.template operator()<2, kCubic, false>();
+    else f.template operator()<3, kCubic, false>();
+  } else {
+    if (st.k == 1) f.template operator()<1, kLinear, false>();
+    else if (st.k == 2) f.template operator()<2, kLinear, false>();
+    else f.template operator()<3, kLinear, false>();
+  }
+}
+
+// Prediction of any point of a pass, at coordinates c in a box of extents n: the cross
+// stencil where the scheme asks for it and all its neighbours lie in the box and are finite;
+// otherwise each axis' spline_rule, and the mean of those of highest order (section 5.1.2: a
+// cubic is not averaged with a linear), taken in axis order z, y, x; 0 when no axis has a
+// usable neighbour. A 1-D pass has one axis.
+template <class T>
+SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t c[3], const int64_t n[3], int64_t s, const Stencil& st) {
+  if (st.cross) {
+    bool inside = true;
+    for (int j = 0; j < st.k; ++j) inside = inside && c[st.ax[j]] >= s && c[st.ax[j]] + s < n[st.ax[j]];
+    if (inside) {
+      const T p = cross_stencil(v, off, st);
+      if (finite(p)) return p;
+    }
+  }
+  T p[3] = {T(0), T(0), T(0)};
+  int o[3] = {-1, -1, -1};
+  int best = -1;
+  for (int j = 0; j < st.k; ++j) {
+    const int64_t d = st.step[j], ci = c[st.ax[j]], ni = n[st.ax[j]];
+    const bool ia = ci >= 3 * s, ib = ci >= s, ic = ci + s < ni, id = ci + 3 * s < ni;
+    const T a = ia ? v[off - 3 * d] : T(0);
+    const T b = ib ? v[off - d] : T(0);
+    const T cc = ic ? v[off + d] : T(0);
+    const T dd = id ? v[off + 3 * d] : T(0);
+    p[j] = spline_rule<T>(st.spline, a, b, cc, dd, ia && finite(a), ib && finite(b), ic && finite(cc), id && finite(dd), o[j]);
+    best = o[j] > best ? o[j] : best;
+  }
+  if (best < 0) return T(0);
+  T q[3] = {T(0), T(0), T(0)};
+  int cnt = 0;
+  for (int j = 0; j < st.k; ++j)
+    if (o[j] == best) q[cnt++] = p[j];
+  return mean_of(q, cnt);
+}
+
+// Either path, chosen by where the point lies (the row runner of the CPU twin picks the same
+// per row; the CUDA twin calls this per point): equal to predict_point everywhere.
+template <class T>
+SCIZ_HD T predict_any(const T* v, int64_t off, const int64_t c[3], const int64_t n[3], int64_t s, const Stencil& st) {
+  const int64_t reach = stencil_reach(st, s);
+  bool inside = true;
+  for (int j = 0; j < st.k; ++j) {
+    const int64_t ci = c[st.ax[j]];
+    inside = inside && ci >= reach && ci + reach < n[st.ax[j]];
+  }
+  if (inside) {
+    T p;
+    if (st.cross)
+      p = cross_stencil(v, off, st);
+    else if (st.spline == kCubic)
+      p = st.k == 1   ? predict_interior<T, 1, kCubic, false>(v, off, st)
+          : st.k == 2 ? predict_interior<T, 2, kCubic, false>(v, off, st)
+                      : predict_interior<T, 3, kCubic, false>(v, off, st);
+    else
+      p = st.k == 1   ? predict_interior<T, 1, kLinear, false>(v, off, st)
+          : st.k == 2 ? predict_interior<T, 2, kLinear, false>(v, off, st)
+                      : predict_interior<T, 3, kLinear, false>(v, off, st);
+    if (finite(p)) return p;
+  }
+  return predict_point<T>(v, off, c, n, s, st);
+}
+
+// ---- quantizer ----
+
+template <class T>
+struct LevelQuant {
+  T ebx2;  // T(2 eb_l)
+  T inv;   // T(1 / (2 eb_l))
+};
+
+// Round half to even. On the host: (|v| + 2^(p-1)) - 2^(p-1) with the sign put back, which is
+// rint in round-to-nearest-even (the proof is in core/round_cpu.hpp, whose rint_ne does the
+// same; it cannot be inlined here, as it carries its own optimization attributes).
+SCIZ_HD_HOT float round_even(float v) {
+#if defined(__CUDA_ARCH__)
+  return rintf(v);
+#else
+  const float a = __builtin_fabsf(v);
+  const float t = __builtin_copysignf((a + 0x1p23f) - 0x1p23f, v);
+  return a < 0x1p23f ? t : v;
+#endif
+}
+SCIZ_HD_HOT double round_even(double v) {
+#if defined(__CUDA_ARCH__)
+  return rint(v);
+#else
+  const double a = __builtin_fabs(v);
+  const double t = __builtin_copysign((a + 0x1p52) - 0x1p52, v);
+  return a < 0x1p52 ? t : v;
+#endif
+}
+
+// The value the decoder computes from a residual q (a code's, or an outlier's).
+template <class T>
+SCIZ_HD_HOT T reconstruct(int32_t q, T pred, const LevelQuant<T>& lq) {
+  return fp::add_rn(pred, fp::mul_rn(static_cast<T>(q), lq.ebx2));
+}
+
+SCIZ_HD int32_t code_residual(uint8_t code) { return static_cast<int32_t>(code) - kCentre; }
+
+// The code of x given its prediction: q = round((x - pred) / (2 eb_l)); code q + 128 when
+// kMinQ <= q <= kMaxQ, kOutlierCode (q kept in `big`) when |q| < kMaxOutlier, provided the
+// value the decoder will compute (reconstruct(), the same operations) lies within eb_check
+// of x in double; otherwise kExactCode, and x itself is the reconstruction. NaN and Inf (in x,
+// the prediction or on the way) fail a comparison and land in the exact branch before any
+// conversion to an integer.
+template <class T>
+SCIZ_HD_HOT uint8_t quantize(T x, T pred, const LevelQuant<T>& lq, double eb_check, T& rec, int32_t& big) {
+  const T qf = round_even(fp::mul_rn(fp::sub_rn(x, pred), lq.inv));
+  if (magnitude(qf) < static_cast<T>(kMaxOutlier)) {
+    const int32_t q = static_cast<int32_t>(qf);
+    const T r = reconstruct<T>(q, pred, lq);
+    if (magnitude(static_cast<double>(x) - static_cast<double>(r)) <= eb_check) {
+      rec = r;
+      big = q;
+      return q >= kMinQ && q <= kMaxQ ? static_cast<uint8_t>(q + kCentre) : kOutlierCode;
+    }
+  }
+  rec = x;
+  return kExactCode;
+}
+
+// Outliers travel as LEB128 words: zigzag of q - 127 for q > kMaxQ, of q + 127 for q < kMinQ,
+// so the nearest ones take a byte.
+SCIZ_HD uint32_t outlier_word(int32_t q) {
+  const int32_t r = q > kMaxQ ? q - (kMaxQ + 1) : q - kMinQ;
+  return r >= 0 ? 2u * static_cast<uint32_t>(r) : 2u * static_cast<uint32_t>(-r) - 1u;
+}
+SCIZ_HD int32_t outlier_of_word(uint32_t w) {
+  return (w & 1u) ? kMinQ - static_cast<int32_t>((w + 1) / 2) : static_cast<int32_t>(w / 2) + kMaxQ + 1;
+}
+
+// ---- passes of a level ----
+
+// A pass is a set of points predicted together (independent of one another). On each axis its
+// points' coordinates are: odd multiples of s (axes in `odd`), any multiples of s (`any`), or
+// multiples of 2s (the others). They are interpolated along the axes of `pred`.
+struct Pass {
+  uint8_t odd, any, pred;
+};
+
+// The passes of a level in order; returns their count (<= 7). Axis k is bit k (0 z, 1 y, 2 x).
+SCIZ_HD int level_passes(int scheme, Pass out[7]) {
+  if (scheme == kMultiDim || scheme == kCross) {
+    const uint8_t masks[7] = {1, 2, 4, 3, 5, 6, 7};  // one odd coordinate, then two, then three
+    for (int i = 0; i < 7; ++i) out[i] = {masks[i], 0, masks[i]};
+    return 7;
+  }
+  const int order[2][3] = {{0, 1, 2}, {2, 1, 0}};
+  uint8_t done = 0;
+  for (int k = 0; k < 3; ++k) {
+    const uint8_t a = static_cast<uint8_t>(1u << order[scheme][k]);
+    out[k] = {a, done, a};
+    done = static_cast<uint8_t>(done | a);
+  }
+  return 3;
+}
+
+// First coordinate and step of a pass on axis k at stride s.
+SCIZ_HD void pass_range(const Pass& p, int k, int64_t s, int64_t& start, int64_t& step) {
+  if (p.odd >> k & 1u) {
+    start = s, step = 2 * s;
+  } else if (p.any >> k & 1u) {
+    start = 0, step = s;
+  } else {
+    start = 0, step = 2 * s;
+  }
+}
+
+// The points of a pass on a grid of extents n: on axis k, cnt[k] coordinates start[k] +
+// j step[k].
+struct PassGrid {
+  int64_t start[3], step[3], cnt[3];
+  SCIZ_HD int64_t points() const { return cnt[0] * cnt[1] * cnt[2]; }
+};
+
+SCIZ_HD PassGrid pass_grid(const Pass& p, int64_t s, const int64_t n[3]) {
+  PassGrid g;
+  for (int k = 0; k < 3; ++k) {
+    pass_range(p, k, s, g.start[k], g.step[k]);
+    g.cnt[k] = g.start[k] < n[k] ? (n[k] - 1 - g.start[k]) / g.step[k] + 1 : 0;
+  }
+  return g;
+}
+
+// ---- where a point's code sits ----
+
+SCIZ_HD uint64_t grid_count(const uint64_t n[3], uint64_t s) {
+  return ((n[0] - 1) / s + 1) * ((n[1] - 1) / s + 1) * ((n[2] - 1) / s + 1);
+}
+
+// Rank of the point of indices i (coordinates / s) among the level's points of a box whose
+// axes hold m multiples of s, in z-y-x lexicographic order: points with every index even belong
+// to coarser levels and are skipped (the paper's Eq. 3 inside a box).
+SCIZ_HD uint64_t level_rank(const uint64_t m[3], const uint64_t i[3]) {
+  const uint64_t my = m[1], mx = m[2];
+  const uint64_t ey = (my + 1) / 2, ex = (mx + 1) / 2;
+  uint64_t coarser = (i[0] + 1) / 2 * ey * ex;
+  if (i[0] % 2 == 0) {
+    coarser += (i[1] + 1) / 2 * ex;
+    if (i[1] % 2 == 0) coarser += (i[2] + 1) / 2;
+  }
+  return (i[0] * my + i[1]) * mx + i[2] - coarser;
+}
+
+// Codes are ordered level by level, coarsest first (root, anchor levels, then block levels
+// 4..1). Inside an anchor level: lexicographic over the whole field. Inside a block level:
+// block by block (z-y-x order of blocks), and inside a block lexicographic over the points it
+// owns ([16b, 16b + 16) on each axis, cut at the field's end). Every offset is closed form, so
+// a GPU block writes its codes without a scan.
+struct Layout {
+  uint64_t n[3] = {1, 1, 1};  // effective extent z, y, x
+  uint64_t g[3] = {1, 1, 1};  // blocks per axis
+  int levels = 5;             // L; the root is level L
+  uint64_t base[kMaxLevels + 2] = {};  // first code of level l, l = 1..L
+  uint64_t count[kMaxLevels + 2] = {};
+  uint64_t total = 1;
+};
+
+SCIZ_HD Layout make_layout(uint64_t nz, uint64_t ny, uint64_t nx) {
+  Layout L;
+  L.n[0] = nz, L.n[1] = ny, L.n[2] = nx;
+  uint64_t amax = 1;
+  for (int k = 0; k < 3; ++k) {
+    L.g[k] = (L.n[k] + kAnchorStride - 1) / kAnchorStride;
+    const uint64_t a = (L.n[k] - 1) / kAnchorStride + 1;
+    amax = a > amax ? a : amax;
+  }
+  int K = 0;
+  while ((uint64_t{1} << K) < amax) ++K;
+  L.levels = 5 + K;
+  L.count[L.levels] = 1;
+  for (int l = 1; l < L.levels; ++l) {
+    const uint64_t s = uint64_t{1} << (l - 1);
+    L.count[l] = grid_count(L.n, s) - grid_count(L.n, 2 * s);
+  }
+  uint64_t at = 0;
+  for (int l = L.levels; l >= 1; --l) {
+    L.base[l] = at;
+    at += L.count[l];
+  }
+  L.total = at;
+  return L;
+}
+
+// Points of a block's owned range on axis k (b its block index there).
+SCIZ_HD uint64_t owned(const Layout& L, int k, uint64_t b) {
+  const uint64_t left = L.n[k] - b * kAnchorStride;
+  return left < kAnchorStride ? left : kAnchorStride;
+}
+
+// Codes of blocks before block b (z-y-x order) on the grid of multiples of s (s | 16): with
+// every block but the last full along each axis, the sum of products splits per axis.
+SCIZ_HD uint64_t blocks_prefix(const Layout& L, const uint64_t b[3], uint64_t s) {
+  uint64_t m[3], before[3], all[3];
+  for (int k = 0; k < 3; ++k) {
+    m[k] = (owned(L, k, b[k]) + s - 1) / s;
+    before[k] = b[k] * (kAnchorStride / s);
+    all[k] = (L.n[k] - 1) / s + 1;
+  }
+  return before[0] * all[1] * all[2] + m[0] * before[1] * all[2] + m[0] * m[1] * before[2];
+}
+
+// First code of block b in block level l (1..4).
+SCIZ_HD uint64_t block_level_start(const Layout& L, int l, const uint64_t b[3]) {
+  const uint64_t s = uint64_t{1} << (l - 1);
+  return L.base[l] + blocks_prefix(L, b, s) - blocks_prefix(L, b, 2 * s);
+}
+
+// Code position of an owned point of block b at local coordinates u (multiples of the level's
+// stride, not all of twice it) in block level l.
+SCIZ_HD uint64_t block_code_index(const Layout& L, int l, const uint64_t b[3], const uint64_t u[3]) {
+  const uint64_t s = uint64_t{1} << (l - 1);
+  uint64_t m[3], i[3];
+  for (int k = 0; k < 3; ++k) {
+    m[k] = (owned(L, k, b[k]) + s - 1) / s;
+    i[k] = u[k] / s;
+  }
+  return block_level_start(L, l, b) + level_rank(m, i);
+}
+
+SCIZ_HD int log2_pow2(uint64_t v) {
+  int r = 0;
+  while (v > 1) v >>= 1, ++r;
+  return r;
+}
+
+// Level of the point at field coordinates c.
+SCIZ_HD int level_of(const Layout& L, const uint64_t c[3]) {
+  const uint64_t any = c[0] | c[1] | c[2];
+  if (any == 0) return L.levels;
+  return log2_pow2(any & (~any + 1)) + 1;
+}
+
+// Code position of any point of the field.
+SCIZ_HD uint64_t code_index(const Layout& L, const uint64_t c[3]) {
+  const int l = level_of(L, c);
+  if (l == L.levels) return L.base[l];
+  const uint64_t s = uint64_t{1} << (l - 1);
+  if (l > kBlockLevels) {
+    uint64_t m[3], i[3];
+    for (int k = 0; k < 3; ++k) m[k] = (L.n[k] - 1) / s + 1, i[k] = c[k] / s;
+    return L.base[l] + level_rank(m, i);
+  }
+  uint64_t b[3], u[3];
+  for (int k = 0; k < 3; ++k) b[k] = c[k] / kAnchorStride, u[k] = c[k] % kAnchorStride;
+  return block_code_index(L, l, b, u);
+}
+
+// A block's box: 16 owned points per axis and the far face (the next block's first plane),
+// cut at the field's end; values at pitches (kBoxPlane, kBox, 1).
+inline constexpr int kBoxPlane = kBox * kBox;
+inline constexpr int kBoxVolume = kBox * kBox * kBox;
+
+struct BoxGeom {
+  uint64_t b[3];   // block indices
+  uint64_t o[3];   // origin in the field (16 b)
+  int64_t w[3];    // extent of the box (<= 17)
+  int64_t own[3];  // owned extent (<= 16)
+};
+
+SCIZ_HD BoxGeom box_geom(const Layout& L, uint64_t id) {
+  BoxGeom g;
+  g.b[2] = id % L.g[2];
+  g.b[1] = (id / L.g[2]) % L.g[1];
+  g.b[0] = id / (L.g[2] * L.g[1]);
+  for (int k = 0; k < 3; ++k) {
+    g.o[k] = g.b[k] * kAnchorStride;
+    const uint64_t left = L.n[k] - g.o[k];
+    g.w[k] = static_cast<int64_t>(left < kBox ? left : kBox);
+    g.own[k] = static_cast<int64_t>(left < kAnchorStride ? left : kAnchorStride);
+  }
+  return g;
+}
+
+}  // namespace sciz::interp

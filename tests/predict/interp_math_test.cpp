@@ -1,0 +1,312 @@
+// interp_math.hpp and the CPU twin below the pipeline: the code layout is a bijection onto
+// [0, n) whose level ranges hold exactly their levels' points, for awkward extents; the
+// interior fast path equals the guarded prediction bit for bit (NaN and Inf neighbours
+// included); the spline rule's boundary and NaN cases; outlier words; the quantizer at its
+// edges; the twin's round trip with forced configurations and its independence from threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "core/omp_threads.hpp"
+#include "predict/interp/interp.hpp"
+#include "predict/interp/interp_walk.hpp"
+#include "support/test_data.hpp"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+using namespace sciz;
+using namespace sciz::interp;
+
+namespace {
+
+const std::vector<std::array<uint64_t, 3>>& extents() {
+  static const std::vector<std::array<uint64_t, 3>> v = {
+      {1, 1, 1},  {1, 1, 2},   {1, 1, 16},  {1, 1, 17},  {1, 1, 18},  {1, 1, 33},   {1, 1, 1031}, {1, 2, 2},
+      {1, 17, 17}, {1, 18, 35}, {1, 5, 200}, {2, 3, 5},   {17, 17, 17}, {18, 18, 18}, {16, 33, 7},  {31, 2, 49},
+      {3, 40, 1}, {37, 1, 19}};
+  return v;
+}
+
+}  // namespace
+
+TEST(InterpLayout, CodePositionsAreABijectionOrderedByLevel) {
+  for (const auto& e : extents()) {
+    SCOPED_TRACE(std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]));
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    ASSERT_EQ(L.total, e[0] * e[1] * e[2]);
+    std::vector<uint8_t> seen(L.total, 0);
+    for (uint64_t z = 0; z < e[0]; ++z)
+      for (uint64_t y = 0; y < e[1]; ++y)
+        for (uint64_t x = 0; x < e[2]; ++x) {
+          const uint64_t c[3] = {z, y, x};
+          const uint64_t p = code_index(L, c);
+          ASSERT_LT(p, L.total);
+          ASSERT_EQ(seen[p], 0) << "two points share code position " << p;
+          seen[p] = 1;
+          const int l = level_of(L, c);
+          ASSERT_GE(p, L.base[l]);
+          ASSERT_LT(p, L.base[l] + L.count[l]);
+        }
+  }
+}
+
+TEST(InterpLayout, OwnedWalkMatchesClosedForm) {
+  // The encoder writes a block's codes by walking its owned points; the decoder finds far-face
+  // codes by code_index: both must agree.
+  for (const auto& e : extents()) {
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    for (uint64_t id = 0; id < L.g[0] * L.g[1] * L.g[2]; ++id) {
+      const BoxGeom g = box_geom(L, id);
+      for (int l = kBlockLevels; l >= 1; --l) {
+        uint64_t k = block_level_start(L, l, g.b);
+        walk_owned(g, int64_t{1} << (l - 1), [&](int64_t, const int64_t* u) {
+          const uint64_t c[3] = {g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2]};
+          ASSERT_EQ(code_index(L, c), k++);
+        });
+      }
+    }
+  }
+}
+
+TEST(InterpMath, OutlierWordsRoundTrip) {
+  for (int32_t q : {127, 128, -128, -129, 1000, -1000, kMaxOutlier - 1, -kMaxOutlier + 1, 254, -255}) {
+    EXPECT_EQ(outlier_of_word(outlier_word(q)), q) << q;
+  }
+  EXPECT_EQ(outlier_word(127), 0u);
+  EXPECT_EQ(outlier_word(-128), 1u);
+}
+
+TEST(InterpMath, SplineRuleLowersOrderWhereNeighboursAreMissing) {
+  int o = 0;
+  EXPECT_EQ(spline_rule<double>(kCubic, 1, 2, 3, 4, true, true, true, true, o), (-1 + 9 * 2 + 9 * 3 - 4) / 16.0);
+  EXPECT_EQ(o, 3);
+  EXPECT_EQ(spline_rule<double>(kCubic, 1, 2, 3, 4, true, true, true, false, o), (-1 + 6 * 2 + 3 * 3) / 8.0);
+  EXPECT_EQ(o, 2);
+  EXPECT_EQ(spline_rule<double>(kCubic, 1, 2, 3, 4, false, true, true, true, o), (3 * 2 + 6 * 3 - 4) / 8.0);
+  EXPECT_EQ(o, 2);
+  EXPECT_EQ(spline_rule<double>(kCubic, 1, 2, 3, 4, false, true, true, false, o), 2.5);
+  EXPECT_EQ(o, 1);
+  EXPECT_EQ(spline_rule<double>(kLinear, 1, 2, 3, 4, true, true, true, true, o), 2.5);
+  EXPECT_EQ(spline_rule<double>(kCubic, 1, 2, 3, 4, true, false, true, true, o), 3.0);  // nearest usable
+  EXPECT_EQ(o, 0);
+  EXPECT_EQ(spline_rule<double>(kCubic, 1, 2, 3, 4, true, false, false, true, o), 0.0);
+  EXPECT_EQ(o, -1);
+}
+
+TEST(InterpMath, QuantizerKeepsTheBoundOrStoresExactly) {
+  const double eb = 0.01;
+  const LevelQuant<float> q = level_quant<float>(eb);
+  const double ebc = eb_check<float>(eb);
+  float rec;
+  int32_t big = 0;
+  EXPECT_EQ(quantize<float>(1.0f, 1.0f, q, ebc, rec, big), kCentre);
+  EXPECT_EQ(rec, 1.0f);
+  const uint8_t c = quantize<float>(1.5f, 1.0f, q, ebc, rec, big);  // q = 25
+  EXPECT_EQ(c, kCentre + 25);
+  EXPECT_LE(std::fabs(double(rec) - 1.5), eb);
+  EXPECT_EQ(quantize<float>(4.0f, 1.0f, q, ebc, rec, big), kOutlierCode);  // q = 150
+  EXPECT_EQ(big, 150);
+  EXPECT_LE(std::fabs(double(rec) - 4.0), eb);
+  EXPECT_EQ(quantize<float>(1e30f, 1.0f, q, ebc, rec, big), kExactCode);  // beyond the outliers
+  EXPECT_EQ(rec, 1e30f);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(quantize<float>(nan, 1.0f, q, ebc, rec, big), kExactCode);
+  EXPECT_TRUE(std::isnan(rec));
+  EXPECT_EQ(quantize<float>(1.0f, nan, q, ebc, rec, big), kExactCode);
+  EXPECT_EQ(quantize<float>(1.0f, inf, q, ebc, rec, big), kExactCode);
+  EXPECT_EQ(rec, 1.0f);
+  // A bound below the value's ulp: only an exact prediction is kept.
+  const LevelQuant<float> tiny = level_quant<float>(1e-12);
+  EXPECT_EQ(quantize<float>(100.0f, 100.0f, tiny, eb_check<float>(1e-12), rec, big), kCentre);
+  // Off by an ulp: a huge outlier whose reconstruction must land on the value itself, or exact.
+  const uint8_t off = quantize<float>(100.0f, std::nextafter(100.0f, 0.0f), tiny, eb_check<float>(1e-12), rec, big);
+  EXPECT_TRUE(off == kExactCode || off == kOutlierCode);
+  EXPECT_EQ(rec, 100.0f);
+}
+
+// predict_interior is only a faster predict_point: equal bit for bit on every point where the
+// row runner takes it, NaN/Inf neighbours included (where it must hand over).
+template <class T>
+void interior_equals_guarded(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> g(0, 1);
+  std::vector<T> v(kBoxVolume);
+  for (auto& x : v) x = static_cast<T>(g(rng) * 10);
+  for (int i = 0; i < 80; ++i) {
+    const int at = static_cast<int>(rng() % kBoxVolume);
+    v[at] = i % 3 == 0 ? std::numeric_limits<T>::quiet_NaN() : i % 3 == 1 ? std::numeric_limits<T>::infinity()
+                                                                        : static_cast<T>(3e30);
+  }
+  const int64_t n[3] = {kBox, kBox, kBox};
+  for (int scheme = 0; scheme < kSchemes; ++scheme)
+    for (int spline = 0; spline < kSplines; ++spline)
+      for (int l = 1; l <= kBlockLevels; ++l) {
+        const int64_t s = int64_t{1} << (l - 1);
+        Pass passes[7];
+        const int np = level_passes(scheme, passes);
+        for (int pi = 0; pi < np; ++pi) {
+          const Stencil st = make_stencil(passes[pi].pred, s, kBoxPitch, spline, scheme == kCross);
+          const PassGrid pg = pass_grid(passes[pi], s, n);
+          uint64_t checked = 0;
+          run_rows(v.data(), kBoxPitch, n, pg, st, s, 0, pg.cnt[0] * pg.cnt[1], 0, pg.cnt[2], NoSkip{},
+                   [&](int64_t off, const int64_t* c, T pred) {
+                     const T ref = predict_point<T>(v.data(), off, c, n, s, st);
+                     ASSERT_EQ(std::memcmp(&ref, &pred, sizeof(T)), 0)
+                         << "scheme " << scheme << " spline " << spline << " level " << l << " at " << c[0] << ","
+                         << c[1] << "," << c[2];
+                     ++checked;
+                   });
+          EXPECT_EQ(checked, static_cast<uint64_t>(pg.points()));
+        }
+      }
+}
+
+TEST(InterpMath, InteriorPathEqualsGuardedPrediction) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    interior_equals_guarded<float>(seed);
+    interior_equals_guarded<double>(seed);
+  }
+}
+
+namespace {
+
+template <class T>
+Choice forced(const Layout& L, double eb, int spline, int scheme, double alpha, double beta) {
+  TuneRequest r;
+  r.spline = spline;
+  r.scheme = scheme;
+  r.alpha = alpha;
+  r.beta = beta;
+  std::vector<T> dummy(L.total, T(1));
+  return tune_cpu<T>(dummy.data(), L, eb, r);
+}
+
+template <class T>
+std::vector<T> round_trip_twin(const std::vector<T>& x, const Layout& L, const Choice& ch, double eb,
+                               std::vector<uint8_t>* codes_out = nullptr, Sparse<T>* sp_out = nullptr) {
+  std::vector<uint8_t> codes(L.total);
+  Sparse<T> sp;
+  compress_cpu<T>(x.data(), L, ch, eb, codes.data(), sp);
+  const OutlierRanks rk = check_sparse<T>(codes.data(), L, sp);
+  std::vector<T> y(L.total);
+  decompress_cpu<T>(codes.data(), sp, rk, L, ch, y.data());
+  if (codes_out) *codes_out = codes;
+  if (sp_out) *sp_out = sp;
+  return y;
+}
+
+}  // namespace
+
+TEST(InterpTwin, EveryConfigurationRoundTripsOnAwkwardExtents) {
+  for (const auto& e : extents()) {
+    SCOPED_TRACE(std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]));
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    auto x = test::smooth_field<float>(Shape{{e[0], e[1], e[2]}}, 3);
+    if (x.size() > 7) x[7] = std::numeric_limits<float>::quiet_NaN();
+    const double eb = 0.05;
+    for (int scheme = 0; scheme < kSchemes; ++scheme)
+      for (int spline = 0; spline < kSplines; ++spline) {
+        const Choice ch = forced<float>(L, eb, spline, scheme, 1.5, 3);
+        for (int l = 1; l < L.levels; ++l) {
+          ASSERT_EQ(ch.config[l - 1].spline, spline);
+          ASSERT_EQ(ch.config[l - 1].scheme, scheme);
+        }
+        EXPECT_EQ(test::check_bound(x, round_trip_twin(x, L, ch, eb), eb), "");
+      }
+  }
+}
+
+TEST(InterpTwin, ThreadCountDoesNotChangeTheCodes) {
+#if defined(_OPENMP)
+  const Shape s = Shape::parse("40x37x45");
+  auto x = test::smooth_field<double>(s, 9);
+  for (size_t i = 0; i < x.size(); i += 97) x[i] = std::numeric_limits<double>::quiet_NaN();
+  for (size_t i = 5; i < x.size(); i += 211) x[i] = 1e20;
+  const Layout L = make_layout(40, 37, 45);
+  const double eb = 1e-3;
+  TuneRequest r;
+  const Choice ch = tune_cpu<double>(x.data(), L, eb, r);
+  const int before = omp_get_max_threads();
+  std::vector<uint8_t> c1, c3;
+  Sparse<double> s1, s3;
+  omp_set_num_threads(1);
+  round_trip_twin(x, L, ch, eb, &c1, &s1);
+  const Choice ch1 = tune_cpu<double>(x.data(), L, eb, r);
+  omp_set_num_threads(3);
+  round_trip_twin(x, L, ch, eb, &c3, &s3);
+  const Choice ch3 = tune_cpu<double>(x.data(), L, eb, r);
+  omp_set_num_threads(before);
+  EXPECT_EQ(c1, c3);
+  EXPECT_EQ(s1.exact_idx, s3.exact_idx);
+  EXPECT_EQ(s1.outliers, s3.outliers);
+  EXPECT_EQ(std::memcmp(s1.exact_val.data(), s3.exact_val.data(), s1.exact_val.size() * 8), 0);
+  EXPECT_EQ(ch1.eb, ch3.eb);
+  for (size_t l = 0; l < ch1.config.size(); ++l) EXPECT_EQ(pack_config(ch1.config[l]), pack_config(ch3.config[l]));
+#else
+  GTEST_SKIP() << "built without OpenMP";
+#endif
+}
+
+TEST(InterpTwin, LevelBoundsFollowAlphaAndBeta) {
+  const auto e = level_bounds(1.0, 6, 2.0, 5.0);
+  ASSERT_EQ(e.size(), 6u);
+  EXPECT_EQ(e[0], 1.0);
+  EXPECT_EQ(e[1], 0.5);
+  EXPECT_EQ(e[2], 0.25);
+  EXPECT_EQ(e[3], 0.2);  // capped at beta
+  EXPECT_EQ(e[5], 0.2);
+  const auto off = level_bounds(1.0, 6, 1.0, 4.0);
+  for (double v : off) EXPECT_EQ(v, 1.0);
+}
+
+TEST(InterpTwin, NanLandDoesNotSpreadIntoTheSea) {
+  // Predictions skip non-finite neighbours (the spline rule), so the coast of a NaN land mask
+  // is coded like any other point: the exact values are the NaNs and next to nothing else.
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "ocean_nanland_cut_1x4x45x90.f32");
+  std::vector<float> x(4 * 45 * 90);
+  ASSERT_EQ(raw.size(), x.size() * 4);
+  std::memcpy(x.data(), raw.data(), raw.size());
+  const Layout L = make_layout(4, 45, 90);
+  uint64_t nan = 0;
+  for (float v : x) nan += std::isnan(v);
+  for (double eb : {0.3, 0.03, 0.003}) {
+    TuneRequest r;
+    const Choice ch = tune_cpu<float>(x.data(), L, eb, r);
+    std::vector<uint8_t> codes;
+    Sparse<float> sp;
+    const auto y = round_trip_twin(x, L, ch, eb, &codes, &sp);
+    EXPECT_EQ(test::check_bound(x, y, eb), "");
+    uint64_t finite_exact = 0;
+    for (float v : sp.exact_val) finite_exact += std::isfinite(v);
+    EXPECT_EQ(sp.exact_idx.size() - finite_exact, nan);
+    EXPECT_LE(finite_exact, (x.size() - nan) / 200) << "eb " << eb;
+    // Exactly stored values come back bit for bit.
+    for (size_t k = 0; k < sp.exact_idx.size(); ++k)
+      ASSERT_EQ(std::memcmp(&y[sp.exact_idx[k]], &sp.exact_val[k], 4), 0);
+  }
+}
+
+TEST(InterpTwin, ExactlyStoredNegativeZeroKeepsItsSign) {
+  // -0.0 next to values so far away that it cannot be predicted within a tiny bound.
+  std::vector<double> x(40);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (i % 2 ? 1e9 : -1e9) * static_cast<double>(i + 1);
+  x[13] = -0.0;
+  const Layout L = make_layout(1, 1, x.size());
+  const double eb = 1e-300;
+  TuneRequest r;
+  const Choice ch = tune_cpu<double>(x.data(), L, eb, r);
+  Sparse<double> sp;
+  std::vector<uint8_t> codes;
+  const auto y = round_trip_twin(x, L, ch, eb, &codes, &sp);
+  ASSERT_TRUE(std::find(sp.exact_idx.begin(), sp.exact_idx.end(), 13u) != sp.exact_idx.end());
+  EXPECT_TRUE(std::signbit(y[13]) && y[13] == 0.0);
+  EXPECT_EQ(test::check_bound(x, y, eb), "");
+}
