@@ -11,7 +11,7 @@
 
 namespace sciz::cli {
 
-enum class Command { compress, decompress, info, eval, help, version };
+enum class Command { compress, decompress, info, eval, refactor, retrieve, help, version };
 
 struct Options {
   Command cmd = Command::help;
@@ -38,6 +38,8 @@ struct Options {
   bool all_devices = false;
   bool quiet = false;
   bool json = false;
+  uint32_t planes_per_group = 1;  // refactor
+  std::string state;              // retrieve: --state PATH
 
   ErrorBound bound() const { return rel ? ErrorBound{EbMode::rel, *rel} : ErrorBound{EbMode::abs, *abs}; }
 };
