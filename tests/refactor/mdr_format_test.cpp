@@ -43,6 +43,13 @@ std::string error_of(F&& f, Status* status = nullptr) {
   return "";
 }
 
+// Bytes of an index entry: level, group, LEB128 length, checksum.
+size_t entry_bytes(const mdr::Segment& s) {
+  size_t v = 1;
+  for (uint64_t x = s.length; x >= 0x80; x >>= 7) ++v;
+  return 2 + v + 8;
+}
+
 void reseal(std::vector<uint8_t>& file, uint32_t header) {
   const uint64_t sum = xxh64(file.data(), header - 8);
   std::memcpy(file.data() + header - 8, &sum, 8);
@@ -109,24 +116,28 @@ TEST(MdrFormat, ConsistentChecksumDoesNotExcuseBadFields) {
     mutate(f);
     reseal(f, r.header);
     const std::string msg = error_of([&] { mdr::Retriever x(mdr::memory_source(f)); });
+    EXPECT_FALSE(msg.empty()) << "accepted; expected '" << expect << "'";
     EXPECT_NE(msg.find(expect), std::string::npos) << "expected '" << expect << "', got '" << msg << "'";
   };
   const size_t dims_at = 16, levels_at = 14;
   refused([&](auto& f) { f[dims_at] = 31; }, "coefficients, the dims imply");  // dims 31x100
   refused([&](auto& f) { f[levels_at] += 1; }, "levels, the dims imply");
   refused([&](auto& f) { f[12] = 3; }, "dtype 3");
-  // The first level record follows dims (2 x 8), min, max, max abs and the special count.
+  // The first level record follows dims (2 x 8), min, max, max abs and the special count:
+  // u64 count, i16 exponent, u8 top, u8 planes per group, f32 errors.
   const size_t level0 = 16 + 2 * 8 + 4 * 8;
   refused([&](auto& f) { f[level0 + 10] = 40; }, "top digit 40");
   refused([&](auto& f) { f[level0 + 11] = 0; }, "planes per group");
   refused(
       [&](auto& f) {
-        const double nan = std::nan("");
-        std::memcpy(f.data() + level0 + 16, &nan, 8);
+        const float nan = std::nanf("");
+        std::memcpy(f.data() + level0 + 12, &nan, 4);
       },
       "error nan");
   // Swap two index entries of one level: its groups are then out of order.
-  const size_t index_at = r.header - 8 - h.segments.size() * mdr::kEntryBytes;
+  size_t index_at = r.header - 8;
+  std::vector<size_t> entry_at(h.segments.size());
+  for (size_t k = h.segments.size(); k-- > 0;) index_at -= entry_bytes(h.segments[k]), entry_at[k] = index_at;
   size_t a = 0, b = 0;
   for (size_t i = 1; i < h.segments.size() && !b; ++i)
     for (size_t j = i + 1; j < h.segments.size(); ++j)
@@ -135,8 +146,12 @@ TEST(MdrFormat, ConsistentChecksumDoesNotExcuseBadFields) {
         break;
       }
   ASSERT_GT(b, 0u);
-  refused([&](auto& f) { f[index_at + a * mdr::kEntryBytes + 1] = h.segments[b].group; }, "out of order");
-  refused([&](auto& f) { std::swap(f[index_at], f[index_at + mdr::kEntryBytes]); }, "must come first");
+  refused([&](auto& f) { f[entry_at[a] + 1] = h.segments[b].group; }, "out of order");
+  refused([&](auto& f) { std::swap(f[entry_at[0]], f[entry_at[1]]); }, "must come first");
+  // A length one off: one byte short, the segments no longer end the file; one long, the last
+  // one runs past it.
+  refused([&](auto& f) { f[entry_at[1] + 2] ^= 0x01; },
+          h.segments[1].length % 2 ? "segments end at byte" : "run past the end");
 }
 
 TEST(MdrFormat, DamagedSegmentIsRefusedOnlyWhenNeededAndChangesNothing) {

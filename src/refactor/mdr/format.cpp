@@ -19,10 +19,21 @@ int scale_of(DType t) { return t == DType::f32 ? bitplanes::Digits<float>::scale
 
 [[noreturn]] void corrupt(const std::string& what) { fail(Status::corrupt_stream, "mdr file: " + what); }
 
+// err / 2^exponent as an f32 whose value, scaled back, is >= err: round to nearest, then up
+// one f32 step at a time (the scaling may underflow; a step or two covers it).
+float error_to_file(double err, int exponent) {
+  float f = static_cast<float>(std::ldexp(err, -exponent));
+  while (std::ldexp(static_cast<double>(f), exponent) < err) f = std::nextafter(f, INFINITY);
+  return f;
+}
 }  // namespace
 
 multilevel::Layout layout_for(const std::vector<uint64_t>& dims) {
   return multilevel::layout_of(multilevel::grid_of(dims));
+}
+
+double stored_error(double err, int exponent) {
+  return std::ldexp(static_cast<double>(error_to_file(err, exponent)), exponent);
 }
 
 uint64_t group_raw_bytes(const LevelInfo& lv, int g) {
@@ -54,17 +65,14 @@ std::vector<uint8_t> write_header(Header& h) {
     w.put<int16_t>(static_cast<int16_t>(lv.exponent));
     w.put<uint8_t>(static_cast<uint8_t>(lv.top));
     w.put<uint8_t>(static_cast<uint8_t>(lv.group_planes));
-    w.put<uint32_t>(0);
-    for (double e : lv.err) w.put<double>(e);
+    for (double e : lv.err) w.put<float>(error_to_file(e, lv.exponent));
   }
   w.put<uint32_t>(static_cast<uint32_t>(h.segments.size()));
   w.put<uint32_t>(0);
   for (const Segment& s : h.segments) {
     w.put<uint8_t>(s.level);
     w.put<uint8_t>(s.group);
-    w.put<uint16_t>(0);
-    w.put<uint32_t>(0);
-    w.put<uint64_t>(s.length);
+    put_varint(w, s.length);
     w.put<uint64_t>(s.checksum);
   }
   std::vector<uint8_t>& b = w.buffer();
@@ -146,7 +154,6 @@ Header read_header(std::span<const uint8_t> bytes, uint64_t file_size) {
     lv.exponent = r.get<int16_t>("level exponent");
     lv.top = r.get<uint8_t>("level top digit");
     lv.group_planes = r.get<uint8_t>("planes per group");
-    if (r.get<uint32_t>("level padding") != 0) corrupt(at + "non-zero padding");
     if (lv.count != lay.level_count(j))
       corrupt(at + std::to_string(lv.count) + " coefficients, the dims imply " + std::to_string(lay.level_count(j)));
     if (lv.exponent < -1100 || lv.exponent > 1100) corrupt(at + "exponent " + std::to_string(lv.exponent));
@@ -155,7 +162,8 @@ Header read_header(std::span<const uint8_t> bytes, uint64_t file_size) {
       corrupt(at + std::to_string(lv.group_planes) + " planes per group");
     const int groups = bitplanes::group_count(lv.top, lv.group_planes);
     for (int t = 0; t <= groups; ++t) {
-      const double e = r.get<double>("level error");
+      const float f = r.get<float>("level error");
+      const double e = std::ldexp(static_cast<double>(f), lv.exponent);
       if (!(std::isfinite(e) && e >= 0)) corrupt(at + "error " + std::to_string(e) + " after " + std::to_string(t) + " groups");
       lv.err.push_back(e);
     }
@@ -167,7 +175,8 @@ Header read_header(std::span<const uint8_t> bytes, uint64_t file_size) {
   if (r.get<uint32_t>("segment count padding") != 0) corrupt("non-zero padding after the segment count");
   if (count != expected_segments)
     corrupt("index lists " + std::to_string(count) + " segments, the levels need " + std::to_string(expected_segments));
-  if (r.remaining() != static_cast<uint64_t>(count) * kEntryBytes)
+  // Every entry takes at least 11 bytes: a hostile count cannot make us loop long.
+  if (r.remaining() < static_cast<uint64_t>(count) * 11)
     corrupt("index of " + std::to_string(r.remaining()) + " bytes for " + std::to_string(count) + " entries");
   std::vector<int> next(nlevels, 0);
   uint64_t off = size;
@@ -175,12 +184,9 @@ Header read_header(std::span<const uint8_t> bytes, uint64_t file_size) {
     Segment s;
     s.level = r.get<uint8_t>("segment level");
     s.group = r.get<uint8_t>("segment group");
-    const uint16_t pad16 = r.get<uint16_t>("segment padding");
-    const uint32_t pad32 = r.get<uint32_t>("segment padding");
-    s.length = r.get<uint64_t>("segment length");
+    s.length = get_varint(r, "segment length");
     s.checksum = r.get<uint64_t>("segment checksum");
     const std::string at = "index entry " + std::to_string(k) + " (" + segment_name(s) + "): ";
-    if (pad16 || pad32) corrupt(at + "non-zero padding");
     if (s.level == kExactLevel) {
       if (k != 0 || h.special == 0) corrupt(at + "exact values must come first, and only with special values");
       if (s.group != 0) corrupt(at + "group " + std::to_string(s.group));
@@ -201,6 +207,7 @@ Header read_header(std::span<const uint8_t> bytes, uint64_t file_size) {
     off += s.length;
     h.segments.push_back(s);
   }
+  if (r.remaining() != 0) corrupt(std::to_string(r.remaining()) + " bytes after the index");
   if (off != file_size)
     corrupt("segments end at byte " + std::to_string(off) + " but the file has " + std::to_string(file_size) +
             " (trailing bytes)");

@@ -17,7 +17,6 @@ inline constexpr char kMagic[4] = {'S', 'Z', 'M', 'D'};
 inline constexpr uint16_t kVersion = 1;
 inline constexpr uint8_t kExactLevel = 255;  // the segment of exactly stored values
 inline constexpr uint32_t kFixedBytes = 12;  // magic, version, flags, header size
-inline constexpr uint32_t kEntryBytes = 24;
 
 struct LevelInfo {
   uint64_t count = 0;
@@ -59,6 +58,10 @@ uint32_t read_header_size(std::span<const uint8_t> fixed, uint64_t file_size);
 // The whole header: every field checked (docs/MDR.md section 4), offsets derived, the
 // segments required to end the file exactly.
 Header read_header(std::span<const uint8_t> bytes, uint64_t file_size);
+
+// A level error as the file stores it: err / 2^exponent as an f32, rounded up, so the value
+// read back is never below the measured one. What writer and reader both use.
+double stored_error(double err, int exponent);
 
 // Bytes a level's group decodes to: its planes' words.
 uint64_t group_raw_bytes(const LevelInfo& lv, int g);

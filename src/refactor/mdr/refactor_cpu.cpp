@@ -53,6 +53,7 @@ Coded code_level(const double* c, uint64_t n, int scale, int digits, const Refac
   lv.top = q.top;
   lv.group_planes = group_planes_for(n, opt.planes_per_group, digits);
   lv.err = bitplanes::level_errors_cpu<W>(c, q, scale, digits, lv.group_planes);
+  for (double& e : lv.err) e = stored_error(e, lv.exponent);  // what the file will say
   const std::vector<uint32_t> planes = bitplanes::encode_planes_cpu<W>(q.nb.data(), n, q.top);
   const uint64_t pw = bitplanes::plane_words(n);
   const HybridOptions ho{opt.copy_below, opt.min_ratio};
