@@ -83,10 +83,56 @@ class Retriever {
   Retrieval retrieve(const ErrorBound& eb, void* out, uint64_t out_bytes);
   // What has been read so far, to resume from later: the segments as read (compressed).
   std::vector<uint8_t> state() const;
+  // The bound of what is held now, and the next smaller bound reading more could reach (the
+  // held one when everything is read): the steps of minimal augmentation.
+  double held_bound() const;
+  double next_bound() const;
+  uint64_t held_bytes() const;  // header and segments held: what reaching them took
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Quantities of interest over several refactored fields of one shape (docs/MDR.md section 6):
+// the components are retrieved, refined together, until a proven bound on the error of the
+// quantity at every point meets the tolerance.
+enum class Qoi : uint8_t {
+  vtotal,     // sum of the squared components (Vx^2 + Vy^2 + Vz^2)
+  magnitude,  // its square root
+  linear,     // sum of weights[i] x component i
+};
+// How the next component bounds are chosen when the estimate is above the tolerance (HP-MDR
+// section 6.2): cp halves them at the worst point until that point meets the tolerance; ma
+// reads one more step of every component; mape divides them by estimate / tolerance while that
+// ratio exceeds c, then takes ma steps.
+enum class QoiMethod : uint8_t { cp, ma, mape };
+const char* qoi_name(Qoi q);
+Qoi parse_qoi(const std::string& s);             // "vtotal", "magnitude", "linear"
+const char* qoi_method_name(QoiMethod m);
+QoiMethod parse_qoi_method(const std::string& s);  // "cp", "ma", "mape"
+
+struct QoiOptions {
+  Qoi qoi = Qoi::vtotal;
+  std::vector<double> weights;  // linear: one per component
+  QoiMethod method = QoiMethod::mape;
+  double mape_c = 10;           // the paper's choice
+  int max_iterations = 200;
+};
+
+struct QoiResult {
+  double tolerance = 0;  // absolute: rel x a lower bound of the quantity's range
+  double estimate = 0;   // |Q(V) - Q(V')| <= estimate at every point with finite components
+  bool met = false;      // estimate <= tolerance
+  int iterations = 0;
+  uint64_t bytes_read = 0;     // all components, headers included
+  std::vector<double> bounds;  // each component's guaranteed bound
+};
+
+// outs[i]: component i's field (its dtype, count values). rel: the tolerance relative to the
+// range of Q over the original fields (a lower bound of it, derived from the retrieved fields
+// and the estimate, so the tolerance is never looser than asked).
+QoiResult retrieve_qoi(std::span<Retriever* const> components, double rel, const QoiOptions& opt,
+                       std::span<void* const> outs);
 
 }  // namespace sciz::mdr

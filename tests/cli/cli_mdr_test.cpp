@@ -165,3 +165,37 @@ TEST_F(CliMdr, MisuseIsRefusedByName) {
   expect_error("retrieve -i f.sciz -o out.raw -r 1e-6", "checksum mismatch", 1);
   EXPECT_FALSE(fs::exists(path("out.raw")));
 }
+
+TEST_F(CliMdr, QoiRetrievalMeetsItsTolerance) {
+  const Shape s{{6, 30, 20}};
+  std::vector<std::vector<float>> v = {test::smooth_field<float>(s, 1), test::smooth_field<float>(s, 2),
+                                       test::smooth_field<float>(s, 3)};
+  for (int i = 0; i < 3; ++i) {
+    write("c" + std::to_string(i) + ".raw", v[i]);
+    ASSERT_EQ(run("refactor -q -i c" + std::to_string(i) + ".raw -t f32 -d 6x30x20 -o c" + std::to_string(i) + ".sciz").rc, 0);
+  }
+  double qmin = INFINITY, qmax = -INFINITY;
+  for (size_t p = 0; p < s.count(); ++p) {
+    double q = 0;
+    for (const auto& c : v) q += double(c[p]) * c[p];
+    qmin = std::min(qmin, q), qmax = std::max(qmax, q);
+  }
+  const Result r = run("retrieve --qoi vtotal -i c0.sciz,c1.sciz,c2.sciz -o o0,o1,o2 --tol 1e-3 --method ma --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const double est = json_number(r.out, "estimate"), tol = json_number(r.out, "tolerance_abs");
+  EXPECT_LE(est, tol);
+  EXPECT_LE(tol, 1e-3 * (qmax - qmin));
+  const auto a = read<float>("o0"), b = read<float>("o1"), c = read<float>("o2");
+  double worst = 0;
+  for (size_t p = 0; p < s.count(); ++p) {
+    const double q = double(v[0][p]) * v[0][p] + double(v[1][p]) * v[1][p] + double(v[2][p]) * v[2][p];
+    const double q2 = double(a[p]) * a[p] + double(b[p]) * b[p] + double(c[p]) * c[p];
+    worst = std::max(worst, std::fabs(q - q2));
+  }
+  EXPECT_LE(worst, est);
+  expect_error("retrieve --qoi vtotal -i c0.sciz,c1.sciz -o o0 --tol 1e-3", "one output per component", 2);
+  expect_error("retrieve --qoi vtotal -i c0.sciz,c1.sciz -o o0,o1", "--tol", 2);
+  expect_error("retrieve --qoi speed -i c0.sciz -o o0 --tol 1e-3", "speed", 2);
+  expect_error("retrieve -i c0.sciz -o o0 -r 1e-3 --tol 1e-3", "go with --qoi", 2);
+  expect_error("retrieve --qoi linear -i c0.sciz,c1.sciz -o o0,o1 --tol 1e-3 --weights 1", "1 weights for 2", 2);
+}

@@ -65,6 +65,10 @@ const std::vector<Spec>& specs() {
       {nullptr, "--json", false, {C::info, C::eval, C::refactor, C::retrieve}},
       {nullptr, "--planes-per-group", true, {C::refactor}},
       {nullptr, "--state", true, {C::retrieve}},
+      {nullptr, "--qoi", true, {C::retrieve}},
+      {nullptr, "--tol", true, {C::retrieve}},
+      {nullptr, "--method", true, {C::retrieve}},
+      {nullptr, "--weights", true, {C::retrieve}},
   };
   return all;
 }
@@ -207,6 +211,32 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
       if (v.empty()) usage_error(name + " needs a path");
       o.state = v;
     }
+    else if (ln == "--qoi") {
+      if (v != "vtotal" && v != "magnitude" && v != "linear")
+        usage_error(name + " " + quote(v) + " must be vtotal, magnitude or linear");
+      o.qoi = v;
+    }
+    else if (ln == "--tol") o.tol = parse_bound(name, v);
+    else if (ln == "--method") {
+      if (v != "cp" && v != "ma" && v != "mape") usage_error(name + " " + quote(v) + " must be cp, ma or mape");
+      o.qoi_method = v;
+    }
+    else if (ln == "--weights") {
+      o.weights.clear();
+      size_t at = 0;
+      while (at <= v.size()) {
+        const size_t comma = v.find(',', at);
+        const std::string one = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        errno = 0;
+        char* end = nullptr;
+        const double x = one.empty() ? NAN : std::strtod(one.c_str(), &end);
+        if (one.empty() || end != one.c_str() + one.size() || !std::isfinite(x))
+          usage_error(name + " " + quote(v) + " must be numbers separated by commas");
+        o.weights.push_back(x);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+      }
+    }
     else if (ln == "--quiet") o.quiet = true;
     else if (ln == "--json") o.json = true;
   } catch (const Error& e) {  // parse_dtype / parse_device already name the value
@@ -220,7 +250,14 @@ void check_complete(const Options& o) {
   if (o.output.empty() && (o.cmd == Command::compress || o.cmd == Command::decompress || o.cmd == Command::refactor ||
                            o.cmd == Command::retrieve))
     usage_error(cmd + " needs an output: -o PATH");
-  if (o.cmd == Command::compress || o.cmd == Command::eval || o.cmd == Command::retrieve) {
+  if (o.cmd == Command::retrieve && !o.qoi.empty()) {
+    if (!o.tol) usage_error("--qoi needs a tolerance: --tol REL (relative to the quantity's range)");
+    if (o.rel || o.abs) usage_error("--qoi takes --tol, not -r or -a");
+    if (!o.state.empty()) usage_error("--qoi does not take --state");
+    if ((o.qoi == "linear") != !o.weights.empty()) usage_error("--weights go with --qoi linear, and it needs them");
+  } else if (o.tol || !o.weights.empty() || o.qoi_method != "mape") {
+    usage_error("--tol, --method and --weights go with --qoi");
+  } else if (o.cmd == Command::compress || o.cmd == Command::eval || o.cmd == Command::retrieve) {
     if (!o.rel && !o.abs) usage_error(cmd + " needs an error bound: -r REL or -a ABS");
     if (o.rel && o.abs) usage_error("give -r or -a, not both (got -r " + quote(o.rel_arg) + " and -a " + quote(o.abs_arg) + ")");
   }

@@ -40,6 +40,10 @@ struct Options {
   bool json = false;
   uint32_t planes_per_group = 1;  // refactor
   std::string state;              // retrieve: --state PATH
+  std::string qoi;                // retrieve --qoi vtotal|magnitude|linear: -i and -o are comma lists
+  std::optional<double> tol;      // --tol REL (with --qoi)
+  std::string qoi_method = "mape";
+  std::vector<double> weights;    // --weights a,b,... (linear)
 
   ErrorBound bound() const { return rel ? ErrorBound{EbMode::rel, *rel} : ErrorBound{EbMode::abs, *abs}; }
 };

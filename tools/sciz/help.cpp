@@ -30,6 +30,8 @@ const char* kUsage =
     "                  [--device cpu|cuda|auto] [--radius N] [--lossless S | --stages L] [--delta-chain C] [--szx-block N] [--runs N] [--json] [-q]\n"
     "  sciz refactor   -i IN -o OUT.sciz [-t f32|f64] [-d DIMS] [--planes-per-group N] [--json] [-q]\n"
     "  sciz retrieve   -i IN.sciz -o OUT (-r REL | -a ABS) [--state S] [--json] [-q]\n"
+    "  sciz retrieve   --qoi vtotal|magnitude|linear -i A.sciz,B.sciz[,...] -o A,B[,...] --tol REL\n"
+    "                  [--method cp|ma|mape] [--weights W1,W2,...] [--json] [-q]\n"
     "  sciz --help | sciz COMMAND --help | sciz --version\n";
 
 std::string input_text() {
@@ -188,7 +190,9 @@ std::string help_text(std::optional<Command> cmd) {
              "  -q, --quiet          no summary on stderr\n\n" +
              input_text() + "\n" + kExit;
     case Command::retrieve:
-      return "usage: sciz retrieve -i IN.sciz -o OUT (-r REL | -a ABS) [--state S] [--json] [-q]\n\n"
+      return "usage: sciz retrieve -i IN.sciz -o OUT (-r REL | -a ABS) [--state S] [--json] [-q]\n"
+             "       sciz retrieve --qoi vtotal|magnitude|linear -i A.sciz,B.sciz[,...] -o A,B[,...] --tol REL\n"
+             "                     [--method cp|ma|mape] [--weights W1,W2,...] [--json] [-q]\n\n"
              "Reads a refactored file's header, then only the segments the bound needs (one\n"
              "contiguous range), and writes raw little-endian values of the original type and size.\n"
              "Reports the bound it guarantees (every finite point of OUT lies within it of the\n"
@@ -203,6 +207,16 @@ std::string help_text(std::optional<Command> cmd) {
              "                       write the new state there: a tighter bound reads only the\n"
              "                       segments S lacks; the result equals a fresh retrieval bit for bit.\n"
              "                       S holds the segments read so far, as read (compressed)\n"
+             "      --qoi Q          retrieve several refactored fields of one shape (-i and -o are\n"
+             "                       comma lists) until a quantity of them is within --tol: vtotal\n"
+             "                       (sum of squares), magnitude (its square root) or linear (sum of\n"
+             "                       --weights x field). The bound on the quantity's error is proven\n"
+             "                       at every point from the retrieved values\n"
+             "      --tol REL        tolerance relative to the quantity's range (with --qoi)\n"
+             "      --method M       how the fields' bounds are refined (with --qoi): mape (default),\n"
+             "                       ma (one more step of every field at a time: fewest bytes, most\n"
+             "                       iterations) or cp (halve at the worst point: fewest iterations)\n"
+             "      --weights LIST   the linear combination's weights, one per field\n"
              "      --json           one JSON object instead of a table\n"
              "  -q, --quiet          no report\n\n" +
              std::string(kExit);

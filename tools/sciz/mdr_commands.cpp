@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "command_util.hpp"
 #include "commands.hpp"
@@ -74,7 +75,96 @@ int run_refactor(const Options& o) {
   return kExitOk;
 }
 
+namespace {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (;;) {
+    const size_t comma = s.find(',', at);
+    out.push_back(s.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) return out;
+    at = comma + 1;
+  }
+}
+
+// --qoi: the components in -i and their outputs in -o, both comma lists, refined together until
+// the quantity's error bound meets --tol x its range.
+int run_retrieve_qoi(const Options& o) {
+  const std::vector<std::string> in = split_commas(o.input), outp = split_commas(o.output);
+  if (in.size() != outp.size())
+    usage_error("--qoi: " + std::to_string(in.size()) + " inputs (-i) but " + std::to_string(outp.size()) +
+                " outputs (-o): give one output per component");
+  if (in.size() > 8) usage_error("--qoi: " + std::to_string(in.size()) + " components (at most 8)");
+  if (o.qoi == "linear" && o.weights.size() != in.size())
+    usage_error("--weights: " + std::to_string(o.weights.size()) + " weights for " + std::to_string(in.size()) + " components");
+  std::vector<mdr::Retriever> rs;
+  for (const auto& path : in) {
+    mdr::Source src = open_source(path);
+    rs.push_back(in_context(quote(path), [&] { return mdr::Retriever(std::move(src)); }));
+  }
+  std::vector<std::unique_ptr<OutputFile>> outs;  // not movable: each owns its temporary
+  for (const auto& path : outp) outs.push_back(std::make_unique<OutputFile>(path));
+  const uint64_t bytes = rs[0].info().shape.count() * dtype_size(rs[0].info().dtype);
+  std::vector<HostBuffer> fields;
+  std::vector<mdr::Retriever*> rp;
+  std::vector<void*> op;
+  for (auto& r : rs) {
+    fields.push_back(HostBuffer::allocate(bytes, "a retrieved component"));
+    rp.push_back(&r);
+    op.push_back(fields.back().data());
+  }
+  mdr::QoiOptions qo;
+  qo.qoi = mdr::parse_qoi(o.qoi);
+  qo.method = mdr::parse_qoi_method(o.qoi_method);
+  qo.weights = o.weights;
+  const auto t0 = std::chrono::steady_clock::now();
+  const mdr::QoiResult got = in_context("--qoi " + o.qoi, [&] { return mdr::retrieve_qoi(rp, *o.tol, qo, op); });
+  const double secs = seconds_since(t0);
+  if (!got.met)
+    data_error("--qoi " + o.qoi + ": tolerance " + fmt_g(got.tolerance, 9) + " not reached with everything read (estimate " +
+               fmt_g(got.estimate, 9) + ")");
+  for (size_t i = 0; i < outs.size(); ++i) {
+    outs[i]->write(fields[i].data(), bytes);
+    outs[i]->commit();
+  }
+  uint64_t file_bytes = 0;
+  for (const auto& r : rs) file_bytes += r.info().file_bytes;
+  if (o.json) {
+    Json j;
+    std::vector<std::string> bounds;
+    for (double b : got.bounds) bounds.push_back(Json::number(b));
+    j.add("qoi", o.qoi)
+        .add("method", o.qoi_method)
+        .add("tolerance_rel", *o.tol)
+        .add("tolerance_abs", got.tolerance)
+        .add("estimate", got.estimate)
+        .add("iterations", got.iterations)
+        .add("bytes_read", got.bytes_read)
+        .add("file_bytes", file_bytes)
+        .add_raw("component_bounds", Json::array(bounds))
+        .add("seconds", secs);
+    std::printf("%s\n", j.str().c_str());
+  } else if (!o.quiet) {
+    Table t;
+    t.row("quantity", o.qoi + " of " + std::to_string(in.size()) + " components (" + o.qoi_method + ")");
+    t.row("tolerance", fmt_g(got.tolerance) + " abs (rel " + fmt_g(*o.tol) + " of the quantity's range)");
+    t.row("estimated max error", fmt_g(got.estimate) + " (a proven bound at every point)");
+    std::string b;
+    for (double x : got.bounds) b += (b.empty() ? "" : ", ") + fmt_g(x);
+    t.row("component bounds", b);
+    t.row("bytes read", std::to_string(got.bytes_read) + " of " + std::to_string(file_bytes));
+    t.row("iterations", std::to_string(got.iterations));
+    t.row("time", fmt_g(secs, 3) + " s");
+    std::fputs(t.str().c_str(), stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 int run_retrieve(const Options& o) {
+  if (!o.qoi.empty()) return run_retrieve_qoi(o);
   const std::string ctx = quote(o.input);
   mdr::Source src = open_source(o.input);
   std::vector<uint8_t> state;

@@ -256,6 +256,18 @@ Retrieval Retriever::retrieve(const ErrorBound& eb, void* out, uint64_t out_byte
   return res;
 }
 
+double Retriever::held_bound() const { return impl_->prefix_bound[std::max(impl_->prefix, impl_->min_prefix)]; }
+
+double Retriever::next_bound() const {
+  const Impl& m = *impl_;
+  const double now = held_bound();
+  for (uint64_t p = std::max(m.prefix, m.min_prefix) + 1; p < m.prefix_bound.size(); ++p)
+    if (m.prefix_bound[p] < now) return m.prefix_bound[p];
+  return now;
+}
+
+uint64_t Retriever::held_bytes() const { return impl_->info.header_bytes + impl_->held.size(); }
+
 std::vector<uint8_t> Retriever::state() const {
   const Impl& m = *impl_;
   std::vector<uint8_t> s(kStateFixed + m.held.size() + 8);
