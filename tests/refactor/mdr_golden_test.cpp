@@ -49,7 +49,8 @@ uint64_t retrieval_digest(const std::vector<uint8_t>& file, size_t n) {
 TEST(MdrGolden, RetrievesToTheRecordedBitsAndIsReproduced) {
   const std::vector<float> x = fixture();
   ASSERT_EQ(x.size(), Shape{kDims}.count());
-  const fs::path file = golden_dir() / (std::string(kName) + ".sciz"), digest = golden_dir() / (std::string(kName) + ".xxh64");
+  // .szmd, not .sciz: the stream goldens' tests take every .sciz of the folder for a stream.
+  const fs::path file = golden_dir() / (std::string(kName) + ".szmd"), digest = golden_dir() / (std::string(kName) + ".xxh64");
   if (std::getenv("SCIZ_WRITE_GOLDEN")) {
     const auto bytes = test::refactor_vec(x, kDims);
     std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
