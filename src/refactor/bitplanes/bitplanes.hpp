@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cuda_fwd.hpp"
 #include "refactor/bitplanes/bitplanes_math.hpp"
 
 namespace sciz::bitplanes {
@@ -44,7 +45,21 @@ void decode_planes_cpu(const uint32_t* words, uint64_t n, int high, int planes, 
 template <class W>
 void reconstruct_cpu(const W* nb, uint64_t n, int unknown, int digits, int exponent, int scale, bool read, double* c);
 
-// Bit-matrix transpose: afterwards bit j of a[p] is what bit p of a[j] was.
-void transpose32(uint32_t a[32]);
+// ---- CUDA twin (bitplanes_cuda.cu): the same words and values, device pointers, work on s ----
+
+// d_nb receives the digits (Level::nb stays empty); synchronizes s to learn max |c| and top.
+template <class W>
+Level<W> quantize_cuda(const double* d_c, uint64_t n, int scale, int digits, W* d_nb, cudaStream_t s);
+template <class W>
+std::vector<double> level_errors_cuda(const double* d_c, const W* d_nb, uint64_t n, const Level<W>& lv, int scale,
+                                      int digits, int g, cudaStream_t s);
+// d_words: top x plane_words(n) words. One thread per word: the register-block layout itself.
+template <class W>
+void encode_planes_cuda(const W* d_nb, uint64_t n, int top, uint32_t* d_words, cudaStream_t s);
+template <class W>
+void decode_planes_cuda(const uint32_t* d_words, uint64_t n, int high, int planes, W* d_nb, cudaStream_t s);
+template <class W>
+void reconstruct_cuda(const W* d_nb, uint64_t n, int unknown, int digits, int exponent, int scale, bool read, double* d_c,
+                      cudaStream_t s);
 
 }  // namespace sciz::bitplanes

@@ -1,5 +1,6 @@
 // CPU twin of mdr's bitplanes. A word of the register-block layout gathers the 32 values one
-// GPU thread would hold; a 32 x 32 bit transpose turns them into that thread's plane words.
+// GPU thread would hold; a 32 x 32 bit transpose (bitplanes_math.hpp) turns them into that
+// thread's plane words.
 #include "refactor/bitplanes/bitplanes.hpp"
 
 #include <algorithm>
@@ -9,19 +10,6 @@
 
 namespace sciz::bitplanes {
 
-void transpose32(uint32_t a[32]) {
-  // Swap the off-diagonal blocks of ever smaller squares: the top-right j x j block of each
-  // 2j x 2j square (rows k, bits >= j) trades places with its bottom-left one.
-  uint32_t m = 0x0000FFFFu;
-  for (int j = 16; j != 0; j >>= 1, m ^= m << j) {
-    for (int k = 0; k < 32; k = ((k | j) + 1) & ~j) {
-      const uint32_t t = ((a[k] >> j) ^ a[k | j]) & m;
-      a[k] ^= t << j;
-      a[k | j] ^= t;
-    }
-  }
-}
-
 namespace {
 
 template <class W>
@@ -29,11 +17,6 @@ inline constexpr int kHalves = sizeof(W) / 4;  // 32-bit halves of a digit word
 
 // Bytes of work above which a loop gets threads (core/omp_threads.hpp).
 inline int threads_for(uint64_t n, uint64_t bytes_per_item) { return thread_count(n, n * bytes_per_item); }
-
-inline double round_up(double x) {
-  // Two ulps cover the one rounding of |y - recon| and the scaling; +eta covers underflow.
-  return std::nextafter(std::nextafter(x, INFINITY), INFINITY) + 0x1p-1074;
-}
 
 }  // namespace
 
@@ -80,7 +63,7 @@ std::vector<double> level_errors_cpu(const double* c, const Level<W>& lv, int sc
       m[t] = std::max(m[t], std::fabs(y - recon));
     }
   }
-  for (int t = 1; t <= groups; ++t) err[t] = round_up(std::ldexp(mx[t], lv.exponent - scale));
+  for (int t = 1; t <= groups; ++t) err[t] = error_from_units(mx[t], lv.exponent, scale);
   return err;
 }
 
@@ -91,15 +74,8 @@ std::vector<uint32_t> encode_planes_cpu(const W* nb, uint64_t n, int top) {
   const int nt = threads_for(pw, 32 * sizeof(W));
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (uint64_t w = 0; w < pw; ++w) {
-    const WordSlot s = slot_of(w, n);
-    uint32_t half[kHalves<W>][32] = {};
-    for (int j = 0; j < 32; ++j) {
-      const uint64_t i = s.first + j * s.threads;
-      if (i >= n) break;
-      const uint64_t v = nb[i];
-      for (int h = 0; h < kHalves<W>; ++h) half[h][j] = static_cast<uint32_t>(v >> (32 * h));
-    }
-    for (int h = 0; h < kHalves<W>; ++h) transpose32(half[h]);
+    uint32_t half[kHalves<W>][32];
+    gather_planes<W>(slot_of(w, n), n, [&](uint64_t i) { return nb[i]; }, half);
     for (int p = 0; p < top; ++p) {
       const int d = top - 1 - p;
       out[p * pw + w] = half[d / 32][d % 32];

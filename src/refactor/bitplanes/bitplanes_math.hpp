@@ -66,6 +66,13 @@ SCIZ_HD double reconstruct(uint64_t nb, int k, int digits, int e, int scale, boo
   return read ? ldexp(static_cast<double>(recon_half_units(nb, k, digits)), e - scale - 1) : 0.0;
 }
 
+// A level's error table entry from the largest |y - recon| over its coefficients, in
+// fixed-point units: scaled back and raised two ulps (the one rounding of each |y - recon| and
+// of the scaling), plus the smallest subnormal (underflow), so it is never below the truth.
+SCIZ_HD double error_from_units(double units, int e, int scale) {
+  return nextafter(nextafter(ldexp(units, e - scale), INFINITY), INFINITY) + 0x1p-1074;
+}
+
 // Register-block layout (docs/MDR.md, "Register-block layout"): a plane of n coefficients is
 // ceil(n / 32) words; word w belongs to region w / 32 (1024 coefficients, fewer in the last),
 // served by `threads` words; bit j of the word holds coefficient first + j * threads.
@@ -79,6 +86,39 @@ SCIZ_HD WordSlot slot_of(uint64_t w, uint64_t n) {
   const uint64_t base = (w / 32) * kRegion;
   const uint64_t m = n - base < kRegion ? n - base : kRegion;
   return {base + w % 32, (m + 31) / 32};
+}
+
+// Bit-matrix transpose: afterwards bit j of a[p] is what bit p of a[j] was. Swaps the
+// off-diagonal blocks of ever smaller squares: the top-right j x j block of each 2j x 2j
+// square (rows k, bits >= j) trades places with its bottom-left one. Fully unrolled on the
+// GPU, a[] stays in registers.
+SCIZ_HD void transpose32(uint32_t a[32]) {
+  uint32_t m = 0x0000FFFFu;
+  SCIZ_UNROLL
+  for (int j = 16; j != 0; j >>= 1, m ^= m << j) {
+    SCIZ_UNROLL
+    for (int k = 0; k < 32; k = ((k | j) + 1) & ~j) {
+      const uint32_t t = ((a[k] >> j) ^ a[k | j]) & m;
+      a[k] ^= t << j;
+      a[k | j] ^= t;
+    }
+  }
+}
+
+// The 32 digit words one register-block thread holds (zero past n), transposed into plane
+// words: half[h][d] is the plane word of digit 32 h + d. Both twins encode through it.
+template <class W, class Load>
+SCIZ_HD void gather_planes(const WordSlot& s, uint64_t n, Load&& load, uint32_t half[][32]) {
+  constexpr int halves = sizeof(W) / 4;
+  SCIZ_UNROLL
+  for (int j = 0; j < 32; ++j) {
+    const uint64_t i = s.first + j * s.threads;
+    const uint64_t v = i < n ? static_cast<uint64_t>(load(i)) : 0;
+    SCIZ_UNROLL
+    for (int h = 0; h < halves; ++h) half[h][j] = static_cast<uint32_t>(v >> (32 * h));
+  }
+  SCIZ_UNROLL
+  for (int h = 0; h < halves; ++h) transpose32(half[h]);
 }
 
 }  // namespace sciz::bitplanes

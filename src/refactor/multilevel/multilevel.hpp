@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cuda_fwd.hpp"
 #include "refactor/multilevel/multilevel_math.hpp"
 
 namespace sciz::multilevel {
@@ -35,5 +36,11 @@ void fill_cpu(const Layout& l, double* x, double level0_fill);
 void decompose_cpu(const Layout& l, const double* x, double* coeff);
 // x = P(x) + c level by level, coarse to fine: the inverse of decompose_cpu up to rounding.
 void recompose_cpu(const Layout& l, const double* coeff, double* x);
+
+// CUDA twin (multilevel_cuda.cu): the same values bit for bit, device pointers, one kernel per
+// class queued on s, no synchronization.
+void fill_cuda(const Layout& l, double* d_x, double level0_fill, cudaStream_t s);
+void decompose_cuda(const Layout& l, const double* d_x, double* d_coeff, cudaStream_t s);
+void recompose_cuda(const Layout& l, const double* d_coeff, double* d_x, cudaStream_t s);
 
 }  // namespace sciz::multilevel
