@@ -49,21 +49,36 @@ std::vector<double> level_errors_cpu(const double* c, const Level<W>& lv, int sc
   err[0] = lv.max_abs;  // nothing read: c' = 0
   if (groups == 0) return err;
   const uint64_t n = lv.nb.size();
-  std::vector<double> mx(groups + 1, 0.0);
-  double* m = mx.data();
-  const int nt = threads_for(n, 8 * groups);
-#pragma omp parallel for num_threads(nt) reduction(max : m[:groups + 1]) schedule(static) if (nt > 1)
-  for (uint64_t i = 0; i < n; ++i) {
-    // y and every reconstruction are exact doubles, so |y - recon| rounds at most once.
-    const double y = std::ldexp(c[i], scale - lv.exponent);
-    for (int t = 1; t <= groups; ++t) {
-      const int k = unknown_digits(lv.top, g, t);
-      const uint64_t known = static_cast<uint64_t>(lv.nb[i]) & ~((uint64_t(1) << k) - 1);
-      const double recon = 0.5 * static_cast<double>(recon_half_units(known, k, digits));
-      m[t] = std::max(m[t], std::fabs(y - recon));
+  std::vector<double> mx(groups + 1, 0.0), cap(groups + 1, 0.0);
+  for (int t = 1; t <= groups; ++t) cap[t] = saturation(unknown_digits(lv.top, g, t));
+  constexpr uint64_t kBlock = 2048;
+  const uint64_t blocks = (n + kBlock - 1) / kBlock;
+  const int nt = threads_for(blocks, n * 8 * groups / blocks);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    std::vector<double> loc(groups + 1, 0.0);
+    double y[kBlock];
+#pragma omp for schedule(static)
+    for (uint64_t b = 0; b < blocks; ++b) {
+      const uint64_t i0 = b * kBlock, m = std::min(kBlock, n - i0);
+      // y and every reconstruction are exact doubles, so |y - recon| rounds at most once.
+      for (uint64_t i = 0; i < m; ++i) y[i] = std::ldexp(c[i0 + i], scale - lv.exponent);
+      for (int t = 1; t <= groups; ++t) {
+        if (loc[t] >= cap[t]) continue;  // this plane count has reached its worst case
+        const int k = unknown_digits(lv.top, g, t);
+        const uint64_t keep = ~((uint64_t(1) << k) - 1);
+        double e = loc[t];
+        for (uint64_t i = 0; i < m; ++i) {
+          const uint64_t known = static_cast<uint64_t>(lv.nb[i0 + i]) & keep;
+          e = std::max(e, std::fabs(y[i] - 0.5 * static_cast<double>(recon_half_units(known, k, digits))));
+        }
+        loc[t] = e;
+      }
     }
+#pragma omp critical
+    for (int t = 1; t <= groups; ++t) mx[t] = std::max(mx[t], loc[t]);
   }
-  for (int t = 1; t <= groups; ++t) err[t] = error_from_units(mx[t], lv.exponent, scale);
+  for (int t = 1; t <= groups; ++t) err[t] = error_from_units(settle(mx[t], unknown_digits(lv.top, g, t)), lv.exponent, scale);
   return err;
 }
 
@@ -92,10 +107,13 @@ void decode_planes_cpu(const uint32_t* words, uint64_t n, int high, int planes, 
   for (uint64_t w = 0; w < pw; ++w) {
     const WordSlot s = slot_of(w, n);
     uint32_t half[kHalves<W>][32] = {};
+    uint32_t any = 0;
     for (int p = 0; p < planes; ++p) {
       const int d = high - p;
       half[d / 32][d % 32] = words[p * pw + w];
+      any |= words[p * pw + w];
     }
+    if (!any) continue;  // the top planes of a level are mostly zero words
     for (int h = 0; h < kHalves<W>; ++h) transpose32(half[h]);
     for (int j = 0; j < 32; ++j) {
       const uint64_t i = s.first + j * s.threads;

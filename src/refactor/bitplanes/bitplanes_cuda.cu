@@ -148,7 +148,7 @@ std::vector<double> level_errors_cuda(const double* d_c, const W* d_nb, uint64_t
   for (int t = 1; t <= groups; ++t) {
     const ErrorOf<W> f{d_c, d_nb, lv.exponent, scale, digits, unknown_digits(lv.top, g, t)};
     const double m = reduce(thrust::make_transform_iterator(thrust::counting_iterator<uint64_t>(0), f), n, Max{}, 0.0, s);
-    err[t] = error_from_units(m, lv.exponent, scale);
+    err[t] = error_from_units(settle(m, f.k), lv.exponent, scale);
   }
   return err;
 }

@@ -66,6 +66,15 @@ SCIZ_HD double reconstruct(uint64_t nb, int k, int digits, int e, int scale, boo
   return read ? ldexp(static_cast<double>(recon_half_units(nb, k, digits)), e - scale - 1) : 0.0;
 }
 
+// |y - recon| <= 2^(k-1) units with k digits unknown (half the unknown range plus half a unit
+// of rounding). Once a coefficient comes within 2^-20 of it, the scan of that plane count stops
+// and the worst case itself is recorded: a true bound at most 10^-6 above the measured one, and
+// the same number on both twins whatever the thread count (the measured maximum reaches the
+// threshold exactly when some coefficient does).
+SCIZ_HD double worst_units(int k) { return ldexp(1.0, k - 1); }
+SCIZ_HD double saturation(int k) { return worst_units(k) * (1 - 0x1p-20); }
+SCIZ_HD double settle(double measured, int k) { return measured >= saturation(k) ? worst_units(k) : measured; }
+
 // A level's error table entry from the largest |y - recon| over its coefficients, in
 // fixed-point units: scaled back and raised two ulps (the one rounding of each |y - recon| and
 // of the scaling), plus the smallest subnormal (underflow), so it is never below the truth.

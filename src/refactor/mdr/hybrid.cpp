@@ -60,8 +60,9 @@ uint64_t huffman_segment_bytes(std::span<const uint8_t> raw) {
 }
 
 std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOptions& opt) {
-  std::vector<uint8_t> best(1, static_cast<uint8_t>(Coding::copy));
-  best.insert(best.end(), raw.begin(), raw.end());
+  std::vector<uint8_t> best(1 + raw.size());
+  best[0] = static_cast<uint8_t>(Coding::copy);
+  if (!raw.empty()) std::memcpy(best.data() + 1, raw.data(), raw.size());
   if (raw.size() <= opt.copy_below || raw.size() % 4 != 0) return best;
   // Algorithm 2 with every size known: Huffman's exactly from the histogram (encoded only if
   // it can win), the run coders by encoding them; the smallest wins if it clears T_cr.
@@ -69,7 +70,14 @@ std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOpti
     return size < best.size() && static_cast<double>(raw.size()) > opt.min_ratio * static_cast<double>(size);
   };
   if (wins(huffman_segment_bytes(raw))) best = segment_of(huffman_list(), raw);
+  // Zero runs pay a token per non-zero 16-bit symbol: on a plane where most symbols are
+  // non-zero they never win, and sizing their Huffman books of up to 65536 values is the
+  // slowest part of choosing.
+  uint64_t zero16 = 0;
+  for (size_t i = 0; i + 1 < raw.size(); i += 2) zero16 += (raw[i] | raw[i + 1]) == 0;
+  const bool sparse = 2 * zero16 >= raw.size() / 2;
   for (const stages::StageList& list : run_lists()) {
+    if (!sparse && list.chain.front() == stages::StageId::zrle_huffman) continue;
     std::vector<uint8_t> cand = segment_of(list, raw);
     if (wins(cand.size())) best.swap(cand);
   }

@@ -149,13 +149,24 @@ void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint
     if (!raw.empty()) std::memcpy(d.words.data(), raw.data(), raw.size());
     dec.push_back(std::move(d));
   }
-  for (const Decoded& d : dec) {
-    const LevelInfo& lv = h.levels[d.sg->level];
-    const uint64_t off = lay.level_offset[d.sg->level];
-    const int high = lv.group_high(d.sg->group), planes = lv.group_size(d.sg->group);
-    if (h.dtype == DType::f32) bitplanes::decode_planes_cpu(d.words.data(), lv.count, high, planes, nb32.data() + off);
-    else bitplanes::decode_planes_cpu(d.words.data(), lv.count, high, planes, nb64.data() + off);
-    ++groups_read[d.sg->level];
+  // One pass per level over all its new planes: their groups are consecutive from the level's
+  // next group on, so the planes are too (a transpose per word instead of one per segment).
+  std::vector<std::vector<const Decoded*>> per_level(h.levels.size());
+  for (const Decoded& d : dec) per_level[d.sg->level].push_back(&d);
+  for (size_t l = 0; l < per_level.size(); ++l) {
+    if (per_level[l].empty()) continue;
+    const LevelInfo& lv = h.levels[l];
+    std::vector<uint32_t> words;
+    int planes = 0;
+    for (const Decoded* d : per_level[l]) {
+      words.insert(words.end(), d->words.begin(), d->words.end());
+      planes += lv.group_size(d->sg->group);
+    }
+    const int high = lv.group_high(per_level[l].front()->sg->group);
+    const uint64_t off = lay.level_offset[l];
+    if (h.dtype == DType::f32) bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, nb32.data() + off);
+    else bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, nb64.data() + off);
+    groups_read[l] += static_cast<int>(per_level[l].size());
   }
   if (!idx.empty()) exact_idx = std::move(idx), exact_bits = std::move(bits);
   held.insert(held.end(), bytes.begin(), bytes.end());

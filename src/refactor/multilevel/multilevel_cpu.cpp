@@ -54,10 +54,10 @@ Layout layout_of(const Grid& g) {
 
 namespace {
 
-// Calls f(k, i) for every node of a class: k its index in the class, i its coordinates.
-// Rows (the fastest sub-grid axis) are the unit of parallel work.
+// Calls f(k, i, at) for every node of a class: k its index in the class, i its coordinates, at
+// its field index. Rows (the fastest sub-grid axis) are the unit of parallel work.
 template <class F>
-void for_each_node(const Class& c, F&& f) {
+void for_each_node(const Grid& g, const Class& c, F&& f) {
   const uint64_t rows = c.m[0] * c.m[1] * c.m[2];
   const int nt = thread_count(rows, c.count() * 8);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
@@ -66,10 +66,10 @@ void for_each_node(const Class& c, F&& f) {
     i[0] = coord(c, 0, r / (c.m[1] * c.m[2]));
     i[1] = coord(c, 1, (r / c.m[2]) % c.m[1]);
     i[2] = coord(c, 2, r % c.m[2]);
-    for (uint64_t a = 0; a < c.m[3]; ++a) {
-      i[3] = coord(c, 3, a);
-      f(r * c.m[3] + a, i);
-    }
+    i[3] = coord(c, 3, 0);
+    uint64_t at = field_index(g, i);
+    const uint64_t step = coord(c, 3, 1) - coord(c, 3, 0);  // along the fastest axis, whose stride is 1
+    for (uint64_t a = 0; a < c.m[3]; ++a, i[3] += step, at += step) f(r * c.m[3] + a, i, at);
   }
 }
 
@@ -80,10 +80,10 @@ void fill_cpu(const Layout& l, double* x, double level0_fill) {
   for (size_t ci = 0; ci < l.classes.size(); ++ci) {
     const Class& c = l.classes[ci];
     const bool level0 = l.class_level[ci] == 0;
-    for_each_node(c, [&](uint64_t, const uint64_t* i) {
-      double& v = x[field_index(g, i)];
+    for_each_node(g, c, [&](uint64_t, const uint64_t* i, uint64_t at) {
+      double& v = x[at];
       if (!std::isnan(v)) return;
-      v = level0 ? level0_fill : predict(g, i, c.q, c.s, [&](uint64_t at) { return x[at]; });
+      v = level0 ? level0_fill : predict(g, c, i, at, [&](uint64_t p) { return x[p]; });
     });
   }
 }
@@ -94,9 +94,9 @@ void decompose_cpu(const Layout& l, const double* x, double* coeff) {
     const Class& c = l.classes[ci];
     double* out = coeff + l.class_offset[ci];
     const bool level0 = l.class_level[ci] == 0;
-    for_each_node(c, [&](uint64_t k, const uint64_t* i) {
-      const double v = x[field_index(g, i)];
-      out[k] = level0 ? v : v - predict(g, i, c.q, c.s, [&](uint64_t at) { return x[at]; });
+    for_each_node(g, c, [&](uint64_t k, const uint64_t* i, uint64_t at) {
+      const double v = x[at];
+      out[k] = level0 ? v : v - predict(g, c, i, at, [&](uint64_t p) { return x[p]; });
     });
   }
 }
@@ -107,8 +107,8 @@ void recompose_cpu(const Layout& l, const double* coeff, double* x) {
     const Class& c = l.classes[ci];
     const double* in = coeff + l.class_offset[ci];
     const bool level0 = l.class_level[ci] == 0;
-    for_each_node(c, [&](uint64_t k, const uint64_t* i) {
-      x[field_index(g, i)] = level0 ? in[k] : predict(g, i, c.q, c.s, [&](uint64_t at) { return x[at]; }) + in[k];
+    for_each_node(g, c, [&](uint64_t k, const uint64_t* i, uint64_t at) {
+      x[at] = level0 ? in[k] : predict(g, c, i, at, [&](uint64_t p) { return x[p]; }) + in[k];
     });
   }
 }

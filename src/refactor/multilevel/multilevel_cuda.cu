@@ -35,11 +35,11 @@ __global__ void __launch_bounds__(kThreads)
     const uint64_t at = field_index(g, i);
     auto load = [x](uint64_t p) { return x[p]; };
     if constexpr (op == Op::fill) {
-      if (isnan(x[at])) x[at] = level0 ? level0_fill : predict(g, i, c.q, c.s, load);
+      if (isnan(x[at])) x[at] = level0 ? level0_fill : predict(g, c, i, at, load);
     } else if constexpr (op == Op::decompose) {
-      coeff_out[k] = level0 ? x[at] : x[at] - predict(g, i, c.q, c.s, load);
+      coeff_out[k] = level0 ? x[at] : x[at] - predict(g, c, i, at, load);
     } else {
-      x[at] = level0 ? coeff_in[k] : predict(g, i, c.q, c.s, load) + coeff_in[k];
+      x[at] = level0 ? coeff_in[k] : predict(g, c, i, at, load) + coeff_in[k];
     }
   }
 }

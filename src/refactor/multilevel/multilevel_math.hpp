@@ -42,6 +42,11 @@ struct Class {
   uint64_t s = 1;     // the level's stride
   uint64_t even = 1;  // step of the axes outside q: 2s, or s on level 0
   uint64_t m[kAxes] = {1, 1, 1, 1};
+  // The axes of q in increasing order and the field offset of one stride s along each: what
+  // predict() walks for every node, worked out once per class.
+  int nax = 0;
+  int ax[kAxes] = {0, 0, 0, 0};
+  uint64_t step[kAxes] = {0, 0, 0, 0};
   SCIZ_HD uint64_t count() const { return m[0] * m[1] * m[2] * m[3]; }
 };
 
@@ -50,7 +55,13 @@ SCIZ_HD Class class_of(const Grid& g, int level, unsigned q) {
   c.q = q;
   c.s = g.stride(level);
   c.even = level == 0 ? c.s : 2 * c.s;
-  for (int k = 0; k < kAxes; ++k) c.m[k] = (q >> k) & 1 ? odd_count(g.e[k], c.s) : even_count(g.e[k], c.even);
+  for (int k = 0; k < kAxes; ++k) {
+    c.m[k] = (q >> k) & 1 ? odd_count(g.e[k], c.s) : even_count(g.e[k], c.even);
+    if ((q >> k) & 1) {
+      c.ax[c.nax] = k;
+      c.step[c.nax++] = c.s * g.field_stride(k);
+    }
+  }
   return c;
 }
 
@@ -68,43 +79,34 @@ SCIZ_HD uint64_t field_index(const Grid& g, const uint64_t i[kAxes]) {
 // result lies between a and b, so nested means never leave the range of their inputs.
 SCIZ_HD double mean2(double a, double b) { return 0.5 * a + 0.5 * b; }
 
-// Multilinear interpolation of node i (class mask q, level stride s) from the coarse corners
+// Multilinear interpolation of node i of class c (field index `at`) from the coarse corners
 // G(2s), read through load(field index). Corners are reduced innermost over the highest axis
-// of q; an axis without a +s neighbour contributes its -s corner alone (weights stay >= 0
-// and sum to 1: the error bound of docs/MDR.md rests on it).
+// of the class; an axis without a +s neighbour contributes its -s corner alone (weights stay
+// >= 0 and sum to 1: the error bound of docs/MDR.md rests on it).
 template <class Load>
-SCIZ_HD double predict(const Grid& g, const uint64_t i[kAxes], unsigned q, uint64_t s, Load&& load) {
-  int ax[kAxes];
+SCIZ_HD double predict(const Grid& g, const Class& c, const uint64_t i[kAxes], uint64_t at, Load&& load) {
   bool hi[kAxes];
-  int n = 0;
-  for (int k = 0; k < kAxes; ++k)
-    if ((q >> k) & 1) {
-      ax[n] = k;
-      hi[n] = i[k] + s < g.e[k];
-      ++n;
-    }
-  const uint64_t base = field_index(g, i);
-  uint64_t step[kAxes];
-  for (int b = 0; b < n; ++b) step[b] = s * g.field_stride(ax[b]);
+  const int n = c.nax;
+  for (int b = 0; b < n; ++b) hi[b] = i[c.ax[b]] + c.s < g.e[c.ax[b]];
   double v[1 << kAxes];
   const unsigned corners = 1u << n;
-  for (unsigned c = 0; c < corners; ++c) {
-    uint64_t at = base;
+  for (unsigned k = 0; k < corners; ++k) {
+    uint64_t p = at;
     bool exists = true;
     for (int b = 0; b < n; ++b) {
-      if ((c >> b) & 1) {
+      if ((k >> b) & 1) {
         exists = exists && hi[b];
-        at += step[b];
+        p += c.step[b];
       } else {
-        at -= step[b];
+        p -= c.step[b];
       }
     }
-    v[c] = exists ? load(at) : 0.0;
+    v[k] = exists ? load(p) : 0.0;
   }
   for (int b = n - 1; b >= 0; --b) {
     const unsigned half = 1u << b;
     if (hi[b])
-      for (unsigned c = 0; c < half; ++c) v[c] = mean2(v[c], v[c + half]);
+      for (unsigned k = 0; k < half; ++k) v[k] = mean2(v[k], v[k + half]);
   }
   return v[0];
 }
