@@ -21,6 +21,8 @@ const char* command_name(Command c) {
     case Command::decompress: return "decompress";
     case Command::info: return "info";
     case Command::eval: return "eval";
+    case Command::refactor: return "refactor";
+    case Command::retrieve: return "retrieve";
     case Command::version: return "--version";
     default: return "--help";
   }
@@ -38,13 +40,15 @@ struct Spec {
 const std::vector<Spec>& specs() {
   using C = Command;
   const std::vector<C> data_in = {C::compress, C::eval};
+  const std::vector<C> field_in = {C::compress, C::eval, C::refactor};
+  const std::vector<C> bounded = {C::compress, C::eval, C::retrieve};
   static const std::vector<Spec> all = {
-      {"-i", "--input", true, {C::compress, C::decompress, C::info, C::eval}},
-      {"-o", "--output", true, {C::compress, C::decompress, C::eval}},
-      {"-t", "--type", true, data_in},
-      {"-d", "--dims", true, data_in},
-      {"-r", "--rel", true, data_in},
-      {"-a", "--abs", true, data_in},
+      {"-i", "--input", true, {C::compress, C::decompress, C::info, C::eval, C::refactor, C::retrieve}},
+      {"-o", "--output", true, {C::compress, C::decompress, C::eval, C::refactor, C::retrieve}},
+      {"-t", "--type", true, field_in},
+      {"-d", "--dims", true, field_in},
+      {"-r", "--rel", true, bounded},
+      {"-a", "--abs", true, bounded},
       {"-p", "--pipeline", true, data_in},
       {nullptr, "--device", true, {C::compress, C::decompress, C::eval}},
       {nullptr, "--radius", true, data_in},
@@ -62,14 +66,21 @@ const std::vector<Spec>& specs() {
       {nullptr, "--slice", true, {C::decompress}},
       {nullptr, "--gpu-memory", true, {C::compress, C::decompress, C::eval}},
       {nullptr, "--devices", true, {C::compress, C::decompress, C::eval}},
-      {"-q", "--quiet", false, {C::compress, C::decompress, C::eval}},
-      {nullptr, "--json", false, {C::info, C::eval}},
+      {"-q", "--quiet", false, {C::compress, C::decompress, C::eval, C::refactor, C::retrieve}},
+      {nullptr, "--json", false, {C::info, C::eval, C::refactor, C::retrieve}},
+      {nullptr, "--planes-per-group", true, {C::refactor}},
+      {nullptr, "--state", true, {C::retrieve}},
+      {nullptr, "--qoi", true, {C::retrieve}},
+      {nullptr, "--tol", true, {C::retrieve}},
+      {nullptr, "--method", true, {C::retrieve}},
+      {nullptr, "--weights", true, {C::retrieve}},
   };
   return all;
 }
 
 std::optional<Command> command_of(const std::string& s) {
-  for (Command c : {Command::compress, Command::decompress, Command::info, Command::eval})
+  for (Command c : {Command::compress, Command::decompress, Command::info, Command::eval, Command::refactor,
+                    Command::retrieve})
     if (s == command_name(c)) return c;
   return std::nullopt;
 }
@@ -217,6 +228,37 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
       o.slice = std::make_pair(parse_row(name, v, v.substr(0, colon)), parse_row(name, v, v.substr(colon + 1)));
       o.slice_arg = v;
     }
+    else if (ln == "--planes-per-group") o.planes_per_group = static_cast<uint32_t>(parse_int(name, v, 1, 52));
+    else if (ln == "--state") {
+      if (v.empty()) usage_error(name + " needs a path");
+      o.state = v;
+    }
+    else if (ln == "--qoi") {
+      if (v != "vtotal" && v != "magnitude" && v != "linear")
+        usage_error(name + " " + quote(v) + " must be vtotal, magnitude or linear");
+      o.qoi = v;
+    }
+    else if (ln == "--tol") o.tol = parse_bound(name, v);
+    else if (ln == "--method") {
+      if (v != "cp" && v != "ma" && v != "mape") usage_error(name + " " + quote(v) + " must be cp, ma or mape");
+      o.qoi_method = v;
+    }
+    else if (ln == "--weights") {
+      o.weights.clear();
+      size_t at = 0;
+      while (at <= v.size()) {
+        const size_t comma = v.find(',', at);
+        const std::string one = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        errno = 0;
+        char* end = nullptr;
+        const double x = one.empty() ? NAN : std::strtod(one.c_str(), &end);
+        if (one.empty() || end != one.c_str() + one.size() || !std::isfinite(x))
+          usage_error(name + " " + quote(v) + " must be numbers separated by commas");
+        o.weights.push_back(x);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+      }
+    }
     else if (ln == "--quiet") o.quiet = true;
     else if (ln == "--json") o.json = true;
   } catch (const Error& e) {  // parse_dtype / parse_device already name the value
@@ -227,11 +269,23 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
 void check_complete(const Options& o) {
   const std::string cmd = command_name(o.cmd);
   if (o.input.empty()) usage_error(cmd + " needs an input: -i PATH");
-  if (o.output.empty() && (o.cmd == Command::compress || o.cmd == Command::decompress))
+  if (o.output.empty() && (o.cmd == Command::compress || o.cmd == Command::decompress || o.cmd == Command::refactor ||
+                           o.cmd == Command::retrieve))
     usage_error(cmd + " needs an output: -o PATH");
-  if (o.cmd == Command::compress || o.cmd == Command::eval) {
+  if (o.cmd == Command::retrieve && !o.qoi.empty()) {
+    if (!o.tol) usage_error("--qoi needs a tolerance: --tol REL (relative to the quantity's range)");
+    if (o.rel || o.abs) usage_error("--qoi takes --tol, not -r or -a");
+    if (!o.state.empty()) usage_error("--qoi does not take --state");
+    if ((o.qoi == "linear") != !o.weights.empty()) usage_error("--weights go with --qoi linear, and it needs them");
+  } else if (o.tol || !o.weights.empty() || o.qoi_method != "mape") {
+    usage_error("--tol, --method and --weights go with --qoi");
+  } else if (o.cmd == Command::compress || o.cmd == Command::eval || o.cmd == Command::retrieve) {
     if (!o.rel && !o.abs) usage_error(cmd + " needs an error bound: -r REL or -a ABS");
     if (o.rel && o.abs) usage_error("give -r or -a, not both (got -r " + quote(o.rel_arg) + " and -a " + quote(o.abs_arg) + ")");
+  }
+  if (!o.state.empty() && (o.state == o.output || o.state == o.input))
+    usage_error("--state " + quote(o.state) + " must be a file of its own, not the input or the output");
+  if (o.cmd == Command::compress || o.cmd == Command::eval) {
     if (!o.stages.empty() && !o.lossless_arg.empty())
       usage_error("give --lossless or --stages, not both (got --lossless " + quote(o.lossless_arg) + " and --stages " +
                   quote(o.stages) + ")");
@@ -260,7 +314,8 @@ Options parse_args(const std::vector<std::string>& args) {
     return o;
   }
   const auto cmd = command_of(first);
-  if (!cmd) usage_error("unknown command " + quote(first) + " (expected compress, decompress, info or eval)");
+  if (!cmd)
+    usage_error("unknown command " + quote(first) + " (expected compress, decompress, info, eval, refactor or retrieve)");
   o.cmd = *cmd;
   // --help wins over everything else on the line, even over malformed options.
   for (size_t k = 1; k < args.size(); ++k)

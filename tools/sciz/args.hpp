@@ -11,7 +11,7 @@
 
 namespace sciz::cli {
 
-enum class Command { compress, decompress, info, eval, help, version };
+enum class Command { compress, decompress, info, eval, refactor, retrieve, help, version };
 
 struct Options {
   Command cmd = Command::help;
@@ -43,6 +43,12 @@ struct Options {
   bool all_devices = false;
   bool quiet = false;
   bool json = false;
+  uint32_t planes_per_group = 1;  // refactor
+  std::string state;              // retrieve: --state PATH
+  std::string qoi;                // retrieve --qoi vtotal|magnitude|linear: -i and -o are comma lists
+  std::optional<double> tol;      // --tol REL (with --qoi)
+  std::string qoi_method = "mape";
+  std::vector<double> weights;    // --weights a,b,... (linear)
 
   ErrorBound bound() const { return rel ? ErrorBound{EbMode::rel, *rel} : ErrorBound{EbMode::abs, *abs}; }
 };

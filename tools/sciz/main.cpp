@@ -31,6 +31,8 @@ int dispatch(const sciz::cli::Options& o) {
     case Command::decompress: return sciz::cli::run_decompress(o);
     case Command::info: return sciz::cli::run_info(o);
     case Command::eval: return sciz::cli::run_eval(o);
+    case Command::refactor: return sciz::cli::run_refactor(o);
+    case Command::retrieve: return sciz::cli::run_retrieve(o);
     case Command::version: std::fputs(sciz::cli::version_text().c_str(), stdout); return 0;
     default: std::fputs(sciz::cli::help_text(o.help_for).c_str(), stdout); return 0;
   }

@@ -194,6 +194,8 @@ std::vector<uint8_t> chunk_bytes_of(const InputFile& in, const ChunkedDecompress
 }  // namespace
 
 int run_decompress(const Options& o) {
+  if (is_mdr_file(o.input))
+    data_error(quote(o.input) + " is a refactored (mdr) file: read it with 'sciz retrieve -i " + o.input + " -o OUT -r REL'");
   const Device d = resolve(o.device);
   const InputFile in(o.input, "input");
   ChunkedDecompressor cd = open_stream(in);
@@ -240,6 +242,7 @@ int run_decompress(const Options& o) {
 }
 
 int run_info(const Options& o) {
+  if (is_mdr_file(o.input)) return run_info_mdr(o);
   const InputFile in(o.input, "input");
   ChunkedDecompressor cd = open_stream(in);
   StreamInfo info = cd.summary();

@@ -1,0 +1,107 @@
+#include "refactor/mdr/hybrid.hpp"
+
+#include <sciz/error.hpp>
+
+#include <cstring>
+
+#include "lossless/codes/codes.hpp"
+#include "lossless/codes/select.hpp"
+#include "lossless/stages/registry.hpp"
+#include "lossless/stages/stages.hpp"
+
+namespace sciz::mdr {
+
+namespace {
+
+// Huffman over the plane bytes as 1-byte codes: 256 symbols, small codebooks.
+stages::StageList huffman_list() { return {{stages::StageId::huffman}, 1}; }
+
+// The run and zero coders tried besides Huffman, measured on the shared fields' planes
+// (docs/MDR.md section 3): zero runs with Huffman-coded values and gaps, zero-byte elimination,
+// the same after a 4-byte bit shuffle (which regathers the coefficients a register-block word
+// scatters: bit j of consecutive words holds consecutive coefficients), and Huffman followed
+// by zero elimination (sparse planes whose Huffman bits still hold zero bytes).
+const std::vector<stages::StageList>& run_lists() {
+  using stages::StageId;
+  static const std::vector<stages::StageList> v = {
+      {{StageId::zrle_huffman}, 2},
+      {{StageId::rze1}, 1},
+      {{StageId::bit4, StageId::rze1}, 1},
+      {{StageId::huffman, StageId::rze1}, 1},
+  };
+  return v;
+}
+
+stages::Context context_of(uint8_t code_width) {
+  stages::Context c;
+  c.code_width = code_width;
+  c.alphabet = code_width == 1 ? 256 : 65536;
+  c.centre = 0;
+  return c;
+}
+
+uint64_t list_bytes(const stages::StageList& l) { return stages::write_stage_list(l).size(); }
+
+std::vector<uint8_t> segment_of(const stages::StageList& list, std::span<const uint8_t> raw) {
+  std::vector<uint8_t> seg(1, static_cast<uint8_t>(Coding::stages));
+  const std::vector<uint8_t> l = stages::write_stage_list(list);
+  seg.insert(seg.end(), l.begin(), l.end());
+  const std::vector<uint8_t> blob = stages::encode_cpu(list.chain, raw, context_of(list.code_width));
+  seg.insert(seg.end(), blob.begin(), blob.end());
+  return seg;
+}
+
+}  // namespace
+
+uint64_t huffman_segment_bytes(std::span<const uint8_t> raw) {
+  std::vector<uint64_t> hist(256, 0);
+  for (uint8_t b : raw) ++hist[b];
+  return 1 + list_bytes(huffman_list()) + codes::size_from_hist(std::move(hist), raw.size()).bytes;
+}
+
+std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOptions& opt) {
+  std::vector<uint8_t> best(1 + raw.size());
+  best[0] = static_cast<uint8_t>(Coding::copy);
+  if (!raw.empty()) std::memcpy(best.data() + 1, raw.data(), raw.size());
+  if (raw.size() <= opt.copy_below || raw.size() % 4 != 0) return best;
+  // Algorithm 2 with every size known: Huffman's exactly from the histogram (encoded only if
+  // it can win), the run coders by encoding them; the smallest wins if it clears T_cr.
+  auto wins = [&](uint64_t size) {
+    return size < best.size() && static_cast<double>(raw.size()) > opt.min_ratio * static_cast<double>(size);
+  };
+  if (wins(huffman_segment_bytes(raw))) best = segment_of(huffman_list(), raw);
+  // Zero runs pay a token per non-zero 16-bit symbol: on a plane where most symbols are
+  // non-zero they never win, and sizing their Huffman books of up to 65536 values is the
+  // slowest part of choosing.
+  uint64_t zero16 = 0;
+  for (size_t i = 0; i + 1 < raw.size(); i += 2) zero16 += (raw[i] | raw[i + 1]) == 0;
+  const bool sparse = 2 * zero16 >= raw.size() / 2;
+  for (const stages::StageList& list : run_lists()) {
+    if (!sparse && list.chain.front() == stages::StageId::zrle_huffman) continue;
+    std::vector<uint8_t> cand = segment_of(list, raw);
+    if (wins(cand.size())) best.swap(cand);
+  }
+  return best;
+}
+
+std::vector<uint8_t> decode_group(std::span<const uint8_t> seg, uint64_t raw_bytes, const std::string& what) {
+  SCIZ_REQUIRE(!seg.empty(), Status::corrupt_stream, what + ": empty segment");
+  const uint8_t coding = seg[0];
+  if (coding == static_cast<uint8_t>(Coding::copy)) {
+    SCIZ_REQUIRE(seg.size() - 1 == raw_bytes, Status::corrupt_stream,
+                 what + ": copied planes of " + std::to_string(seg.size() - 1) + " bytes, expected " +
+                     std::to_string(raw_bytes));
+    return std::vector<uint8_t>(seg.begin() + 1, seg.end());
+  }
+  SCIZ_REQUIRE(coding == static_cast<uint8_t>(Coding::stages), Status::corrupt_stream,
+               what + ": unknown coding " + std::to_string(coding));
+  try {
+    size_t used = 0;
+    const stages::StageList list = stages::read_stage_list(seg.subspan(1), used);
+    return stages::decode_cpu(list.chain, seg.subspan(1 + used), raw_bytes, context_of(list.code_width));
+  } catch (const Error& e) {
+    fail(e.status() == Status::invalid_argument ? Status::corrupt_stream : e.status(), what + ": " + e.what());
+  }
+}
+
+}  // namespace sciz::mdr

@@ -1,0 +1,30 @@
+// Hybrid lossless coding of one group of bitplanes (HP-MDR's Algorithm 2, docs/MDR.md section
+// 3): copy, Huffman over bytes, or one of the zero/run coders, the smallest that clears the
+// thresholds.
+// The coders are the project's stages; a segment records the stage list it used, so a reader
+// decodes any valid list, not only the ones this writer picks.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sciz::mdr {
+
+enum class Coding : uint8_t { copy = 0, stages = 1 };
+
+struct HybridOptions {
+  uint64_t copy_below = 256;  // T_s
+  double min_ratio = 1.0;     // T_cr
+};
+
+// The size of the Huffman segment of raw, exact, from the byte histogram alone (Huffman is
+// encoded only when it can win).
+uint64_t huffman_segment_bytes(std::span<const uint8_t> raw);
+
+// The segment: u8 coding, for Coding::stages the stage list, then the coded planes.
+std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOptions& opt);
+// Decodes a segment to exactly raw_bytes bytes; `what` names the segment in every error.
+std::vector<uint8_t> decode_group(std::span<const uint8_t> seg, uint64_t raw_bytes, const std::string& what);
+
+}  // namespace sciz::mdr

@@ -1,0 +1,302 @@
+// Retrieval (docs/MDR.md section 5): the header and index read and checked once, then each
+// request extends the prefix of segments held, ORs the new digits into each level's
+// accumulators and reconstructs the field from all of them.
+#include <sciz/mdr.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/byteio.hpp"
+#include "core/checksum.hpp"
+#include "core/error_bound.hpp"
+#include "core/exact_runs.hpp"
+#include "core/omp_threads.hpp"
+#include "refactor/bitplanes/bitplanes.hpp"
+#include "refactor/mdr/bound.hpp"
+#include "refactor/mdr/format.hpp"
+#include "refactor/mdr/hybrid.hpp"
+#include "refactor/multilevel/multilevel.hpp"
+
+namespace sciz::mdr {
+
+namespace {
+inline constexpr char kStateMagic[4] = {'S', 'Z', 'M', 'S'};
+inline constexpr uint16_t kStateVersion = 1;
+inline constexpr size_t kStateFixed = 32;  // magic, version, flags, file checksum, prefix, bytes
+}  // namespace
+
+struct Retriever::Impl {
+  Source src;
+  Header h;
+  FileInfo info;
+  multilevel::Layout lay;
+  BoundModel model;
+  std::vector<double> prefix_bound;  // [p]: the bound with the first p segments held
+  uint64_t min_prefix = 0;           // the exact values are always read
+  // Digits read so far, per coefficient (the f32 or the f64 words).
+  std::vector<uint32_t> nb32;
+  std::vector<uint64_t> nb64;
+  std::vector<int> groups_read;
+  uint64_t prefix = 0;
+  std::vector<uint8_t> held;  // the prefix's segment bytes as read
+  std::vector<uint64_t> exact_idx;
+  std::vector<uint64_t> exact_bits;  // bit patterns: NaN payloads come back as they were
+  uint64_t pending_header = 0;       // header bytes not yet reported by a retrieve()
+
+  void open(Source s);
+  void ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes);
+  template <class T>
+  void reconstruct(T* out) const;
+  uint64_t prefix_for(double bound) const;
+};
+
+void Retriever::Impl::open(Source s) {
+  src = std::move(s);
+  SCIZ_REQUIRE(src.read, Status::invalid_argument, "mdr: a Source without a read function");
+  std::vector<uint8_t> bytes(kFixedBytes);
+  SCIZ_REQUIRE(src.size >= kFixedBytes, Status::corrupt_stream,
+               "mdr file: " + std::to_string(src.size) + " bytes, shorter than a header");
+  src.read(0, kFixedBytes, bytes.data());
+  const uint32_t size = read_header_size(bytes, src.size);
+  bytes.resize(size);
+  src.read(kFixedBytes, size - kFixedBytes, bytes.data() + kFixedBytes);
+  h = read_header(bytes, src.size);
+  pending_header = size;
+  lay = layout_for(h.dims);
+  model = {h.dtype, lay.grid.detail, multilevel::active_axes(lay.grid), h.max_abs};
+
+  // The bound of every prefix; a level's error is that of the groups read so far.
+  std::vector<int> t(h.levels.size(), 0);
+  double sum = 0;
+  for (const LevelInfo& lv : h.levels) sum += lv.err[0];
+  prefix_bound.push_back(guaranteed_bound(model, sum));
+  for (const Segment& sg : h.segments) {
+    if (sg.level != kExactLevel) {
+      ++t[sg.level];
+      sum = 0;
+      for (size_t l = 0; l < h.levels.size(); ++l) sum += h.levels[l].err[t[l]];
+    }
+    prefix_bound.push_back(guaranteed_bound(model, sum));
+  }
+  min_prefix = h.special ? 1 : 0;
+  groups_read.assign(h.levels.size(), 0);
+  const uint64_t n = lay.grid.count();
+  if (h.dtype == DType::f32) nb32.assign(n, 0);
+  else nb64.assign(n, 0);
+
+  info.dtype = h.dtype;
+  info.shape = Shape{h.dims};
+  info.value_min = h.value_min;
+  info.value_max = h.value_max;
+  info.special = h.special;
+  info.levels = static_cast<uint32_t>(h.levels.size());
+  info.segments = static_cast<uint32_t>(h.segments.size());
+  info.header_bytes = size;
+  info.file_bytes = src.size;
+  info.coarsest_bound = prefix_bound[min_prefix];
+  info.finest_bound = prefix_bound.back();
+}
+
+uint64_t Retriever::Impl::prefix_for(double bound) const {
+  for (uint64_t p = min_prefix; p < prefix_bound.size(); ++p)
+    if (prefix_bound[p] <= bound) return p;
+  return prefix_bound.size() - 1;
+}
+
+// Segments [first, last) whose bytes, back to back, are `bytes`. Every segment is checked and
+// decoded before any digit is applied, so a damaged one leaves what is held untouched.
+void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes) {
+  struct Decoded {
+    const Segment* sg;
+    std::vector<uint32_t> words;
+  };
+  std::vector<Decoded> dec;
+  std::vector<uint64_t> idx;
+  std::vector<uint64_t> bits;
+  uint64_t at = 0;
+  for (uint64_t k = first; k < last; ++k) {
+    const Segment& sg = h.segments[k];
+    const std::span<const uint8_t> seg = bytes.subspan(at, sg.length);
+    at += sg.length;
+    const std::string what = "mdr segment " + std::to_string(k) + " (" + segment_name(sg) + ")";
+    SCIZ_REQUIRE(chunked_xxh64(seg.data(), seg.size(), kDigestBlockV4) == sg.checksum, Status::corrupt_stream,
+                 what + ": checksum mismatch (damaged)");
+    if (sg.level == kExactLevel) {
+      const uint64_t n = lay.grid.count();
+      auto keep_bits = [&](const auto& v) {
+        for (const auto& x : v) {
+          uint64_t b = 0;
+          std::memcpy(&b, &x, sizeof(x));
+          bits.push_back(b);
+        }
+      };
+      if (h.dtype == DType::f32) {
+        std::vector<float> v;
+        read_runs(seg, n, what.c_str(), idx, v);
+        keep_bits(v);
+      } else {
+        std::vector<double> v;
+        read_runs(seg, n, what.c_str(), idx, v);
+        keep_bits(v);
+      }
+      SCIZ_REQUIRE(idx.size() == h.special, Status::corrupt_stream,
+                   what + ": " + std::to_string(idx.size()) + " values, the header says " + std::to_string(h.special));
+      continue;
+    }
+    const LevelInfo& lv = h.levels[sg.level];
+    const std::vector<uint8_t> raw = decode_group(seg, group_raw_bytes(lv, sg.group), what);
+    Decoded d{&sg, std::vector<uint32_t>(raw.size() / 4)};  // aligned: whole u32 words
+    if (!raw.empty()) std::memcpy(d.words.data(), raw.data(), raw.size());
+    dec.push_back(std::move(d));
+  }
+  // One pass per level over all its new planes: their groups are consecutive from the level's
+  // next group on, so the planes are too (a transpose per word instead of one per segment).
+  std::vector<std::vector<const Decoded*>> per_level(h.levels.size());
+  for (const Decoded& d : dec) per_level[d.sg->level].push_back(&d);
+  for (size_t l = 0; l < per_level.size(); ++l) {
+    if (per_level[l].empty()) continue;
+    const LevelInfo& lv = h.levels[l];
+    std::vector<uint32_t> words;
+    int planes = 0;
+    for (const Decoded* d : per_level[l]) {
+      words.insert(words.end(), d->words.begin(), d->words.end());
+      planes += lv.group_size(d->sg->group);
+    }
+    const int high = lv.group_high(per_level[l].front()->sg->group);
+    const uint64_t off = lay.level_offset[l];
+    if (h.dtype == DType::f32) bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, nb32.data() + off);
+    else bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, nb64.data() + off);
+    groups_read[l] += static_cast<int>(per_level[l].size());
+  }
+  if (!idx.empty()) exact_idx = std::move(idx), exact_bits = std::move(bits);
+  held.insert(held.end(), bytes.begin(), bytes.end());
+  prefix = last;
+}
+
+template <class T>
+void Retriever::Impl::reconstruct(T* out) const {
+  using D = bitplanes::Digits<T>;
+  const uint64_t n = lay.grid.count();
+  std::vector<double> coeff(n);
+  for (size_t l = 0; l < h.levels.size(); ++l) {
+    const LevelInfo& lv = h.levels[l];
+    const int unknown = bitplanes::unknown_digits(lv.top, lv.group_planes, groups_read[l]);
+    const uint64_t off = lay.level_offset[l];
+    if constexpr (sizeof(T) == 4)
+      bitplanes::reconstruct_cpu(nb32.data() + off, lv.count, unknown, D::count, lv.exponent, D::scale, groups_read[l] > 0,
+                                 coeff.data() + off);
+    else
+      bitplanes::reconstruct_cpu(nb64.data() + off, lv.count, unknown, D::count, lv.exponent, D::scale, groups_read[l] > 0,
+                                 coeff.data() + off);
+  }
+  std::vector<double> x(n);
+  multilevel::recompose_cpu(lay, coeff.data(), x.data());
+  const int nt = thread_count(n, n * sizeof(T));
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);
+  for (size_t k = 0; k < exact_idx.size(); ++k) std::memcpy(out + exact_idx[k], &exact_bits[k], sizeof(T));
+}
+
+Retriever::Retriever(Source src) : impl_(std::make_unique<Impl>()) { impl_->open(std::move(src)); }
+
+Retriever::Retriever(Source src, std::span<const uint8_t> state) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.open(std::move(src));
+  ByteReader r(state.data(), state.size(), "mdr state");
+  const uint8_t* magic = r.take(4, "magic");
+  SCIZ_REQUIRE(std::memcmp(magic, kStateMagic, 4) == 0, Status::corrupt_stream, "mdr state: no \"SZMS\" magic");
+  const uint16_t version = r.get<uint16_t>("version");
+  SCIZ_REQUIRE(version == kStateVersion, Status::unsupported, "mdr state: version " + std::to_string(version));
+  SCIZ_REQUIRE(r.get<uint16_t>("flags") == 0, Status::corrupt_stream, "mdr state: unknown flags");
+  const uint64_t file = r.get<uint64_t>("file checksum");
+  const uint64_t prefix = r.get<uint64_t>("prefix");
+  const uint64_t bytes = r.get<uint64_t>("byte count");
+  SCIZ_REQUIRE(state.size() >= 8, Status::corrupt_stream, "mdr state: truncated");
+  uint64_t stored;
+  std::memcpy(&stored, state.data() + state.size() - 8, 8);
+  SCIZ_REQUIRE(xxh64(state.data(), state.size() - 8) == stored, Status::corrupt_stream, "mdr state: checksum mismatch (damaged)");
+  SCIZ_REQUIRE(file == m.h.checksum, Status::invalid_argument, "mdr state: belongs to another file (header checksum differs)");
+  SCIZ_REQUIRE(prefix <= m.h.segments.size(), Status::corrupt_stream,
+               "mdr state: holds " + std::to_string(prefix) + " segments, the file has " + std::to_string(m.h.segments.size()));
+  const uint64_t expect = prefix ? m.h.segments[prefix - 1].offset + m.h.segments[prefix - 1].length - m.h.header_size : 0;
+  SCIZ_REQUIRE(bytes == expect && r.remaining() == bytes + 8, Status::corrupt_stream,
+               "mdr state: " + std::to_string(bytes) + " segment bytes for " + std::to_string(prefix) + " segments (expected " +
+                   std::to_string(expect) + ")");
+  m.ingest(0, prefix, state.subspan(r.pos(), bytes));
+}
+
+Retriever::~Retriever() = default;
+Retriever::Retriever(Retriever&&) noexcept = default;
+Retriever& Retriever::operator=(Retriever&&) noexcept = default;
+
+const FileInfo& Retriever::info() const { return impl_->info; }
+
+double Retriever::resolve(const ErrorBound& eb) const {
+  validate_bound(eb);
+  ValueRange vr;
+  vr.min = impl_->h.value_min;
+  vr.max = impl_->h.value_max;
+  vr.finite = std::isnan(vr.min) ? 0 : 1;
+  return resolve_bound(eb, vr);
+}
+
+Retrieval Retriever::retrieve(const ErrorBound& eb, void* out, uint64_t out_bytes) {
+  Impl& m = *impl_;
+  const uint64_t need = m.lay.grid.count() * dtype_size(m.h.dtype);
+  SCIZ_REQUIRE(out_bytes == need, Status::invalid_argument,
+               "mdr: output of " + std::to_string(out_bytes) + " bytes, the field needs " + std::to_string(need));
+  Retrieval res;
+  res.requested = resolve(eb);
+  const uint64_t want = std::max(m.prefix, m.prefix_for(res.requested));
+  res.bytes_read = m.pending_header;
+  m.pending_header = 0;
+  if (want > m.prefix) {
+    const uint64_t from = m.h.segments[m.prefix].offset;
+    const uint64_t to = m.h.segments[want - 1].offset + m.h.segments[want - 1].length;
+    std::vector<uint8_t> bytes(to - from);
+    m.src.read(from, bytes.size(), bytes.data());
+    m.ingest(m.prefix, want, bytes);
+    res.bytes_read += bytes.size();
+  }
+  if (m.h.dtype == DType::f32) m.reconstruct(static_cast<float*>(out));
+  else m.reconstruct(static_cast<double*>(out));
+  res.bound = m.prefix_bound[m.prefix];
+  res.met = res.bound <= res.requested;
+  res.segments = m.prefix;
+  res.total_bytes_read = m.info.header_bytes + m.held.size();
+  return res;
+}
+
+double Retriever::held_bound() const { return impl_->prefix_bound[std::max(impl_->prefix, impl_->min_prefix)]; }
+
+double Retriever::next_bound() const {
+  const Impl& m = *impl_;
+  const double now = held_bound();
+  for (uint64_t p = std::max(m.prefix, m.min_prefix) + 1; p < m.prefix_bound.size(); ++p)
+    if (m.prefix_bound[p] < now) return m.prefix_bound[p];
+  return now;
+}
+
+uint64_t Retriever::held_bytes() const { return impl_->info.header_bytes + impl_->held.size(); }
+
+std::vector<uint8_t> Retriever::state() const {
+  const Impl& m = *impl_;
+  std::vector<uint8_t> s(kStateFixed + m.held.size() + 8);
+  uint8_t* p = s.data();
+  auto put = [&](const void* v, size_t n) {
+    if (n) std::memcpy(p, v, n);
+    p += n;
+  };
+  const uint16_t version = kStateVersion, flags = 0;
+  const uint64_t fields[3] = {m.h.checksum, m.prefix, m.held.size()};
+  put(kStateMagic, 4);
+  put(&version, 2);
+  put(&flags, 2);
+  put(fields, sizeof fields);
+  put(m.held.data(), m.held.size());
+  const uint64_t sum = xxh64(s.data(), s.size() - 8);
+  put(&sum, 8);
+  return s;
+}
+
+}  // namespace sciz::mdr

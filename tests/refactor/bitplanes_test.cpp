@@ -1,0 +1,154 @@
+// mdr's bitplanes: negabinary digits and their midpoints against brute force, the
+// register-block layout against its definition, and the error table against the errors the
+// decoder really makes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "refactor/bitplanes/bitplanes.hpp"
+#include "support/test_data.hpp"
+
+using namespace sciz::bitplanes;
+
+namespace {
+const std::vector<uint64_t> kCounts = {1, 2, 3, 17, 31, 32, 33, 97, 1023, 1024, 1025, 2048, 3001};
+}
+
+TEST(Bitplanes, TransposeSwapsRowsAndBits) {
+  std::mt19937 rng(5);
+  for (int rep = 0; rep < 20; ++rep) {
+    uint32_t a[32], b[32];
+    for (int i = 0; i < 32; ++i) a[i] = b[i] = rng();
+    transpose32(b);
+    for (int p = 0; p < 32; ++p)
+      for (int j = 0; j < 32; ++j) ASSERT_EQ((b[p] >> j) & 1, (a[j] >> p) & 1);
+  }
+}
+
+TEST(Bitplanes, NegabinaryRoundTripsTheWholeRange) {
+  std::mt19937_64 rng(9);
+  for (int digits : {32, 52}) {
+    const int64_t lim = int64_t(1) << (digits - 2);
+    for (int64_t v : {-lim, -lim + 1, int64_t(-1), int64_t(0), int64_t(1), lim - 1, lim}) {
+      const uint64_t nb = to_negabinary(v, digits);
+      EXPECT_LT(nb, uint64_t(1) << digits);
+      EXPECT_EQ(from_negabinary(nb, digits), v);
+    }
+    for (int i = 0; i < 10000; ++i) {
+      const int64_t v = static_cast<int64_t>(rng() % (2 * uint64_t(lim) + 1)) - lim;
+      ASSERT_EQ(from_negabinary(to_negabinary(v, digits), digits), v);
+    }
+  }
+}
+
+// The unknown low part of k digits spans [lo_k, hi_k]; twice_mid is their sum.
+TEST(Bitplanes, MidpointOfUnknownDigitsIsTheRangeCentre) {
+  for (int k = 1; k <= 12; ++k) {
+    int64_t lo = 0, hi = 0;
+    for (uint64_t d = 0; d < (uint64_t(1) << k); ++d) {
+      const int64_t v = from_negabinary(d, 64) ;
+      lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    EXPECT_EQ(hi - lo, (int64_t(1) << k) - 1) << k;
+    EXPECT_EQ(twice_mid(k), hi + lo) << k;
+  }
+}
+
+TEST(Bitplanes, PlanesFollowTheRegisterBlockLayout) {
+  std::mt19937_64 rng(2);
+  for (uint64_t n : kCounts) {
+    std::vector<uint32_t> nb(n);
+    for (auto& v : nb) v = static_cast<uint32_t>(rng());
+    const std::vector<uint32_t> w = encode_planes_cpu(nb.data(), n, 32);
+    const uint64_t pw = plane_words(n);
+    ASSERT_EQ(w.size(), 32 * pw);
+    std::vector<int> seen(n, 0);
+    for (uint64_t word = 0; word < pw; ++word) {
+      // Region of 1024 coefficients, `threads` words of it; bit j: first + j threads.
+      const uint64_t base = word / 32 * 1024, m = std::min<uint64_t>(1024, n - base), threads = (m + 31) / 32;
+      const uint64_t first = base + word % 32;
+      for (int j = 0; j < 32; ++j) {
+        const uint64_t i = first + j * threads;
+        for (int p = 0; p < 32; ++p) {
+          const uint32_t bit = (w[p * pw + word] >> j) & 1;
+          if (i >= n || i >= base + m) ASSERT_EQ(bit, 0u) << n;
+          else ASSERT_EQ(bit, (nb[i] >> (31 - p)) & 1) << n << " word " << word;
+        }
+        if (i < n && i < base + m) ++seen[i];
+      }
+    }
+    for (int s : seen) ASSERT_EQ(s, 1) << n;
+  }
+}
+
+template <class W>
+void planes_round_trip(int digits) {
+  std::mt19937_64 rng(11);
+  for (uint64_t n : kCounts) {
+    std::vector<W> nb(n);
+    for (auto& v : nb) v = static_cast<W>(rng() & ((uint64_t(1) << digits) - 1));
+    const std::vector<uint32_t> w = encode_planes_cpu(nb.data(), n, digits);
+    const uint64_t pw = plane_words(n);
+    // Groups of 5 planes from the top, ORed in one after the other.
+    std::vector<W> got(n, 0);
+    for (int p = 0; p < digits; p += 5) {
+      const int planes = std::min(5, digits - p);
+      decode_planes_cpu(w.data() + p * pw, n, digits - 1 - p, planes, got.data());
+      const int known = p + planes;
+      for (uint64_t i = 0; i < n; ++i) {
+        const W mask = static_cast<W>(((uint64_t(1) << digits) - 1) & ~((uint64_t(1) << (digits - known)) - 1));
+        ASSERT_EQ(got[i], nb[i] & mask) << "n " << n << " after " << known << " planes";
+      }
+    }
+  }
+}
+TEST(Bitplanes, PlanesRoundTripF32Words) { planes_round_trip<uint32_t>(32); }
+TEST(Bitplanes, PlanesRoundTripF64Words) { planes_round_trip<uint64_t>(52); }
+
+// err[t] is what the decoder's reconstruction misses by, at most (never less: it is a bound)
+// and at least (no slack beyond its upward rounding, or the 2^-20 of a saturated scan), and
+// within the 2^(k-1) unit worst case.
+template <class W>
+void errors_are_measured(int scale, int digits) {
+  uint32_t seed = 21;
+  for (uint64_t n : kCounts) {
+    for (double mag : {1.0, 1e-40, 1e12}) {
+      std::vector<double> c = sciz::test::random_field<double>(n, ++seed, mag);
+      if (n > 3) c[1] = 0, c[2] = -c[0];
+      const Level<W> lv = quantize_cpu<W>(c.data(), n, scale, digits);
+      ASSERT_GT(lv.top, 0);
+      ASSERT_LE(lv.top, digits);
+      for (int g : {1, 3, 4, 7}) {
+        const std::vector<double> err = level_errors_cpu<W>(c.data(), lv, scale, digits, g);
+        ASSERT_EQ(static_cast<int>(err.size()), group_count(lv.top, g) + 1);
+        const uint64_t pw = plane_words(n);
+        const std::vector<uint32_t> w = encode_planes_cpu(lv.nb.data(), n, lv.top);
+        std::vector<W> acc(n, 0);
+        std::vector<double> rec(n);
+        for (int t = 0; t < static_cast<int>(err.size()); ++t) {
+          if (t > 0) {
+            const int high = lv.top - 1 - (t - 1) * g, planes = std::min(g, lv.top - (t - 1) * g);
+            decode_planes_cpu(w.data() + (t - 1) * g * pw, n, high, planes, acc.data());
+          }
+          const int k = unknown_digits(lv.top, g, t);
+          reconstruct_cpu(acc.data(), n, k, digits, lv.exponent, scale, t > 0, rec.data());
+          double actual = 0;
+          for (uint64_t i = 0; i < n; ++i) actual = std::max(actual, std::fabs(c[i] - rec[i]));
+          ASSERT_LE(actual, err[t]) << "n " << n << " g " << g << " t " << t;
+          ASSERT_LE(err[t], actual * (1 + 0x1p-19) + 1e-300) << "n " << n << " g " << g << " t " << t;
+          if (t > 0) ASSERT_LE(err[t], std::ldexp(1.0, k - 1 + lv.exponent - scale) * (1 + 1e-15)) << t;
+        }
+      }
+    }
+  }
+}
+TEST(Bitplanes, ErrorTableIsTheDecodersErrorF32) { errors_are_measured<uint32_t>(30, 32); }
+TEST(Bitplanes, ErrorTableIsTheDecodersErrorF64) { errors_are_measured<uint64_t>(50, 52); }
+
+TEST(Bitplanes, AllZeroLevelHasNoPlanes) {
+  std::vector<double> c(100, 0.0);
+  const Level<uint32_t> lv = quantize_cpu<uint32_t>(c.data(), c.size(), 30, 32);
+  EXPECT_EQ(lv.top, 0);
+  EXPECT_EQ(level_errors_cpu<uint32_t>(c.data(), lv, 30, 32, 4), std::vector<double>{0.0});
+}
