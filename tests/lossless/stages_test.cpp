@@ -220,4 +220,8 @@ TEST(Stages, EmptyInputRoundTrips) {
     EXPECT_EQ(blob.size(), 8u);
     EXPECT_TRUE(decode_stage_cpu(id, blob, 0).empty());
   }
+  // The fuzzer's reproducer: the tcms1 blob of n = 0 (its stage byte 0x10 in the top byte).
+  const std::vector<uint8_t> reproducer{0, 0, 0, 0, 0, 0, 0, 0x10};
+  EXPECT_EQ(encode_stage_cpu(StageId::tcms1, {}), reproducer);
+  EXPECT_TRUE(decode_stage_cpu(StageId::tcms1, reproducer, 1 << 20).empty());
 }
