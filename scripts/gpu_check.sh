@@ -232,6 +232,12 @@ for (rel, p), w in rows.items():
 PY
   done
 fi
+# Optional: the GPU tests under compute-sanitizer (long: run it alone where a command's time is
+# limited, scripts/gpu_sanitize.sh one tool at a time).
+if [ "${SCIZ_SANITIZE:-0}" = 1 ]; then
+  echo "compute-sanitizer over the GPU tests (scripts/gpu_sanitize.sh):"
+  OUT=$LOG bash scripts/gpu_sanitize.sh
+fi
 if [ -n "${OUT:-}" ]; then
   tar czf "$OUT/logs.tgz" -C "$LOG" . 2>/dev/null
   cp "$LOG"/bench_*.json "$LOG"/e2e_*.json "$OUT"/ 2>/dev/null || true

@@ -33,7 +33,10 @@ sciz_status sciz_compress(const void* data, sciz_dtype dtype, const uint64_t* di
                           double eb, const char* pipeline, sciz_device device, void* out, uint64_t out_capacity,
                           uint64_t* out_size);
 
-/* Decodes a stream into out, which must hold exactly the field's bytes. */
+/* Decodes a stream into out, which must hold exactly the field's bytes. The decoders here take
+ * out_bytes as what the caller accepts: a row range whose cut chunks (decoded whole into
+ * scratch) exceed both out_bytes and 1 TiB is refused with SCIZ_INVALID_ARGUMENT before any
+ * allocation (C++: DecompressOptions::max_output). */
 sciz_status sciz_decompress(const void* stream, uint64_t stream_size, void* out, uint64_t out_bytes,
                             sciz_device device);
 

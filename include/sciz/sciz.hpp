@@ -76,6 +76,11 @@ struct CompressOptions {
   const DeviceAllocator* allocator = nullptr;
 };
 
+// Decoded bytes a decompress call accepts by default (DecompressOptions::max_output): far above
+// any field a machine holds today, far below the 2 PiB a 32-byte header can claim (2^48
+// doubles). For streams from untrusted sources, set it to what you are prepared to receive.
+inline constexpr uint64_t kDefaultMaxOutput = uint64_t(1) << 40;  // 1 TiB
+
 // Options of decompress() beyond the output: where to decode, and the GPU resources it may use.
 struct DecompressOptions {
   Device device = Device::auto_select;
@@ -84,6 +89,12 @@ struct DecompressOptions {
   uint64_t gpu_memory = 0;     // as CompressOptions::gpu_memory
   std::vector<int> devices;    // as CompressOptions::devices
   const DeviceAllocator* allocator = nullptr;
+  // The most bytes the call may decode: the output asked for, and each chunk decoded whole to
+  // serve it (a row range decodes the chunks it cuts whole, into scratch). A stream declaring
+  // more is refused with invalid_argument from its header alone, before anything is allocated
+  // or decoded (a small stream can legitimately declare a huge field: a constant one).
+  // 0: no limit.
+  uint64_t max_output = kDefaultMaxOutput;
 };
 
 // A stream's bytes in host memory or (on_device) in device memory.

@@ -97,7 +97,7 @@ def _check_out(out: _arrays.Place, dtype: str, shape: tuple[int, ...]) -> None:
         raise InvalidArgument("out= is read-only")
 
 
-def decompress(data: Any, *, out: Any = None, device: str = "auto") -> Any:
+def decompress(data: Any, *, out: Any = None, device: str = "auto", max_output: int | None = None) -> Any:
     """Decodes a sciz stream.
 
     Args:
@@ -109,19 +109,31 @@ def decompress(data: Any, *, out: Any = None, device: str = "auto") -> Any:
             same GPU for a device stream.
         device: where to decode: "auto" (the GPU when the stream or out is on one, else as
             sciz picks), "cpu" or "cuda". Any device decodes any stream, bit for bit.
+        max_output: the most bytes the stream may decode to (default 1 TiB, 0 for no limit). A
+            few bytes of stream can declare any field: for streams from untrusted sources, set it
+            to what you are prepared to receive. Checked from the header, before anything is
+            allocated.
 
     Returns:
         ``out`` when given, else the new array.
 
     Raises:
         sciz.CorruptStream: a damaged or truncated stream (a ValueError); out is left as it was.
-        sciz.InvalidArgument: out= of the wrong dtype, size or memory.
+        sciz.InvalidArgument: out= of the wrong dtype, size or memory, or a stream above
+            max_output.
     """
+    limit = _core.default_max_output if max_output is None else int(max_output)
+    if limit < 0:
+        raise InvalidArgument(f"max_output must be a number of bytes >= 0 (0: no limit), got {max_output}")
     s = _arrays.stream_bytes(data)
     o = _arrays.as_place(out, copy_ok=False) if out is not None else None
     stream = (o if o is not None and o.on_device else s).stream
     dtype, shape = _core.header(s.ptr, s.device, s.nbytes, stream)
     shape = tuple(shape)
+    nbytes = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+    if limit and nbytes > limit:  # before the array is allocated
+        raise InvalidArgument(f"the stream declares a {shape} {dtype} array of {nbytes} bytes, above max_output "
+                              f"{limit} (0 lifts the limit)")
     if o is None:
         if s.on_device:
             result = _arrays.empty(s.framework, s.device, shape, dtype)
@@ -134,7 +146,7 @@ def decompress(data: Any, *, out: Any = None, device: str = "auto") -> Any:
         _check_out(o, dtype, shape)
         if o.on_device and s.on_device and o.device != s.device:
             raise InvalidArgument(f"the stream is on cuda:{s.device} and out= on cuda:{o.device}")
-    _core.decompress(s.ptr, s.device, s.nbytes, o.ptr, o.device, o.nbytes, _run_device(device, s, o), stream)
+    _core.decompress(s.ptr, s.device, s.nbytes, o.ptr, o.device, o.nbytes, _run_device(device, s, o), stream, limit)
     return result
 
 

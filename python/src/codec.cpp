@@ -117,8 +117,9 @@ std::pair<std::string, std::vector<uint64_t>> header(Place s, uint64_t size, uin
 }
 
 void decompress_to(Place s, uint64_t size, Place out, uint64_t out_bytes, const std::string& device,
-                   uintptr_t stream) {
+                   uintptr_t stream, uint64_t max_output) {
   DecompressOptions d;
+  d.max_output = max_output;
   d.device = parse_device(device);
   d.out_on_device = out.on_device();
   d.stream = as_stream(stream);
@@ -206,6 +207,7 @@ void bind_codec(nb::module_& m) {
   m.attr("__version__") = SCIZ_VERSION;
   m.attr("format_version") = kFormatVersion;
   m.attr("default_chunk_mb") = kDefaultChunkMiB;
+  m.attr("default_max_output") = kDefaultMaxOutput;
 #if defined(SCIZ_HAVE_CUDA)
   m.attr("cuda_built") = true;
 #else
@@ -236,8 +238,8 @@ void bind_codec(nb::module_& m) {
   });
   m.def("decompress",
         [](uintptr_t ptr, int device_id, uint64_t size, uintptr_t out, int out_device, uint64_t out_bytes,
-           const std::string& device, uintptr_t stream) {
-          decompress_to({ptr, device_id}, size, {out, out_device}, out_bytes, device, stream);
+           const std::string& device, uintptr_t stream, uint64_t max_output) {
+          decompress_to({ptr, device_id}, size, {out, out_device}, out_bytes, device, stream, max_output);
         });
   m.def("_time_compress",
         [](uintptr_t ptr, int device_id, const std::string& dtype, const std::vector<uint64_t>& dims,

@@ -124,6 +124,21 @@ def test_decompress_into_out(smooth3d):
     assert np.array_equal(flat, out.reshape(-1))
 
 
+def test_max_output_refuses_before_allocating(smooth3d):
+    s = sciz.compress(smooth3d, abs=0.01)
+    nbytes = smooth3d.nbytes
+    with pytest.raises(sciz.InvalidArgument, match=f"{nbytes} bytes, above max_output {nbytes - 1}"):
+        sciz.decompress(s, max_output=nbytes - 1)
+    out = np.full(smooth3d.shape, 5, np.float32)
+    with pytest.raises(sciz.InvalidArgument, match="max_output"):  # with out= too, out untouched
+        sciz.decompress(s, out=out, max_output=nbytes - 1)
+    assert np.all(out == 5)
+    assert_within(smooth3d, sciz.decompress(s, max_output=nbytes), 0.01)
+    assert_within(smooth3d, sciz.decompress(s, max_output=0), 0.01)  # 0: no limit
+    with pytest.raises(sciz.InvalidArgument, match="max_output"):
+        sciz.decompress(s, max_output=-1)
+
+
 @pytest.mark.parametrize("bad_out, why", [
     (np.empty((24, 40, 56), np.float64), "float64"),
     (np.empty((24, 40, 55), np.float32), "53760"),

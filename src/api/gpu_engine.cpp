@@ -215,13 +215,22 @@ std::vector<int> devices_of(const std::vector<int>& asked) {
   return asked;
 }
 
+// The device memory a call may plan on: the caller's cap, else 90% of what is free (sciz's idle
+// pool included).
+uint64_t memory_budget(uint64_t gpu_memory) { return gpu_memory ? gpu_memory : dev::free_memory() / 10 * 9; }
+
 // Workers per device under a memory budget: each holds a chunk's rows and its encoded chunk
-// plus the encoder's working memory.
-int workers_within(uint64_t budget, uint64_t chunk_in) {
+// plus the encoder's working memory. Too small for one: the caller's cap is a bad argument;
+// a full device is out of memory, said before anything is allocated.
+int workers_within(uint64_t budget, uint64_t chunk_in, bool capped = true) {
   const uint64_t each = 2 * chunk_in + chunk_working_bytes(chunk_in);
-  SCIZ_REQUIRE(budget >= each, Status::invalid_argument,
-               "GPU memory cap of " + num(budget) + " bytes holds less than one chunk's work (" + num(each) +
-                   " bytes): lower --chunk-mb or raise the cap");
+  if (budget < each) {
+    if (capped)
+      fail(Status::invalid_argument, "GPU memory cap of " + num(budget) + " bytes holds less than one chunk's work (" +
+                                         num(each) + " bytes): lower --chunk-mb or raise the cap");
+    fail(Status::cuda_error, "out of GPU memory: one chunk's work needs " + num(each) + " bytes, " + num(budget) +
+                                 " bytes are usable on the device: lower --chunk-mb or free device memory");
+  }
   return static_cast<int>(std::clamp<uint64_t>(budget / each, 1, kWorkersPerDevice));
 }
 
@@ -400,8 +409,8 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
   const ChunkPlan plan = plan_chunks(f.shape, f.dtype, opt.chunk_mb);
   const uint64_t chunk_in = plan.rows_per_chunk * plan.row_values * dtype_size(f.dtype);
   const std::vector<int> devices = devices_of(opt.devices);
-  const uint64_t budget = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
-  (void)workers_within(budget, chunk_in);  // names a cap too small for any chunk
+  const uint64_t budget = memory_budget(opt.gpu_memory);
+  (void)workers_within(budget, chunk_in, opt.gpu_memory != 0);  // a cap or a device too small for any chunk
   if (devices.size() == 1 && devices[0] == dev::current_device() &&
       bytes + max_stream + kWorkersPerDevice * chunk_working_bytes(chunk_in) <= budget) {
     // The whole field fits: up once, compressed device to device, each chunk down as soon as it
@@ -429,7 +438,7 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
     bool all_fit = true;
     for (int d : devices) {
       dev::set_device(d);
-      const uint64_t b = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
+      const uint64_t b = memory_budget(opt.gpu_memory);
       all_fit = all_fit && bytes / devices.size() + chunk_in + kWorkersPerDevice * (2 * chunk_in + chunk_working_bytes(chunk_in)) <= b;
     }
     dev::set_device(home);
@@ -632,7 +641,7 @@ bool fits(const ParsedStream& ps, uint64_t row_begin, uint64_t row_end, uint64_t
           const DecompressOptions& opt) {
   const uint64_t row_bytes = ps.plan.row_values * dtype_size(ps.header.dtype);
   const uint64_t chunk_out = ps.plan.rows_per_chunk * row_bytes;
-  const uint64_t budget = opt.gpu_memory ? opt.gpu_memory : dev::free_memory() / 10 * 9;
+  const uint64_t budget = memory_budget(opt.gpu_memory);
   return (opt.devices.size() <= 1) &&
          stream_bytes + (row_end - row_begin) * row_bytes +
              std::max(kWorkersPerDevice, kDecodeWorkersPerDevice) * chunk_working_bytes(chunk_out) <= budget;

@@ -193,9 +193,32 @@ void check_out(const Header& h, uint64_t values, uint64_t out_bytes, const void*
 
 namespace {
 
+// Bytes a call decodes for rows [a, b): the output, and each chunk the range cuts, which is
+// decoded whole into scratch (a stream of versions 1 to 3 is one chunk: the whole field).
+uint64_t bytes_decoded(const ParsedStream& ps, uint64_t a, uint64_t b) {
+  const uint64_t row = ps.plan.row_values * dtype_size(ps.header.dtype);  // <= 2^51: no overflow
+  uint64_t most = (b - a) * row;
+  if (ps.header.version < 4) return std::max(most, ps.plan.rows_total * row);
+  for (uint64_t i : {ps.plan.chunk_of_row(a), ps.plan.chunk_of_row(b - 1)}) most = std::max(most, ps.plan.rows(i) * row);
+  return most;
+}
+
+// DecompressOptions::max_output, from the header alone: before any allocation or decoding.
+void check_output_limit(const ParsedStream& ps, uint64_t a, uint64_t b, bool all, uint64_t max_output) {
+  if (all) a = 0, b = ps.plan.rows_total;
+  if (max_output == 0 || !(a < b && b <= ps.plan.rows_total)) return;  // a bad range is refused later, by name
+  const uint64_t need = bytes_decoded(ps, a, b);
+  SCIZ_REQUIRE(need <= max_output, Status::invalid_argument,
+               "the stream declares a " + ps.header.shape.str() + " " + dtype_name(ps.header.dtype) + " field: " +
+                   (all ? std::string("decoding it") : "rows " + std::to_string(a) + ":" + std::to_string(b)) +
+                   " takes " + std::to_string(need) + " bytes, above the limit of " + std::to_string(max_output) +
+                   " (DecompressOptions::max_output, --max-output; 0 lifts it)");
+}
+
 // The CPU twin's decode of rows [a, b) of a host stream, into host or device memory.
 void decode_rows_cpu(std::span<const uint8_t> stream, uint64_t a, uint64_t b, bool all, void* out, uint64_t out_bytes,
                      const DecompressOptions& opt) {
+  check_output_limit(read_stream_head(stream, stream.size()), a, b, all, opt.max_output);
   ParsedStream ps;
   {
     TracePhase t("read stream + checksums");
@@ -255,6 +278,7 @@ void decode_rows(const StreamView& sv, uint64_t a, uint64_t b, bool all, void* o
       TracePhase t("read stream head");
       ps = read_stream_head(host, sv.size);
     }
+    check_output_limit(ps, a, b, all, opt.max_output);
     const uint64_t b2 = all ? ps.plan.rows_total : b;
     if (ps.header.version >= 4 && a < b2 && b2 <= ps.plan.rows_total && !gpu::fits(ps, a, b2, sv.size, opt)) {
       {
@@ -288,6 +312,7 @@ void decode_rows(const StreamView& sv, uint64_t a, uint64_t b, bool all, void* o
     head = gpu::read_device_head(d_stream, sv.size, opt.stream);
   }
   const ParsedStream& ps = head.ps;
+  check_output_limit(ps, a, b, all, opt.max_output);
   if (all) b = ps.plan.rows_total;
   SCIZ_REQUIRE(a < b && b <= ps.plan.rows_total, Status::invalid_argument,
                "rows " + std::to_string(a) + ":" + std::to_string(b) + " are not a non-empty range inside the " +

@@ -2,10 +2,16 @@
 #include <sciz/sciz.h>
 #include <sciz/sciz.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 namespace {
+
+// The C calls have no options: the caller's buffer is what it accepts, and at least the C++
+// default (a C caller could not raise the limit for a field above it).
+uint64_t limit_for(uint64_t out_bytes) { return std::max(sciz::kDefaultMaxOutput, out_bytes); }
+
 thread_local std::string g_last_error;
 
 sciz::Shape make_shape(const uint64_t* dims, int ndims) {
@@ -88,8 +94,10 @@ sciz_status sciz_decompress(const void* stream, uint64_t stream_size, void* out,
                             sciz_device device) {
   return guarded([&] {
     SCIZ_REQUIRE(stream != nullptr, sciz::Status::invalid_argument, "stream pointer is null");
-    sciz::decompress({static_cast<const uint8_t*>(stream), stream_size}, out, out_bytes,
-                     static_cast<sciz::Device>(device));
+    sciz::DecompressOptions o;
+    o.device = static_cast<sciz::Device>(device);
+    o.max_output = limit_for(out_bytes);
+    sciz::decompress(sciz::StreamView(stream, stream_size), out, out_bytes, o);
   });
 }
 
@@ -130,6 +138,7 @@ sciz_status sciz_decompress_device(const void* d_stream, uint64_t stream_size, v
     o.out_on_device = true;
     o.stream = static_cast<CUstream_st*>(cuda_stream);
     o.allocator = ca.get();
+    o.max_output = limit_for(out_bytes);
     sciz::decompress(sciz::StreamView(d_stream, stream_size, true), d_out, out_bytes, o);
   });
 }
@@ -138,8 +147,10 @@ sciz_status sciz_decompress_rows(const void* stream, uint64_t stream_size, uint6
                                  void* out, uint64_t out_bytes, sciz_device device) {
   return guarded([&] {
     SCIZ_REQUIRE(stream != nullptr, sciz::Status::invalid_argument, "stream pointer is null");
-    sciz::decompress_rows({static_cast<const uint8_t*>(stream), stream_size}, row_begin, row_end, out, out_bytes,
-                          static_cast<sciz::Device>(device));
+    sciz::DecompressOptions o;
+    o.device = static_cast<sciz::Device>(device);
+    o.max_output = limit_for(out_bytes);
+    sciz::decompress_rows(sciz::StreamView(stream, stream_size), row_begin, row_end, out, out_bytes, o);
   });
 }
 

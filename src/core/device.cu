@@ -87,7 +87,17 @@ void* alloc(size_t bytes, cudaStream_t s) {
   SCIZ_CUDA_CHECK(cudaGetDevice(&device));
   keep_pool_memory(device);
   void* p = nullptr;
-  const cudaError_t err = cudaMallocAsync(&p, bytes ? bytes : 1, s);
+  cudaError_t err = cudaMallocAsync(&p, bytes ? bytes : 1, s);
+  if (err == cudaErrorMemoryAllocation) {
+    // Memory the pool holds idle may sit in blocks too small for this request: hand it back to
+    // the device and try once more before giving up.
+    (void)cudaGetLastError();
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess && cudaMemPoolTrimTo(pool, 0) == cudaSuccess)
+      err = cudaMallocAsync(&p, bytes ? bytes : 1, s);
+    else
+      (void)cudaGetLastError();
+  }
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     size_t free_b = 0, total_b = 0;
@@ -131,10 +141,30 @@ void set_device(int d) {
   SCIZ_CUDA_CHECK(cudaSetDevice(d));
 }
 
+namespace {
+// Memory the device's default pool holds but no allocation uses: the pool keeps what was freed
+// (its release threshold is raised), so cudaMemGetInfo counts it as taken although sciz's next
+// allocations reuse it.
+uint64_t pool_idle(int device) {
+  cudaMemPool_t pool;
+  uint64_t reserved = 0, used = 0;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return reserved > used ? reserved - used : 0;
+}
+}  // namespace
+
 uint64_t free_memory() {
   size_t f = 0, t = 0;
   SCIZ_CUDA_CHECK(cudaMemGetInfo(&f, &t));
-  return f;
+  if (t_allocator) return f;  // the caller's allocator does not draw on sciz's pool
+  int device = 0;
+  SCIZ_CUDA_CHECK(cudaGetDevice(&device));
+  return f + pool_idle(device);
 }
 
 bool is_pinned_host_pointer(const void* p) {

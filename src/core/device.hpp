@@ -38,7 +38,9 @@ class AllocatorScope {
 int device_count();         // 0 without a usable device
 int current_device();
 void set_device(int d);     // throws Error(invalid_argument) naming a device that does not exist
-uint64_t free_memory();     // bytes free on the current device
+// Bytes sciz can allocate on the current device now: free memory, plus what its pool holds idle
+// (unless the calling thread has its own allocator).
+uint64_t free_memory();
 bool is_pinned_host_pointer(const void* p);  // page-locked host memory (cudaHostAlloc / registered)
 void copy_to_device(void* d, const void* h, size_t bytes, cudaStream_t s);
 void copy_to_host(void* h, const void* d, size_t bytes, cudaStream_t s);

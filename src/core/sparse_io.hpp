@@ -54,7 +54,8 @@ void read_sparse(std::span<const uint8_t> sec, uint64_t bound, const char* what,
                 " is out of range or out of order");
     idx[k] = prev = i;
   }
-  std::memcpy(val.data(), r.take(count * sizeof(V), "values"), count * sizeof(V));
+  const uint8_t* vp = r.take(count * sizeof(V), "values");
+  if (count) std::memcpy(val.data(), vp, count * sizeof(V));  // an empty vector's data() may be null
 }
 
 }  // namespace sciz

@@ -56,21 +56,21 @@ SCIZ_HD uint64_t converge(uint64_t v1, uint64_t v2, uint64_t v3, uint64_t v4) {
 // The last len % 32 bytes at p, then the avalanche. h already holds converge() (or
 // seed + P5 for inputs under 32 bytes) plus the total length.
 SCIZ_HD uint64_t finish(uint64_t h, const unsigned char* p, size_t rest) {
-  const unsigned char* end = p + rest;
-  while (p + 8 <= end) {
+  // Counts, not `p + 8 <= end`: forming a pointer past the end (or any offset from the null
+  // pointer of an empty range) is undefined even when nothing is read through it.
+  for (; rest >= 8; rest -= 8, p += 8) {
     h ^= round(0, load64(p));
     h = rotl(h, 27) * P1 + P4;
-    p += 8;
   }
-  if (p + 4 <= end) {
+  if (rest >= 4) {
     h ^= static_cast<uint64_t>(load32(p)) * P1;
     h = rotl(h, 23) * P2 + P3;
     p += 4;
+    rest -= 4;
   }
-  while (p < end) {
+  for (; rest > 0; --rest, ++p) {
     h ^= static_cast<uint64_t>(*p) * P5;
     h = rotl(h, 11) * P1;
-    ++p;
   }
   h ^= h >> 33;
   h *= P2;

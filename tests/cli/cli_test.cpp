@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/crafted_streams.hpp"
 #include "support/test_data.hpp"
 
 namespace fs = std::filesystem;
@@ -487,6 +488,26 @@ TEST_F(Cli, DamagedStreams) {
   expect_error("eval -i s.sciz -t f32 -d 7 -a 1 --device cpu", "'s.sciz'", 1);
   EXPECT_FALSE(fs::exists(path("out.raw")));
   EXPECT_FALSE(fs::exists(path("out.raw.tmp")));
+}
+
+// A 300-byte stream declaring a 1 PiB field: refused from its header by the default
+// --max-output, before the output file exists; an explicit limit refuses a real stream above it.
+TEST_F(Cli, MaxOutputRefusesBeforeWriting) {
+  const auto bomb = test::declared_huge_stream(Shape{{uint64_t(1) << 44, 8}});
+  std::ofstream(path("bomb.sciz"), std::ios::binary).write(reinterpret_cast<const char*>(bomb.data()), bomb.size());
+  expect_error("decompress -i bomb.sciz -o out.raw --device cpu", "--max-output", 1);
+  expect_error("decompress -i bomb.sciz -o out.raw --slice 0:1 --device cpu", std::to_string(uint64_t(1) << 50), 1);
+  EXPECT_FALSE(fs::exists(path("out.raw")));
+  EXPECT_FALSE(fs::exists(path("out.raw.tmp")));
+  make_stream("s.sciz");  // 16 x 24 f32: 1536 bytes
+  expect_error("decompress -i s.sciz -o out.raw --max-output 1K --device cpu", "1536", 1);
+  EXPECT_FALSE(fs::exists(path("out.raw")));
+  EXPECT_EQ(run("decompress -i s.sciz -o out.raw --max-output 1536 --device cpu -q").rc, 0);
+  EXPECT_EQ(fs::file_size(path("out.raw")), 1536u);
+  EXPECT_EQ(run("decompress -i s.sciz -o out0.raw --max-output 0 --device cpu -q").rc, 0);
+  EXPECT_EQ(run("decompress -i s.sciz -o out1.raw --max-output none --device cpu -q").rc, 0);
+  expect_error("decompress -i s.sciz -o out2.raw --max-output lots --device cpu", "'lots'", 2);
+  expect_error("info -i s.sciz --max-output 1G", "'--max-output'", 2);
 }
 
 TEST_F(Cli, FailedRunKeepsPreviousOutput) {

@@ -20,6 +20,13 @@ TEST(Xxh64, MatchesReferenceDigests) {
   EXPECT_EQ(sciz::xxh64(b.data(), b.size()), 0x8e03c838c596036full);
 }
 
+// An empty section's span has a null data pointer. The tail loop used to form `p + 8` from it:
+// undefined behaviour that only the sanitizer build (.ci/run) reports, found by fuzz_container.
+TEST(Xxh64, EmptyRangeAtNullPointer) {
+  EXPECT_EQ(sciz::xxh64(nullptr, 0), 0xef46db3751d8e999ull);
+  EXPECT_EQ(sciz::chunked_xxh64(nullptr, 0, sciz::kDigestBlockV4), sciz::chunked_xxh64("", 0, sciz::kDigestBlockV4));
+}
+
 // The chunked digest is xxh64 over the chunks' xxh64 digests (little-endian u64), whatever the
 // thread count: checked against that definition written out serially, across chunk edges.
 TEST(Xxh64, ChunkedDigestIsTheDigestOfChunkDigests) {

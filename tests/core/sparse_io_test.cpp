@@ -21,6 +21,17 @@ TEST(SparseIo, RoundTripAndNarrowIndices) {
   EXPECT_EQ(b.size(), 16u + 4 * 4 + 4 * 4);
 }
 
+// No outliers: the values vector stays empty (null data()), and copying zero bytes into it was
+// undefined behaviour the sanitizer build reports (found by fuzz_decompress and fuzz_chunk).
+TEST(SparseIo, EmptyListIntoEmptyVectors) {
+  const auto b = write_sparse(std::vector<uint64_t>{}, std::vector<double>{}, 100);
+  std::vector<uint64_t> i2;
+  std::vector<double> v2;
+  read_sparse(b, 100, "t", i2, v2);
+  EXPECT_TRUE(i2.empty());
+  EXPECT_TRUE(v2.empty());
+}
+
 TEST(SparseIo, RefusesOutOfRangeUnorderedAndOversizedLists) {
   std::vector<int32_t> val{1, 2};
   std::vector<uint64_t> i2;

@@ -209,3 +209,19 @@ TEST(Stages, DecompressionBombsAreRefusedBeforeAllocating) {
   EXPECT_TRUE(refused([&] { decode_stage_cpu(StageId::rre1, bomb, 999); }));
   EXPECT_THROW(write_header(bomb.data(), StageId::rre1, kMaxStageInput + 1), Error);
 }
+
+// An empty input: every stage's blob is its header alone and decodes to nothing. The CPU
+// twins used to memcpy to and from the null data() of empty vectors here, undefined behaviour
+// that only the sanitizer build (.ci/run) reports; found by fuzz_stages on a tcms blob of n = 0.
+TEST(Stages, EmptyInputRoundTrips) {
+  for (StageId id : byte_stages()) {
+    SCOPED_TRACE(stage_name(id));
+    const auto blob = encode_stage_cpu(id, {});
+    EXPECT_EQ(blob.size(), 8u);
+    EXPECT_TRUE(decode_stage_cpu(id, blob, 0).empty());
+  }
+  // The fuzzer's reproducer: the tcms1 blob of n = 0 (its stage byte 0x10 in the top byte).
+  const std::vector<uint8_t> reproducer{0, 0, 0, 0, 0, 0, 0, 0x10};
+  EXPECT_EQ(encode_stage_cpu(StageId::tcms1, {}), reproducer);
+  EXPECT_TRUE(decode_stage_cpu(StageId::tcms1, reproducer, 1 << 20).empty());
+}

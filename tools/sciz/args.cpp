@@ -65,6 +65,7 @@ const std::vector<Spec>& specs() {
       {nullptr, "--chunk-mb", true, data_in},
       {nullptr, "--slice", true, {C::decompress}},
       {nullptr, "--gpu-memory", true, {C::compress, C::decompress, C::eval}},
+      {nullptr, "--max-output", true, {C::decompress}},
       {nullptr, "--devices", true, {C::compress, C::decompress, C::eval}},
       {"-q", "--quiet", false, {C::compress, C::decompress, C::eval, C::refactor, C::retrieve}},
       {nullptr, "--json", false, {C::info, C::eval, C::refactor, C::retrieve}},
@@ -221,6 +222,7 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
     else if (ln == "--runs") o.runs = static_cast<int>(parse_int(name, v, 1, 100000));
     else if (ln == "--chunk-mb") o.chunk_mb = parse_chunk_mb(name, v);
     else if (ln == "--gpu-memory") o.gpu_memory = parse_size(name, v);
+    else if (ln == "--max-output") o.max_output = v == "0" || v == "none" ? 0 : parse_size(name, v);
     else if (ln == "--devices") o.devices = parse_devices(name, v, o.all_devices);
     else if (ln == "--slice") {
       const auto colon = v.find(':');

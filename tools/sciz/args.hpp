@@ -39,6 +39,7 @@ struct Options {
   std::optional<std::pair<std::optional<uint64_t>, std::optional<uint64_t>>> slice;  // --slice A:B (either side may be open)
   std::string slice_arg;
   uint64_t gpu_memory = 0;
+  uint64_t max_output = kDefaultMaxOutput;  // --max-output; 0: no limit
   std::vector<int> devices;  // empty: the current device; filled from --devices (all: every visible one)
   bool all_devices = false;
   bool quiet = false;

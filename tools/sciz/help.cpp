@@ -24,7 +24,8 @@ const char* kUsage =
     "  sciz compress   -i IN -o OUT [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
     "                  [--device cpu|cuda|auto] [--chunk-mb N] [--gpu-memory SIZE] [--devices LIST]\n"
     "                  [--radius N] [--lossless S | --stages L] [--delta-chain C] [--szx-block N] [--interp-*] [-q]\n"
-    "  sciz decompress -i IN.sciz -o OUT [--slice A:B] [--device cpu|cuda|auto] [--gpu-memory SIZE] [--devices LIST] [-q]\n"
+    "  sciz decompress -i IN.sciz -o OUT [--slice A:B] [--max-output SIZE] [--device cpu|cuda|auto]\n"
+    "                  [--gpu-memory SIZE] [--devices LIST] [-q]\n"
     "  sciz info       -i IN.sciz [--json]\n"
     "  sciz eval       -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
     "                  [--device cpu|cuda|auto] [--radius N] [--lossless S | --stages L] [--delta-chain C] [--szx-block N] [--interp-*] [--runs N] [--json] [-q]\n"
@@ -141,8 +142,8 @@ std::string help_text(std::optional<Command> cmd) {
              "  -q, --quiet          no summary or progress on stderr\n\n" +
              input_text() + "\n" + kExit;
     case Command::decompress:
-      return "usage: sciz decompress -i IN.sciz -o OUT [--slice A:B] [--device cpu|cuda|auto] [--gpu-memory SIZE]\n"
-             "                       [--devices LIST] [-q]\n\n"
+      return "usage: sciz decompress -i IN.sciz -o OUT [--slice A:B] [--max-output SIZE] [--device cpu|cuda|auto]\n"
+             "                       [--gpu-memory SIZE] [--devices LIST] [-q]\n\n"
              "Decodes a stream into raw little-endian values of the original type, exactly\n"
              "product(dims) x sizeof(type) bytes (never padded, no header); 'sciz info' tells\n"
              "the type and dims. Works a chunk at a time: memory stays at a few chunks whatever\n"
@@ -153,6 +154,10 @@ std::string help_text(std::optional<Command> cmd) {
              "      --slice A:B      only rows A to B-1 of the slowest axis (A: or :B leave a side\n"
              "                       open), reading and checking only the chunks that hold them;\n"
              "                       e.g. --slice 10:20 of a 100x500x500 field writes 10x500x500\n"
+             "      --max-output SIZE  refuse a stream whose output (or a chunk decoded to serve\n"
+             "                       --slice) would exceed SIZE, e.g. 8G, before writing anything\n"
+             "                       (default 1T; 0 or none: no limit). A few bytes of stream can\n"
+             "                       declare any field: set it for files from untrusted sources\n"
              "      --device D       cpu, cuda or auto (default auto)\n" +
              gpu_options() +
              "  -q, --quiet          no progress on stderr\n\n" +

@@ -25,7 +25,10 @@ struct Value {
   uint64_t i = 0;
   bool b = false;
   std::vector<Value> items;
-  std::vector<std::pair<std::string, Value>> entries;
+  // Keys and values of a dict side by side: a pair<string, Value> inside Value would need
+  // Value complete (libc++ and clang's libstdc++ checks refuse it; only vector<Value> may not).
+  std::vector<std::string> keys;
+  std::vector<Value> values;
 };
 
 class LiteralParser {
@@ -109,7 +112,8 @@ class LiteralParser {
         Value k = value(depth + 1);
         if (k.kind != Value::str) bad("dict key is not a string");
         if (!eat(':')) bad("expected ':'");
-        v.entries.emplace_back(k.s, value(depth + 1));
+        v.keys.push_back(k.s);
+        v.values.push_back(value(depth + 1));
         if (!eat(',')) {
           if (!eat('}')) bad("expected ',' or '}'");
           break;
@@ -127,8 +131,8 @@ class LiteralParser {
 };
 
 const Value* key(const Value& d, const char* k) {
-  for (const auto& [name, v] : d.entries)
-    if (name == k) return &v;
+  for (size_t i = 0; i < d.keys.size(); ++i)
+    if (d.keys[i] == k) return &d.values[i];
   return nullptr;
 }
 

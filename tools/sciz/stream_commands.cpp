@@ -208,8 +208,17 @@ int run_decompress(const Options& o) {
       usage_error("--slice " + quote(o.slice_arg) + " is not a non-empty range of the " + std::to_string(rows) +
                   " rows of the slowest axis (dims " + cd.shape().str() + ")");
   }
-  OutputFile out(o.output);
   const uint64_t first = cd.chunk_of_row(a), last = cd.chunk_of_row(b - 1) + 1;
+  // What the header declares is checked against --max-output before the output file exists:
+  // the rows asked for, and the chunks that hold them, each decoded whole in memory.
+  const uint64_t chunk_most = std::max(cd.chunk(first).rows, cd.chunk(last - 1).rows) * row_bytes;
+  const uint64_t need = std::max((b - a) * row_bytes, chunk_most);
+  if (o.max_output && need > o.max_output)
+    data_error(quote(o.input) + " declares a " + cd.shape().str() + " " + dtype_name(cd.dtype()) +
+               " field: decoding " + (o.slice ? "rows " + std::to_string(a) + ":" + std::to_string(b) : std::string("it")) +
+               " takes " + std::to_string(need) + " bytes, above --max-output " + std::to_string(o.max_output) +
+               " (0 lifts the limit)");
+  OutputFile out(o.output);
   DecompressOptions dopt;
   dopt.device = d;
   const std::string ctx = quote(o.input);

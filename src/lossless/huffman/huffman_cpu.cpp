@@ -128,8 +128,9 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& c
   const Layout l = layout(out.size() - 32, chunks, words.size());
   reserve_large(out, l.bytes);
   out.resize(l.bytes, 0);
-  std::memcpy(out.data() + l.chunk_bits_at, cbits.data(), chunks * 2);
-  std::memcpy(out.data() + l.words_at, words.data(), words.size() * 4);
+  // n = 0 leaves both vectors empty: memcpy from their null data() is undefined even for 0 bytes.
+  if (chunks) std::memcpy(out.data() + l.chunk_bits_at, cbits.data(), chunks * 2);
+  if (!words.empty()) std::memcpy(out.data() + l.words_at, words.data(), words.size() * 4);
   return out;
 }
 
