@@ -297,7 +297,8 @@ __global__ void __launch_bounds__(kGroup)
 struct GroupAt {  // scan input: group g's bit count, 0 past the blob's groups
   const uint64_t* sum;
   const Head* head;
-  __device__ uint64_t operator()(uint64_t g) const { return g < head->groups ? sum[g] : 0; }
+  uint64_t groups_max;  // sum's length: a head that failed its checks may declare more groups
+  __device__ uint64_t operator()(uint64_t g) const { return g < head->groups && g < groups_max ? sum[g] : 0; }
 };
 
 __global__ void __launch_bounds__(kGroup)
@@ -360,7 +361,7 @@ void decode_after_head(const uint8_t* base, const Scratch& sc, uint64_t n_max, u
   const unsigned sums_grid = check::resident_grid(group_sums_kernel, kGroup, 0, groups_max);
   group_sums_kernel<<<sums_grid, kGroup, 0, s>>>(base, sc.head.get(), sum.get(), st, where);
   SCIZ_CUDA_CHECK_LAUNCH("huffman group_sums_kernel");
-  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0), GroupAt{sum.get(), sc.head.get()});
+  auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0), GroupAt{sum.get(), sc.head.get(), groups_max});
   size_t temp_bytes = 0;
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), groups_max + 1, s));
   dev::Buffer<uint8_t> temp(temp_bytes, s);
