@@ -50,7 +50,7 @@ fuzz_one() {
   # One thread per run: the decoders' OpenMP teams would only fight over the shared cores.
   # -malloc_limit_mb: inputs decode to at most 4 MiB (fuzz/limits.hpp), so one allocation of
   # 128 MiB means a size taken from the stream before it was checked.
-  OMP_NUM_THREADS=1 "$B/fuzz/sciz_fuzz_$target" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+  LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan_suppressions.txt} OMP_NUM_THREADS=1 "$B/fuzz/sciz_fuzz_$target" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
     -malloc_limit_mb=128 -print_final_stats=1 -artifact_prefix="$art/$run-" "${extra[@]}" \
     "$corpus" "${dirs[@]}" >"$logs/$run.log" 2>&1
 }
