@@ -51,7 +51,7 @@ fuzz_one() {
   # -malloc_limit_mb: inputs decode to at most 4 MiB (fuzz/limits.hpp), so one allocation of
   # 128 MiB means a size taken from the stream before it was checked.
   LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan_suppressions.txt} OMP_NUM_THREADS=1 "$B/fuzz/sciz_fuzz_$target" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
-    -malloc_limit_mb=128 -print_final_stats=1 -artifact_prefix="$art/$run-" "${extra[@]}" \
+    -malloc_limit_mb=128 -print_final_stats=1 -artifact_prefix="$art/$run." "${extra[@]}" \
     "$corpus" "${dirs[@]}" >"$logs/$run.log" 2>&1
 }
 
@@ -81,7 +81,7 @@ for run in "${runs[@]}"; do
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
   corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$last")
-  found=$(ls "$art" | grep -c "^$run-" || true)
+  found=$(ls "$art" | grep -c "^$run\\." || true)
   result=ok
   if [ "${status[$run]}" != 0 ] || [ "$found" != 0 ]; then
     result="FOUND $found (exit ${status[$run]}; $log)"

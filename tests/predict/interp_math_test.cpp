@@ -84,6 +84,43 @@ TEST(InterpMath, OutlierWordsRoundTrip) {
   EXPECT_EQ(outlier_word(-128), 1u);
 }
 
+// Found by fuzzing (decompress-interp-cr, chunk-interp-cr, chunk-interp-tp): a damaged
+// outlier word near 2^32 was decoded before it was range-checked, and decoding it overflowed
+// an int (UBSan). Every word from the edge of the valid range up is refused by name.
+TEST(InterpMath, HugeOutlierWordsAreRefusedBeforeDecoding) {
+  for (uint32_t w : {2u * static_cast<uint32_t>(interp::kMaxOutlier), 0x7fffffe0u, 0xfffffffeu, 0xffffffffu}) {
+    std::vector<uint8_t> sec(8, 0);
+    sec[0] = 1;  // one outlier
+    uint32_t v = w;
+    do {
+      sec.push_back(static_cast<uint8_t>((v & 127u) | (v > 127u ? 128u : 0u)));
+      v >>= 7;
+    } while (v);
+    std::vector<int32_t> q;
+    try {
+      interp::read_outliers(sec, 1, q);
+      ADD_FAILURE() << "word " << w << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::corrupt_stream);
+      EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+    }
+  }
+  // The largest valid words still decode.
+  for (int32_t q0 : {interp::kMaxOutlier - 1, -interp::kMaxOutlier + 1}) {
+    std::vector<uint8_t> sec(8, 0);
+    sec[0] = 1;
+    uint32_t v = interp::outlier_word(q0);
+    do {
+      sec.push_back(static_cast<uint8_t>((v & 127u) | (v > 127u ? 128u : 0u)));
+      v >>= 7;
+    } while (v);
+    std::vector<int32_t> q;
+    interp::read_outliers(sec, 1, q);
+    ASSERT_EQ(q.size(), 1u);
+    EXPECT_EQ(q[0], q0);
+  }
+}
+
 TEST(InterpMath, SplineRuleLowersOrderWhereNeighboursAreMissing) {
   int o = 0;
   EXPECT_EQ(spline_rule<double>(kCubic, 1, 2, 3, 4, true, true, true, true, o), (-1 + 9 * 2 + 9 * 3 - 4) / 16.0);

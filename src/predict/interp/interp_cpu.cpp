@@ -362,10 +362,12 @@ void read_outliers(std::span<const uint8_t> sec, uint64_t max_count, std::vector
       w |= static_cast<uint32_t>(b & 127u) << shift;
       if (!(b & 128u)) break;
     }
+    // The word is checked before it is decoded: a larger one would overflow the decoding.
+    SCIZ_REQUIRE(w < 2u * static_cast<uint32_t>(kMaxOutlier), Status::corrupt_stream,
+                 "interp outliers section: outlier " + std::to_string(k) + " out of range");
     const int32_t v = outlier_of_word(w);
-    SCIZ_REQUIRE(w < 2u * static_cast<uint32_t>(kMaxOutlier) && (v > kMaxQ || v < kMinQ) && v < kMaxOutlier &&
-                     v > -kMaxOutlier,
-                 Status::corrupt_stream, "interp outliers section: outlier " + std::to_string(k) + " out of range");
+    SCIZ_REQUIRE((v > kMaxQ || v < kMinQ) && v < kMaxOutlier && v > -kMaxOutlier, Status::corrupt_stream,
+                 "interp outliers section: outlier " + std::to_string(k) + " out of range");
     q[k] = v;
   }
   SCIZ_REQUIRE(at == sec.size(), Status::corrupt_stream, "interp outliers section: trailing bytes");
