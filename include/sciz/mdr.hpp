@@ -46,6 +46,7 @@ Source memory_source(std::span<const uint8_t> bytes);  // the bytes must outlive
 Source file_source(const std::string& path);           // the file stays open while the Source lives
 
 struct FileInfo {
+  uint16_t version = 0;  // of the file's format (docs/MDR.md section 4)
   DType dtype = DType::f32;
   Shape shape;
   double value_min = 0, value_max = 0;  // finite values (NaN when there are none)

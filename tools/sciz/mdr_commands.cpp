@@ -58,6 +58,7 @@ int run_refactor(const Options& o) {
         .add("original_bytes", f.bytes())
         .add("file_bytes", static_cast<uint64_t>(file.size()))
         .add("header_bytes", info.header_bytes)
+        .add("version", static_cast<uint64_t>(info.version))
         .add("levels", static_cast<uint64_t>(info.levels))
         .add("segments", static_cast<uint64_t>(info.segments))
         .add("special_values", info.special)
@@ -243,7 +244,7 @@ int run_info_mdr(const Options& o) {
   if (o.json) {
     Json j;
     j.add("format", "mdr")
-        .add("version", 1)
+        .add("version", static_cast<uint64_t>(info.version))
         .add("dtype", dtype_name(info.dtype))
         .add_raw("dims", Json::array(dims_json(info.shape)))
         .add("value_min", info.value_min)
@@ -258,7 +259,7 @@ int run_info_mdr(const Options& o) {
     std::printf("%s\n", j.str().c_str());
   } else {
     Table t;
-    t.row("format", "mdr refactored file, version 1 (docs/MDR.md)");
+    t.row("format", "mdr refactored file, version " + std::to_string(info.version) + " (docs/MDR.md)");
     t.row("dtype", dtype_name(info.dtype));
     t.row("dims", info.shape.str());
     t.row("value range", "[" + fmt_g(info.value_min) + ", " + fmt_g(info.value_max) + "]");

@@ -48,7 +48,7 @@ std::string segment_name(const Segment& s) {
 std::vector<uint8_t> write_header(Header& h) {
   ByteWriter w;
   w.bytes(kMagic, 4);
-  w.put<uint16_t>(kVersion);
+  w.put<uint16_t>(h.version);
   w.put<uint16_t>(0);
   w.put<uint32_t>(0);  // header size, patched below
   w.put<uint8_t>(static_cast<uint8_t>(h.dtype));
@@ -96,9 +96,9 @@ uint32_t read_header_size(std::span<const uint8_t> fixed, uint64_t file_size) {
   std::memcpy(&version, fixed.data() + 4, 2);
   std::memcpy(&flags, fixed.data() + 6, 2);
   std::memcpy(&size, fixed.data() + 8, 4);
-  if (version != kVersion)
-    fail(Status::unsupported, "mdr file: format version " + std::to_string(version) + " (this build reads version " +
-                                  std::to_string(kVersion) + ")");
+  if (version < kOldestVersion || version > kVersion)
+    fail(Status::unsupported, "mdr file: format version " + std::to_string(version) + " (this build reads versions " +
+                                  std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ")");
   if (flags != 0) corrupt("unknown flags " + std::to_string(flags));
   if (size < kFixedBytes + 4 + 8 || size > file_size)
     corrupt("header size " + std::to_string(size) + " does not fit a file of " + std::to_string(file_size) + " bytes");
@@ -113,6 +113,7 @@ Header read_header(std::span<const uint8_t> bytes, uint64_t file_size) {
   if (xxh64(bytes.data(), size - 8) != stored) corrupt("header checksum mismatch (header or index damaged)");
 
   Header h;
+  std::memcpy(&h.version, bytes.data() + 4, 2);
   h.header_size = size;
   h.checksum = stored;
   ByteReader r(bytes.data(), size - 8, "mdr header");

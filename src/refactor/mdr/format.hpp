@@ -14,7 +14,10 @@
 namespace sciz::mdr {
 
 inline constexpr char kMagic[4] = {'S', 'Z', 'M', 'D'};
-inline constexpr uint16_t kVersion = 1;
+// Version 2 adds segment coding 2 (the significance split, split.hpp); a version 1 file is
+// read as ever.
+inline constexpr uint16_t kVersion = 2;
+inline constexpr uint16_t kOldestVersion = 1;
 inline constexpr uint8_t kExactLevel = 255;  // the segment of exactly stored values
 inline constexpr uint32_t kFixedBytes = 12;  // magic, version, flags, header size
 
@@ -38,6 +41,7 @@ struct Segment {
 };
 
 struct Header {
+  uint16_t version = kVersion;
   DType dtype = DType::f32;
   std::vector<uint64_t> dims;
   int scale = 0;

@@ -11,7 +11,8 @@
 
 namespace sciz::mdr {
 
-enum class Coding : uint8_t { copy = 0, stages = 1 };
+// split (version 2 files): split.hpp.
+enum class Coding : uint8_t { copy = 0, stages = 1, split = 2 };
 
 struct HybridOptions {
   uint64_t copy_below = 256;  // T_s

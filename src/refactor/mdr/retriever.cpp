@@ -3,6 +3,7 @@
 // accumulators and reconstructs the field from all of them.
 #include <sciz/mdr.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -15,6 +16,7 @@
 #include "refactor/mdr/bound.hpp"
 #include "refactor/mdr/format.hpp"
 #include "refactor/mdr/hybrid.hpp"
+#include "refactor/mdr/split.hpp"
 #include "refactor/multilevel/multilevel.hpp"
 
 namespace sciz::mdr {
@@ -43,8 +45,16 @@ struct Retriever::Impl {
   std::vector<uint64_t> exact_bits;  // bit patterns: NaN payloads come back as they were
   uint64_t pending_header = 0;       // header bytes not yet reported by a retrieve()
 
+  struct Pending {
+    const Segment* sg;
+    std::span<const uint8_t> seg;
+    std::string what;
+  };
+
   void open(Source s);
   void ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes);
+  template <class W>
+  void apply(const std::vector<Pending>& pending, std::vector<W>& nb);
   template <class T>
   void reconstruct(T* out) const;
   uint64_t prefix_for(double bound) const;
@@ -84,6 +94,7 @@ void Retriever::Impl::open(Source s) {
   if (h.dtype == DType::f32) nb32.assign(n, 0);
   else nb64.assign(n, 0);
 
+  info.version = h.version;
   info.dtype = h.dtype;
   info.shape = Shape{h.dims};
   info.value_min = h.value_min;
@@ -106,11 +117,7 @@ uint64_t Retriever::Impl::prefix_for(double bound) const {
 // Segments [first, last) whose bytes, back to back, are `bytes`. Every segment is checked and
 // decoded before any digit is applied, so a damaged one leaves what is held untouched.
 void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes) {
-  struct Decoded {
-    const Segment* sg;
-    std::vector<uint32_t> words;
-  };
-  std::vector<Decoded> dec;
+  std::vector<Pending> pending;
   std::vector<uint64_t> idx;
   std::vector<uint64_t> bits;
   uint64_t at = 0;
@@ -118,7 +125,7 @@ void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint
     const Segment& sg = h.segments[k];
     const std::span<const uint8_t> seg = bytes.subspan(at, sg.length);
     at += sg.length;
-    const std::string what = "mdr segment " + std::to_string(k) + " (" + segment_name(sg) + ")";
+    std::string what = "mdr segment " + std::to_string(k) + " (" + segment_name(sg) + ")";
     SCIZ_REQUIRE(chunked_xxh64(seg.data(), seg.size(), kDigestBlockV4) == sg.checksum, Status::corrupt_stream,
                  what + ": checksum mismatch (damaged)");
     if (sg.level == kExactLevel) {
@@ -143,34 +150,46 @@ void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint
                    what + ": " + std::to_string(idx.size()) + " values, the header says " + std::to_string(h.special));
       continue;
     }
-    const LevelInfo& lv = h.levels[sg.level];
-    const std::vector<uint8_t> raw = decode_group(seg, group_raw_bytes(lv, sg.group), what);
-    Decoded d{&sg, std::vector<uint32_t>(raw.size() / 4)};  // aligned: whole u32 words
-    if (!raw.empty()) std::memcpy(d.words.data(), raw.data(), raw.size());
-    dec.push_back(std::move(d));
+    SCIZ_REQUIRE(!seg.empty() && (seg[0] != static_cast<uint8_t>(Coding::split) || h.version >= 2), Status::corrupt_stream,
+                 what + ": coding " + std::to_string(seg.empty() ? 0 : seg[0]) + " in a version " +
+                     std::to_string(h.version) + " file");
+    pending.push_back({&sg, seg, std::move(what)});
   }
-  // One pass per level over all its new planes: their groups are consecutive from the level's
-  // next group on, so the planes are too (a transpose per word instead of one per segment).
-  std::vector<std::vector<const Decoded*>> per_level(h.levels.size());
-  for (const Decoded& d : dec) per_level[d.sg->level].push_back(&d);
-  for (size_t l = 0; l < per_level.size(); ++l) {
-    if (per_level[l].empty()) continue;
-    const LevelInfo& lv = h.levels[l];
-    std::vector<uint32_t> words;
-    int planes = 0;
-    for (const Decoded* d : per_level[l]) {
-      words.insert(words.end(), d->words.begin(), d->words.end());
-      planes += lv.group_size(d->sg->group);
-    }
-    const int high = lv.group_high(per_level[l].front()->sg->group);
-    const uint64_t off = lay.level_offset[l];
-    if (h.dtype == DType::f32) bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, nb32.data() + off);
-    else bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, nb64.data() + off);
-    groups_read[l] += static_cast<int>(per_level[l].size());
-  }
+  if (h.dtype == DType::f32) apply(pending, nb32);
+  else apply(pending, nb64);
   if (!idx.empty()) exact_idx = std::move(idx), exact_bits = std::move(bits);
   held.insert(held.end(), bytes.begin(), bytes.end());
   prefix = last;
+}
+
+// Decodes the groups in file order onto copies of their levels' digits (a split segment reads
+// which coefficients are significant from the groups before it, which may be in this batch),
+// and only when every one decoded, keeps the copies: a damaged segment changes nothing.
+template <class W>
+void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>& nb) {
+  std::vector<std::vector<W>> scratch(h.levels.size());
+  std::vector<uint8_t> touched(h.levels.size(), 0);
+  std::vector<int> added(h.levels.size(), 0);
+  for (const Pending& p : pending) {
+    const int l = p.sg->level, g = p.sg->group;
+    const LevelInfo& lv = h.levels[l];
+    const uint64_t off = lay.level_offset[l];
+    if (!touched[l]) scratch[l].assign(nb.begin() + off, nb.begin() + off + lv.count), touched[l] = 1;
+    const int high = lv.group_high(g), planes = lv.group_size(g);
+    const std::vector<uint8_t> raw =
+        p.seg[0] == static_cast<uint8_t>(Coding::split)
+            ? decode_split<W>(p.seg, scratch[l].data(), lv.count, high, planes, p.what)
+            : decode_group(p.seg, group_raw_bytes(lv, g), p.what);
+    std::vector<uint32_t> words(raw.size() / 4);  // aligned: whole u32 words
+    if (!raw.empty()) std::memcpy(words.data(), raw.data(), raw.size());
+    bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, scratch[l].data());
+    ++added[l];
+  }
+  for (size_t l = 0; l < h.levels.size(); ++l) {
+    if (!touched[l]) continue;
+    std::copy(scratch[l].begin(), scratch[l].end(), nb.begin() + lay.level_offset[l]);
+    groups_read[l] += added[l];
+  }
 }
 
 template <class T>
