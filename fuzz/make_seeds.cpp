@@ -7,6 +7,7 @@
 //
 // Fields are tiny cuts of real data (a few thousand values): small inputs run fast and
 // mutate into everything the decoders branch on.
+#include <sciz/mdr.hpp>
 #include <sciz/sciz.hpp>
 
 #include <cmath>
@@ -235,6 +236,22 @@ void npy_seeds(const fs::path& out) {
 
 }  // namespace
 
+// Refactored files of the cuts and the small mdr goldens (none yet: the ones of 2026 are
+// 47 KB), for fuzz_mdr.
+void mdr_seeds(const fs::path& fixtures, const fs::path& golden, const fs::path& out) {
+  for (const Cut& c : cuts(fixtures)) {
+    try {
+      write_file(out / "mdr" / ("refactor_" + c.name), mdr::refactor({c.bytes.data(), c.dtype, c.shape}));
+    } catch (const Error& e) {
+      std::cerr << "make_seeds: mdr " << c.name << ": " << e.what() << "\n";
+    }
+  }
+  if (!fs::exists(golden)) return;
+  for (const auto& e : fs::directory_iterator(golden))
+    if (e.path().extension() == ".szmd" && e.file_size() <= kMaxGoldenSeed)
+      write_file(out / "mdr" / ("golden_" + e.path().stem().string()), read_file(e.path()));
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--pipelines") {
     for (const auto& p : pipelines()) std::printf("%s\n", p.c_str());
@@ -248,5 +265,6 @@ int main(int argc, char** argv) {
   stream_seeds(fixtures, golden, out);
   stage_seeds(fixtures, out);
   npy_seeds(out);
+  mdr_seeds(fixtures, golden, out);
   return 0;
 }

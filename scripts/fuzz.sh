@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan, CPU only: no CUDA needed) and runs each for
 # SECONDS seconds (default 60), printing per run: executions, coverage (cov / ft), corpus size
 # and what it found. Runs: the container parser, inspect/info, every lossless stage, the .npy
-# reader, and for every pipeline in the registry (`sciz_fuzz_seeds --pipelines`) its decoder
+# reader, the refactored-file (mdr) reader, and for every pipeline in the registry
+# (`sciz_fuzz_seeds --pipelines`) its decoder
 # through the public API (decompress-<p>) and alone on one chunk (chunk-<p>).
 #
 #   scripts/fuzz.sh 60                    one minute a run
@@ -26,14 +27,14 @@ command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (libFuzzer come
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
 CC=clang CXX=clang++ cmake -S . -B "$B" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DSCIZ_CUDA=OFF -DSCIZ_FUZZ=ON \
   -DSCIZ_INSTALL=OFF >/dev/null
-targets=(container decompress inspect stages chunk npy)
+targets=(container decompress inspect stages chunk npy mdr)
 cmake --build "$B" -j "${SCIZ_JOBS:-2}" --target sciz_fuzz_seeds "${targets[@]/#/sciz_fuzz_}"
 
 seeds=$B/fuzz-seeds
 rm -rf "$seeds"
 "$B/fuzz/sciz_fuzz_seeds" tests/fixtures tests/golden "$seeds"
 mapfile -t pipes < <("$B/fuzz/sciz_fuzz_seeds" --pipelines)
-runs=(container inspect stages npy)
+runs=(container inspect stages npy mdr)
 for p in "${pipes[@]}"; do runs+=("decompress-$p" "chunk-$p"); done
 if [ -n "${SCIZ_FUZZ_RUNS:-}" ]; then read -ra runs <<<"$SCIZ_FUZZ_RUNS"; fi
 
