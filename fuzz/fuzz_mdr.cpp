@@ -17,8 +17,9 @@ namespace {
 
 using namespace sciz;
 
-// The header checksum, then, where the header parses, every segment's checksum: written into
-// a re-serialized header, used only if it has the input's layout (the same size).
+// The header checksum, then, where the header parses, every segment's checksum: at the
+// segment's start (version 2), or written into a re-serialized header, used only if it has the
+// input's layout (the same size; version 1).
 std::vector<uint8_t> repaired(std::span<const uint8_t> in) {
   std::vector<uint8_t> f(in.begin(), in.end());
   if (f.size() < mdr::kFixedBytes) return f;
@@ -29,9 +30,16 @@ std::vector<uint8_t> repaired(std::span<const uint8_t> in) {
   std::memcpy(f.data() + size - 8, &sum, 8);
   try {
     mdr::Header h = mdr::read_header({f.data(), size}, f.size());
-    for (mdr::Segment& s : h.segments) s.checksum = chunked_xxh64(f.data() + s.offset, s.length, kDigestBlockV4);
-    const std::vector<uint8_t> head = mdr::write_header(h);
-    if (head.size() == size) std::memcpy(f.data(), head.data(), size);
+    if (const uint64_t c = mdr::inline_checksum_bytes(h.version)) {  // in each segment
+      for (const mdr::Segment& s : h.segments) {
+        const uint64_t sum = chunked_xxh64(f.data() + s.offset + c, s.length - c, kDigestBlockV4);
+        std::memcpy(f.data() + s.offset, &sum, 8);
+      }
+    } else {  // in the index
+      for (mdr::Segment& s : h.segments) s.checksum = chunked_xxh64(f.data() + s.offset, s.length, kDigestBlockV4);
+      const std::vector<uint8_t> head = mdr::write_header(h);
+      if (head.size() == size) std::memcpy(f.data(), head.data(), size);
+    }
   } catch (const Error&) {
   }
   return f;

@@ -102,13 +102,21 @@ TEST(MdrSplit, VersionOneFilesMayNotUseIt) {
   const uint32_t size = read_header_size({file.data(), kFixedBytes}, file.size());
   const Header h = read_header({file.data(), size}, file.size());
   bool any = false;
-  for (const Segment& s : h.segments) any = any || file[s.offset] == static_cast<uint8_t>(Coding::split);
+  for (const Segment& s : h.segments) any = any || file[s.offset + 8] == static_cast<uint8_t>(Coding::split);
   ASSERT_TRUE(any) << "no split segment to test with";
-  // The same file declared version 1 (header checksum made consistent): refused when a split
-  // segment is read, naming it.
-  file[4] = 1, file[5] = 0;
-  const uint64_t sum = xxh64(file.data(), size - 8);
-  std::memcpy(file.data() + size - 8, &sum, 8);
+  // The same segments in a version 1 file (checksums in the index, none in the segments):
+  // refused when a split segment is read, naming it.
+  Header v1 = h;
+  v1.version = 1;
+  std::vector<uint8_t> body;
+  for (Segment& s : v1.segments) {
+    const std::span<const uint8_t> payload(file.data() + s.offset + 8, s.length - 8);
+    s.length = payload.size();
+    s.checksum = chunked_xxh64(payload.data(), payload.size(), kDigestBlockV4);
+    body.insert(body.end(), payload.begin(), payload.end());
+  }
+  file = write_header(v1);
+  file.insert(file.end(), body.begin(), body.end());
   Retriever r(memory_source(file));
   std::vector<float> y(x.size());
   try {

@@ -71,9 +71,9 @@ std::vector<uint8_t> write_header(Header& h) {
   w.put<uint32_t>(0);
   for (const Segment& s : h.segments) {
     w.put<uint8_t>(s.level);
-    w.put<uint8_t>(s.group);
+    if (h.version < 2) w.put<uint8_t>(s.group);
     put_varint(w, s.length);
-    w.put<uint64_t>(s.checksum);
+    if (h.version < 2) w.put<uint64_t>(s.checksum);
   }
   std::vector<uint8_t>& b = w.buffer();
   h.header_size = static_cast<uint32_t>(b.size() + 8);
@@ -176,17 +176,25 @@ Header read_header(std::span<const uint8_t> bytes, uint64_t file_size) {
   if (r.get<uint32_t>("segment count padding") != 0) corrupt("non-zero padding after the segment count");
   if (count != expected_segments)
     corrupt("index lists " + std::to_string(count) + " segments, the levels need " + std::to_string(expected_segments));
-  // Every entry takes at least 11 bytes: a hostile count cannot make us loop long.
-  if (r.remaining() < static_cast<uint64_t>(count) * 11)
+  // Every entry takes at least 11 bytes (version 2: 2): a hostile count cannot make us loop long.
+  const uint64_t min_entry = h.version < 2 ? 11 : 2;
+  if (r.remaining() < static_cast<uint64_t>(count) * min_entry)
     corrupt("index of " + std::to_string(r.remaining()) + " bytes for " + std::to_string(count) + " entries");
   std::vector<int> next(nlevels, 0);
   uint64_t off = size;
   for (uint32_t k = 0; k < count; ++k) {
     Segment s;
     s.level = r.get<uint8_t>("segment level");
-    s.group = r.get<uint8_t>("segment group");
+    if (h.version < 2) {
+      s.group = r.get<uint8_t>("segment group");
+    } else if (s.level != kExactLevel && s.level < nlevels) {
+      if (next[s.level] >= h.levels[s.level].groups())
+        corrupt("index entry " + std::to_string(k) + " (level " + std::to_string(s.level) + "): the level has " +
+                std::to_string(h.levels[s.level].groups()) + " groups");
+      s.group = static_cast<uint8_t>(next[s.level]);
+    }
     s.length = get_varint(r, "segment length");
-    s.checksum = r.get<uint64_t>("segment checksum");
+    if (h.version < 2) s.checksum = r.get<uint64_t>("segment checksum");
     const std::string at = "index entry " + std::to_string(k) + " (" + segment_name(s) + "): ";
     if (s.level == kExactLevel) {
       if (k != 0 || h.special == 0) corrupt(at + "exact values must come first, and only with special values");
@@ -200,7 +208,7 @@ Header read_header(std::span<const uint8_t> bytes, uint64_t file_size) {
         corrupt(at + "out of order (level " + std::to_string(s.level) + " expects group " + std::to_string(next[s.level]) + ")");
       ++next[s.level];
     }
-    if (s.length == 0) corrupt(at + "empty");
+    if (s.length <= inline_checksum_bytes(h.version)) corrupt(at + "empty");
     if (s.length > file_size - off)
       corrupt(at + std::to_string(s.length) + " bytes at offset " + std::to_string(off) + " run past the end of the " +
               std::to_string(file_size) + "-byte file (truncated?)");

@@ -14,8 +14,10 @@
 namespace sciz::mdr {
 
 inline constexpr char kMagic[4] = {'S', 'Z', 'M', 'D'};
-// Version 2 adds segment coding 2 (the significance split, split.hpp); a version 1 file is
-// read as ever.
+// Version 2 adds segment coding 2 (the significance split, split.hpp) and moves each segment's
+// checksum from the index to the segment's first 8 bytes (an index entry is its level and
+// length; the group is the level's next): a retrieval reads the checksums of the segments it
+// reads, not of all. A version 1 file is read as ever.
 inline constexpr uint16_t kVersion = 2;
 inline constexpr uint16_t kOldestVersion = 1;
 inline constexpr uint8_t kExactLevel = 255;  // the segment of exactly stored values
@@ -35,10 +37,13 @@ struct LevelInfo {
 
 struct Segment {
   uint8_t level = 0;  // kExactLevel for the exact values
-  uint8_t group = 0;
-  uint64_t length = 0, checksum = 0;
-  uint64_t offset = 0;  // from the file's start; derived, not stored
+  uint8_t group = 0;  // stored in version 1; version 2: derived
+  uint64_t length = 0;    // bytes in the file (version 2: the 8-byte checksum included)
+  uint64_t checksum = 0;  // version 1: from the index; version 2: in the segment, unused here
+  uint64_t offset = 0;    // from the file's start; derived, not stored
 };
+// Bytes a segment's checksum takes at its start in the file.
+inline uint64_t inline_checksum_bytes(uint16_t version) { return version >= 2 ? 8 : 0; }
 
 struct Header {
   uint16_t version = kVersion;

@@ -144,19 +144,26 @@ std::vector<uint8_t> refactor_t(const T* x, const std::vector<uint64_t>& dims, c
     sizes.emplace_back();
     for (const auto& g : c.groups) sizes.back().push_back(g.size());
   }
+  // Each segment in the file: its checksum (version 2: at its start, not in the index), then
+  // its bytes.
+  const uint64_t inline_sum = inline_checksum_bytes(h.version);
   std::vector<const std::vector<uint8_t>*> payload;
-  if (special) {
-    h.segments.push_back({kExactLevel, 0, exact.size(), chunked_xxh64(exact.data(), exact.size(), kDigestBlockV4)});
-    payload.push_back(&exact);
-  }
-  for (const auto& [l, g] : greedy_order(h.levels, sizes)) {
-    const std::vector<uint8_t>& seg = levels[l].groups[g];
-    h.segments.push_back({static_cast<uint8_t>(l), static_cast<uint8_t>(g), seg.size(),
-                          chunked_xxh64(seg.data(), seg.size(), kDigestBlockV4)});
+  auto add = [&](uint8_t level, uint8_t group, const std::vector<uint8_t>& seg) {
+    h.segments.push_back({level, group, inline_sum + seg.size(), chunked_xxh64(seg.data(), seg.size(), kDigestBlockV4)});
     payload.push_back(&seg);
-  }
+  };
+  if (special) add(kExactLevel, 0, exact);
+  for (const auto& [l, g] : greedy_order(h.levels, sizes))
+    add(static_cast<uint8_t>(l), static_cast<uint8_t>(g), levels[l].groups[g]);
   std::vector<uint8_t> file = write_header(h);
-  for (const auto* p : payload) file.insert(file.end(), p->begin(), p->end());
+  for (size_t k = 0; k < payload.size(); ++k) {
+    if (inline_sum) {
+      const uint64_t sum = h.segments[k].checksum;
+      const auto* b = reinterpret_cast<const uint8_t*>(&sum);
+      file.insert(file.end(), b, b + 8);
+    }
+    file.insert(file.end(), payload[k]->begin(), payload[k]->end());
+  }
   return file;
 }
 
