@@ -5,6 +5,7 @@
 
 #include "lossless/bitpack/bitpack.hpp"
 #include "lossless/bitpack/bitpack_math.hpp"
+#include "lossless/stages/stages.hpp"
 
 using namespace sciz;
 
@@ -60,4 +61,34 @@ TEST(Bitpack, RejectsDamagedSections) {
   more[bitpack::kHeaderBytes] += 1;  // widths no longer match payload length
   expect_corrupt(more, 1000);
   expect_corrupt(enc, 999);  // count differs from what the header promises
+}
+
+// Found by fuzz_stages: with an alphabet that reaches more than 32767 above (or 32768 below)
+// its centre, the encoder wrote 17-bit widths its own decoder refuses. Such a context is
+// refused before encoding; the widest that fits (every pipeline's shape, centre = alphabet / 2)
+// still round-trips its extreme codes.
+TEST(Bitpack, ContextsBeyondSixteenBitsAreRefusedBeforeEncoding) {
+  EXPECT_FALSE(bitpack::context_fits(65523, 127));
+  EXPECT_FALSE(bitpack::context_fits(65536, 32767));
+  EXPECT_FALSE(bitpack::context_fits(40000, 32769));
+  EXPECT_TRUE(bitpack::context_fits(65536, 32768));
+  EXPECT_TRUE(bitpack::context_fits(2, 1));
+  stages::Context bad;
+  bad.code_width = 2, bad.alphabet = 65523, bad.centre = 127;
+  const std::vector<uint16_t> far = {127, 65522, 0, 127};
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(far.data()), far.size() * 2);
+  try {
+    stages::encode_stage_cpu(stages::StageId::bitpack, bytes, bad);
+    ADD_FAILURE() << "an alphabet beyond 16 bits was encoded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not fit 16 bits"), std::string::npos) << e.what();
+  }
+  stages::Context wide;
+  wide.code_width = 2, wide.alphabet = 65536, wide.centre = 32768;
+  const std::vector<uint16_t> ends = {0, 65535, 32768, 1, 65534};
+  const std::span<const uint8_t> eb(reinterpret_cast<const uint8_t*>(ends.data()), ends.size() * 2);
+  const auto blob = stages::encode_stage_cpu(stages::StageId::bitpack, eb, wide);
+  EXPECT_EQ(stages::decode_stage_cpu(stages::StageId::bitpack, blob, eb.size(), wide),
+            std::vector<uint8_t>(eb.begin(), eb.end()));
 }

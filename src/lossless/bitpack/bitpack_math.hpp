@@ -28,6 +28,14 @@ SCIZ_HD uint32_t bit_width(uint32_t v) {
 #endif
 }
 
+// Whether every symbol of the alphabet zigzags into kMaxWidth bits around the centre: symbols
+// up to 32768 below it and 32767 above. Every pipeline's context fits (centre = radius,
+// alphabet = 2 radius); a stage list applied with another context must be refused before
+// encoding, or the encoder would write widths its decoder refuses (found by fuzz_stages).
+inline bool context_fits(uint32_t alphabet, uint16_t centre) {
+  return centre <= 32768u && alphabet >= 1 && alphabet - 1 - centre <= 32767u;
+}
+
 SCIZ_HD uint64_t num_blocks(uint64_t n) { return (n + kBlock - 1) / kBlock; }
 // Widths start right after the header; words start at the next 4-byte boundary.
 SCIZ_HD uint64_t words_offset(uint64_t n) { return (kHeaderBytes + num_blocks(n) + 3) & ~uint64_t(3); }

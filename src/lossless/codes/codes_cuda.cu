@@ -140,6 +140,9 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
 
   switch (r.stage) {
     case Lossless::bitpack:
+      SCIZ_REQUIRE(bitpack::context_fits(alphabet_, centre_), Status::invalid_argument,
+                   "bitpack: an alphabet of " + std::to_string(alphabet_) + " codes around centre " +
+                       std::to_string(centre_) + " does not fit 16 bits (codes at most 32768 below and 32767 above)");
       r.bytes = dev::Buffer<uint8_t>(r.size, s);
       bitpack::cuda::encode_async(codes_, n, centre_, r.bytes.get(), s);
       break;
