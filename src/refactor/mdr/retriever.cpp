@@ -181,13 +181,14 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>&
     const uint64_t off = lay.level_offset[l];
     if (!touched[l]) scratch[l].assign(nb.begin() + off, nb.begin() + off + lv.count), touched[l] = 1;
     const int high = lv.group_high(g), planes = lv.group_size(g);
-    const std::vector<uint8_t> raw =
-        p.seg[0] == static_cast<uint8_t>(Coding::split)
-            ? decode_split<W>(p.seg, scratch[l].data(), lv.count, high, planes, p.what)
-            : decode_group(p.seg, group_raw_bytes(lv, g), p.what);
-    std::vector<uint32_t> words(raw.size() / 4);  // aligned: whole u32 words
-    if (!raw.empty()) std::memcpy(words.data(), raw.data(), raw.size());
-    bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, scratch[l].data());
+    if (p.seg[0] == static_cast<uint8_t>(Coding::split)) {
+      decode_split<W>(p.seg, scratch[l].data(), lv.count, high, planes, p.what);
+    } else {
+      const std::vector<uint8_t> raw = decode_group(p.seg, group_raw_bytes(lv, g), p.what);
+      std::vector<uint32_t> words(raw.size() / 4);  // aligned: whole u32 words
+      if (!raw.empty()) std::memcpy(words.data(), raw.data(), raw.size());
+      bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, scratch[l].data());
+    }
     ++added[l];
   }
   for (size_t l = 0; l < h.levels.size(); ++l) {

@@ -5,25 +5,10 @@
 #include <cstring>
 
 #include "core/byteio.hpp"
-#include "refactor/bitplanes/bitplanes_math.hpp"
 
 namespace sciz::mdr {
 
 namespace {
-
-// Where coefficient i's digit sits in a plane of the register-block layout: the inverse of
-// bitplanes::slot_of (word w, bit j holds coefficient first + j * threads).
-struct Position {
-  uint64_t word;
-  int bit;
-};
-Position position_of(uint64_t i, uint64_t n) {
-  using bitplanes::kRegion;
-  const uint64_t base = (i / kRegion) * kRegion;
-  const uint64_t m = n - base < kRegion ? n - base : kRegion;
-  const uint64_t threads = (m + 31) / 32, o = i - base;
-  return {(i / kRegion) * 32 + o % threads, static_cast<int>(o / threads)};
-}
 
 // Bits low first, padded with zeros to whole u32 words (the coders take words).
 struct BitWriter {
@@ -73,8 +58,7 @@ std::vector<uint8_t> encode_split(const W* nb, uint64_t n, int high, int planes,
 }
 
 template <class W>
-std::vector<uint8_t> decode_split(std::span<const uint8_t> seg, const W* known, uint64_t n, int high, int planes,
-                                  const std::string& what) {
+void decode_split(std::span<const uint8_t> seg, W* digits, uint64_t n, int high, int planes, const std::string& what) {
   SCIZ_REQUIRE(!seg.empty() && seg[0] == static_cast<uint8_t>(Coding::split), Status::internal,
                what + ": not a split segment");
   ByteReader r(seg.data() + 1, seg.size() - 1, what.c_str());
@@ -90,13 +74,11 @@ std::vector<uint8_t> decode_split(std::span<const uint8_t> seg, const W* known, 
   const std::vector<uint8_t> a = decode_group(rest.first(a_len), (ins_bits + 31) / 32 * 4, what + " (insignificant digits)");
   const std::vector<uint8_t> b = decode_group(rest.subspan(a_len), (sig_bits + 31) / 32 * 4, what + " (significant digits)");
 
-  const uint64_t pw = bitplanes::plane_words(n);
-  std::vector<uint32_t> words(pw * planes, 0);
   std::vector<uint8_t> on(n);
-  for (uint64_t i = 0; i < n; ++i) on[i] = above(known[i], high);
+  for (uint64_t i = 0; i < n; ++i) on[i] = above(digits[i], high);
   uint64_t at_a = 0, at_b = 0;
   for (int p = 0; p < planes; ++p) {
-    uint32_t* plane = words.data() + p * pw;
+    const int d = high - p;
     for (uint64_t i = 0; i < n; ++i) {
       // Each stream holds exactly its declared bits: overrunning one means a damaged segment.
       uint64_t& at = on[i] ? at_b : at_a;
@@ -106,24 +88,18 @@ std::vector<uint8_t> decode_split(std::span<const uint8_t> seg, const W* known, 
       const unsigned bit = (src[at >> 3] >> (at & 7)) & 1u;
       ++at;
       if (bit) {
-        const Position q = position_of(i, n);
-        plane[q.word] |= 1u << q.bit;
+        digits[i] |= W(1) << d;
         on[i] = 1;
       }
     }
   }
   SCIZ_REQUIRE(at_a == ins_bits && at_b == sig_bits, Status::corrupt_stream,
                what + ": the digits do not match the declared split");
-  std::vector<uint8_t> raw(words.size() * 4);
-  if (!raw.empty()) std::memcpy(raw.data(), words.data(), raw.size());
-  return raw;
 }
 
 template std::vector<uint8_t> encode_split<uint32_t>(const uint32_t*, uint64_t, int, int, const HybridOptions&);
 template std::vector<uint8_t> encode_split<uint64_t>(const uint64_t*, uint64_t, int, int, const HybridOptions&);
-template std::vector<uint8_t> decode_split<uint32_t>(std::span<const uint8_t>, const uint32_t*, uint64_t, int, int,
-                                                     const std::string&);
-template std::vector<uint8_t> decode_split<uint64_t>(std::span<const uint8_t>, const uint64_t*, uint64_t, int, int,
-                                                     const std::string&);
+template void decode_split<uint32_t>(std::span<const uint8_t>, uint32_t*, uint64_t, int, int, const std::string&);
+template void decode_split<uint64_t>(std::span<const uint8_t>, uint64_t*, uint64_t, int, int, const std::string&);
 
 }  // namespace sciz::mdr

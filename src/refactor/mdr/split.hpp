@@ -21,11 +21,11 @@ namespace sciz::mdr {
 template <class W>
 std::vector<uint8_t> encode_split(const W* nb, uint64_t n, int high, int planes, const HybridOptions& opt);
 
-// The group's planes in the register-block layout (planes x plane_words(n) words, as bytes),
-// from a segment of coding 2 (seg[0] == 2) and the digits held before the group (`known`: every
-// higher group of the level applied). Every length is checked; `what` names the segment.
+// ORs the group's digits into `digits` (a level's digits as held before the group: every
+// higher group applied), from a segment of coding 2 (seg[0] == 2). Every length is checked, and
+// the walk must use both streams up exactly; `what` names the segment. On an error `digits` is
+// partly written: the caller decodes onto a copy.
 template <class W>
-std::vector<uint8_t> decode_split(std::span<const uint8_t> seg, const W* known, uint64_t n, int high, int planes,
-                                  const std::string& what);
+void decode_split(std::span<const uint8_t> seg, W* digits, uint64_t n, int high, int planes, const std::string& what);
 
 }  // namespace sciz::mdr
