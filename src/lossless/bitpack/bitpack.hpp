@@ -13,6 +13,9 @@ uint64_t max_encoded_bytes(uint64_t n);
 // centre must satisfy |sym - centre| < 32768 for every symbol (true for quant codes, whose
 // centre is the radius).
 std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, uint16_t centre);
+// Throws invalid_argument unless context_fits(alphabet, centre) (bitpack_math.hpp): what both
+// twins' codes stages check before they encode.
+void require_context(uint32_t alphabet, uint16_t centre);
 // Validates the header, every width and the total length against `out.size()` before
 // writing anything; throws Error(corrupt_stream) on any mismatch.
 void decode_cpu(std::span<const uint8_t> enc, std::span<uint16_t> out);

@@ -60,6 +60,12 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, uint16_t centre) 
   return out;
 }
 
+void require_context(uint32_t alphabet, uint16_t centre) {
+  SCIZ_REQUIRE(context_fits(alphabet, centre), Status::invalid_argument,
+               "bitpack: an alphabet of " + std::to_string(alphabet) + " codes around centre " + std::to_string(centre) +
+                   " does not fit 16 bits (codes at most 32768 below and 32767 above)");
+}
+
 Parsed parse(std::span<const uint8_t> enc, uint64_t expected_n) {
   SCIZ_REQUIRE(enc.size() >= kHeaderBytes, Status::corrupt_stream,
           "bitpack: section of " + std::to_string(enc.size()) + " bytes is shorter than its header");

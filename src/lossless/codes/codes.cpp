@@ -13,7 +13,6 @@
 #include "core/device_status.hpp"
 #include "core/trace.hpp"
 #include "lossless/bitpack/bitpack.hpp"
-#include "lossless/bitpack/bitpack_math.hpp"
 #include "lossless/codes/codes_device.hpp"
 #include "lossless/codes/select.hpp"
 #include "lossless/codes/stats_cpu.hpp"
@@ -149,9 +148,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
   const uint64_t n = B::size(syms);
   switch (choice) {
     case Lossless::bitpack:
-      SCIZ_REQUIRE(bitpack::context_fits(alphabet, centre), Status::invalid_argument,
-                   "bitpack: an alphabet of " + std::to_string(alphabet) + " codes around centre " +
-                       std::to_string(centre) + " does not fit 16 bits (codes at most 32768 below and 32767 above)");
+      bitpack::require_context(alphabet, centre);
       return {choice, b.bitpack(syms, centre)};
     case Lossless::rle: return {choice, b.rle(syms)};
     case Lossless::huffman: {

@@ -9,6 +9,7 @@
 #include "core/byteio.hpp"
 #include "core/cuda_check.cuh"
 #include "core/trace.hpp"
+#include "lossless/bitpack/bitpack.hpp"
 #include "lossless/bitpack/bitpack_cuda.cuh"
 #include "lossless/bitpack/bitpack_math.hpp"
 #include "lossless/codes/codes_device.hpp"
@@ -140,9 +141,7 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
 
   switch (r.stage) {
     case Lossless::bitpack:
-      SCIZ_REQUIRE(bitpack::context_fits(alphabet_, centre_), Status::invalid_argument,
-                   "bitpack: an alphabet of " + std::to_string(alphabet_) + " codes around centre " +
-                       std::to_string(centre_) + " does not fit 16 bits (codes at most 32768 below and 32767 above)");
+      bitpack::require_context(alphabet_, centre_);
       r.bytes = dev::Buffer<uint8_t>(r.size, s);
       bitpack::cuda::encode_async(codes_, n, centre_, r.bytes.get(), s);
       break;
