@@ -218,7 +218,11 @@ struct StageHead {
 // caller's run or token scratch, which a valid stream never exceeds.
 __global__ void stage_head_kernel(const uint8_t* p, uint64_t size, uint64_t n, uint64_t bound, uint32_t stage,
                                   StageHead* head, DeviceStatus* st) {
-  if (threadIdx.x != 0 || failed(st)) return;
+  if (threadIdx.x != 0) return;
+  // A head that fails its checks (or follows an earlier failure) still reads as zero counts:
+  // later launches size their scans from it before they look at the status.
+  *head = StageHead{};
+  if (failed(st)) return;
   using check::load_le;
   const uint64_t sn = load_le(p, 8);
   if (sn != n) return report(st, kStatusCodesCount, stage, sn, n);

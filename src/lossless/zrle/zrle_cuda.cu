@@ -193,7 +193,10 @@ template <class Count>
 struct SpanAt {  // scan input: block b's span, zero past the tokens' blocks
   const uint64_t* span;
   Count count;
-  __device__ uint64_t operator()(uint64_t b) const { return b < (count() + kPlace - 1) / kPlace ? span[b] : 0; }
+  uint64_t blocks_max;  // span's length: a damaged header may declare more tokens than were decoded
+  __device__ uint64_t operator()(uint64_t b) const {
+    return b < blocks_max && b < (count() + kPlace - 1) / kPlace ? span[b] : 0;
+  }
 };
 
 // The tokens and the tail must cover exactly n codes; checked before anything is written.
@@ -259,7 +262,7 @@ void expand_cuda(const uint16_t* d_value, const uint16_t* d_zrun, uint64_t count
     SCIZ_CUDA_CHECK_LAUNCH("zrle span_kernel");
   }
   auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0),
-                                            SpanAt<check::HostValue>{span.get(), cnt});
+                                            SpanAt<check::HostValue>{span.get(), cnt, blocks});
   size_t temp_bytes = 0;
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), blocks + 1, s));
   dev::Buffer<uint8_t> temp(temp_bytes, s);
@@ -309,7 +312,7 @@ void expand_device(const uint16_t* d_value, const uint16_t* d_zrun, const uint64
   span_kernel<<<grid, kThreads, 0, s>>>(d_zrun, count, span.get(), st);
   SCIZ_CUDA_CHECK_LAUNCH("zrle span_kernel");
   auto in = thrust::make_transform_iterator(thrust::make_counting_iterator<uint64_t>(0),
-                                            SpanAt<check::DeviceValue>{span.get(), count});
+                                            SpanAt<check::DeviceValue>{span.get(), count, blocks_max});
   size_t temp_bytes = 0;
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, start.get(), blocks_max + 1, s));
   dev::Buffer<uint8_t> temp(temp_bytes, s);
