@@ -36,13 +36,23 @@ struct Batch {
   uint64_t block;
 };
 
-// The 8 bytes at p, any alignment: two aligned loads and a funnel shift.
-__device__ __forceinline__ uint64_t word_at(const uint8_t* p) {
+// The 8 bytes at p, any alignment: two aligned loads and a funnel shift. The second aligned
+// word reaches up to 7 bytes past p + 8; where that would pass `end` (the range may end at its
+// allocation's last byte) the missing bytes are read one by one instead.
+__device__ __forceinline__ uint64_t word_at(const uint8_t* p, const uint8_t* end) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   const unsigned off = a & 7;
   const uint64_t* w = reinterpret_cast<const uint64_t*>(a - off);
   if (off == 0) return __ldg(w);
-  const uint64_t lo = __ldg(w), hi = __ldg(w + 1);
+  const uint64_t lo = __ldg(w);
+  uint64_t hi;
+  if (reinterpret_cast<const uint8_t*>(w + 2) <= end) {
+    hi = __ldg(w + 1);
+  } else {
+    hi = 0;
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(w + 1);
+    for (unsigned i = 0; i < off; ++i) hi |= static_cast<uint64_t>(__ldg(b + i)) << (8 * i);
+  }
   return (lo >> (8 * off)) | (hi << (64 - 8 * off));
 }
 
@@ -85,10 +95,11 @@ __device__ uint64_t quad_hash(const uint8_t* p, uint64_t len, unsigned lane, uns
       v = xxh::round(v, x);
     }
   } else {
+    const uint8_t* end = p + len;
     for (; s + 8 <= stripes; s += 8) {
       uint64_t buf[8];
 #pragma unroll
-      for (int k = 0; k < 8; ++k) buf[k] = word_at(q + 32 * (s + k));
+      for (int k = 0; k < 8; ++k) buf[k] = word_at(q + 32 * (s + k), end);
       if (to) {
 #pragma unroll
         for (int k = 0; k < 8; ++k)
@@ -98,7 +109,7 @@ __device__ uint64_t quad_hash(const uint8_t* p, uint64_t len, unsigned lane, uns
       for (int k = 0; k < 8; ++k) v = xxh::round(v, buf[k]);
     }
     for (; s < stripes; ++s) {
-      const uint64_t x = word_at(q + 32 * s);
+      const uint64_t x = word_at(q + 32 * s, end);
       if (to)
         for (int b = 0; b < 8; ++b) to[8 * lane + 32 * s + b] = static_cast<uint8_t>(x >> (8 * b));
       v = xxh::round(v, x);
