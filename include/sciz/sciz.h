@@ -65,6 +65,10 @@ sciz_status sciz_decompress_device(const void* d_stream, uint64_t stream_size, v
 sciz_status sciz_decompress_rows(const void* stream, uint64_t stream_size, uint64_t row_begin, uint64_t row_end,
                                  void* out, uint64_t out_bytes, sciz_device device);
 
+/* Hands back the memory sciz keeps between calls (pinned staging, pooled GPU blocks); see
+ * sciz::release_cached_memory(). */
+sciz_status sciz_release_cached_memory(void);
+
 /* The message of the last failing call on this thread ("" after success). */
 const char* sciz_last_error(void);
 

@@ -167,6 +167,13 @@ int cuda_device_count();  // CUDA devices this process can use (0 without a usab
 Device resolve_device(Device requested);  // auto -> cuda when a GPU is usable, else cpu
 std::vector<std::string> pipelines();
 
+// sciz keeps some memory between calls so that the next call does not pay to allocate it
+// again: pinned host staging (2 x 32 MiB per GPU, for pageable host fields), small pinned
+// read-back blocks, and the idle blocks of each GPU's memory pool. This hands all of it back
+// (to the OS and the driver) once work already queued on it is done; later calls allocate
+// afresh. Safe to call at any time from any thread; a no-op without CUDA.
+void release_cached_memory();
+
 // Upper bound on compress()'s output for any input of this type and shape (every chunk that
 // a pipeline would expand is stored verbatim instead).
 uint64_t max_compressed_size(DType dtype, const Shape& shape, const std::string& pipeline = "lorenzo",

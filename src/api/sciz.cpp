@@ -16,12 +16,20 @@
 #include "core/error_bound.hpp"
 #include "core/trace.hpp"
 #include "core/value_range.hpp"
+#include "lossless/codes/readback.hpp"
 #include "pipelines/pipeline.hpp"
 
 namespace sciz {
 
 bool cuda_available() { return dev::available(); }
 int cuda_device_count() { return dev::device_count(); }
+
+void release_cached_memory() {
+  if (!dev::available()) return;
+  dev::release_staging();
+  release_readback_cache();
+  dev::trim_pools();
+}
 
 Device resolve_device(Device requested) {
   if (requested == Device::auto_select) return dev::available() ? Device::cuda : Device::cpu;

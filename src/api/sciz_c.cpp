@@ -154,6 +154,10 @@ sciz_status sciz_decompress_rows(const void* stream, uint64_t stream_size, uint6
   });
 }
 
+sciz_status sciz_release_cached_memory(void) {
+  return guarded([] { sciz::release_cached_memory(); });
+}
+
 const char* sciz_last_error(void) { return g_last_error.c_str(); }
 
 }  // extern "C"

@@ -118,6 +118,21 @@ void release(void* p, size_t bytes, cudaStream_t s, const DeviceAllocator* a) no
   if (cudaFreeAsync(p, s) != cudaSuccess) (void)cudaGetLastError();
 }
 
+void trim_pools() {
+  const int n = device_count();
+  for (int d = 0; d < n; ++d) {
+    // Blocks freed on a stream return to the pool only when that stream's work is done.
+    const int was = current_device();
+    SCIZ_CUDA_CHECK(cudaSetDevice(d));
+    const cudaError_t synced = cudaDeviceSynchronize();
+    SCIZ_CUDA_CHECK(cudaSetDevice(was));
+    SCIZ_CUDA_CHECK(synced);
+    cudaMemPool_t pool;
+    SCIZ_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, d));
+    SCIZ_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+  }
+}
+
 int device_count() {
   if (!available()) return 0;
   int n = 0;

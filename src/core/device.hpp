@@ -20,6 +20,9 @@ void require_available();              // throws Error(no_device) naming why not
 // Error(cuda_error, "out of GPU memory ...") naming the size.
 void* alloc(size_t bytes, cudaStream_t s);
 void release(void* p, size_t bytes, cudaStream_t s, const DeviceAllocator* a) noexcept;
+// Waits for each device's queued work, then hands the memory its pool holds idle back to the
+// driver (blocks in use stay).
+void trim_pools();
 const DeviceAllocator* current_allocator();
 
 // Makes `a` the calling thread's allocator for the scope (nullptr: the pool). API calls open one

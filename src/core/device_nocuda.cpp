@@ -11,6 +11,7 @@ bool available() { return false; }
 void require_available() { no_cuda(); }
 void* alloc(size_t, cudaStream_t) { no_cuda(); }
 void release(void*, size_t, cudaStream_t, const DeviceAllocator*) noexcept {}
+void trim_pools() {}
 const DeviceAllocator* current_allocator() { return nullptr; }
 AllocatorScope::AllocatorScope(const DeviceAllocator* a) : prev_(a) {}
 AllocatorScope::~AllocatorScope() = default;

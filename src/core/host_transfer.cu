@@ -24,13 +24,21 @@ struct Staging {
   bool ready = false;
 };
 
+struct Registry {
+  std::mutex mu;
+  std::vector<std::unique_ptr<Staging>> all;  // by device; a Staging is never destroyed
+};
+Registry& registry() {
+  static Registry* r = new Registry;  // never destroyed: copies may run during static destruction
+  return *r;
+}
+
 Staging& staging_for(int device) {
-  static std::mutex mu;
-  static std::vector<std::unique_ptr<Staging>> all;
-  std::lock_guard<std::mutex> lock(mu);
-  if (static_cast<size_t>(device) >= all.size()) all.resize(device + 1);
-  if (!all[device]) all[device] = std::make_unique<Staging>();
-  return *all[device];
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (static_cast<size_t>(device) >= r.all.size()) r.all.resize(device + 1);
+  if (!r.all[device]) r.all[device] = std::make_unique<Staging>();
+  return *r.all[device];
 }
 
 void prepare(Staging& st) {
@@ -86,6 +94,25 @@ void download(void* h_dst, const void* d_src, size_t bytes, cudaStream_t s) {
     SCIZ_CUDA_CHECK(cudaEventSynchronize(st.done[p & 1]));
     const size_t at = p * kPiece;
     parallel_copy(static_cast<char*>(h_dst) + at, st.buf[p & 1], std::min(kPiece, bytes - at));
+  }
+}
+
+void release_staging() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (auto& p : r.all) {
+    if (!p) continue;
+    Staging& st = *p;
+    std::lock_guard<std::mutex> in_use(st.mu);
+    if (!st.ready) continue;
+    for (int k = 0; k < 2; ++k) {
+      SCIZ_CUDA_CHECK(cudaEventSynchronize(st.done[k]));  // an upload may still be reading it
+      SCIZ_CUDA_CHECK(cudaEventDestroy(st.done[k]));
+      SCIZ_CUDA_CHECK(cudaFreeHost(st.buf[k]));
+      st.done[k] = nullptr;
+      st.buf[k] = nullptr;
+    }
+    st.ready = false;
   }
 }
 

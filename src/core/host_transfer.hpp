@@ -18,4 +18,8 @@ void upload(void* d_dst, const void* h_src, size_t bytes, cudaStream_t s);
 // it (synchronizes s).
 void download(void* h_dst, const void* d_src, size_t bytes, cudaStream_t s);
 
+// Frees the staging buffers of every device once their last copies are done (a later call
+// pins new ones).
+void release_staging();
+
 }  // namespace sciz::dev

@@ -6,4 +6,5 @@
 namespace sciz::dev {
 void upload(void*, const void*, size_t, cudaStream_t) { fail(Status::no_device, "this sciz was built without CUDA"); }
 void download(void*, const void*, size_t, cudaStream_t) { fail(Status::no_device, "this sciz was built without CUDA"); }
+void release_staging() {}
 }  // namespace sciz::dev

@@ -11,6 +11,9 @@
 
 namespace sciz {
 
+// Frees the pinned blocks the cache holds idle (those in use go back to it as ever).
+void release_readback_cache();
+
 class Readback {
  public:
   Readback() = default;

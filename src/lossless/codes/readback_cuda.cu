@@ -53,6 +53,15 @@ void give(void* p, size_t bytes) noexcept {
 
 }  // namespace
 
+void release_readback_cache() {
+  std::vector<std::pair<void*, size_t>> idle;
+  {
+    std::lock_guard<std::mutex> lock(cache().mu);
+    idle.swap(cache().free);
+  }
+  for (auto& [p, bytes] : idle) SCIZ_CUDA_CHECK(cudaFreeHost(p));
+}
+
 Readback::~Readback() { give(host_, host_bytes_); }
 
 void Readback::allocate(cudaStream_t s) {
