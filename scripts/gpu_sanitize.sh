@@ -7,7 +7,8 @@
 #   scripts/gpu_sanitize.sh                   every step
 #   SCIZ_SANITIZE_TOOLS="memcheck" ...        only these tools
 #   SCIZ_SANITIZE_FILTER='SzxCuda.*' ...      only these tests (gtest filter), for every tool
-#   SCIZ_SANITIZE_LIMIT=900 ...               seconds per tool (default 480, synccheck 300)
+#   SCIZ_SANITIZE_LIMIT=900 ...               seconds per test suite (default 480, synccheck 300)
+#   SCIZ_SANITIZE_JOBS=6 ...                  suites at a time, one process each (default 4)
 #
 # A device runner that limits one command to 10 minutes: one tool per call, e.g.
 #   SCIZ_SANITIZE_TOOLS=memcheck scripts/gpu_sanitize.sh, then racecheck, then synccheck.
@@ -38,21 +39,63 @@ memcheck_filter=${SCIZ_SANITIZE_FILTER:-"*-$slow"}
 kernel_filter=${SCIZ_SANITIZE_FILTER:-$kernels}
 
 failed=0
+jobs=${SCIZ_SANITIZE_JOBS:-4}
+# One process per test suite, `jobs` at a time: a kernel fault is sticky for its CUDA context,
+# so in one process the first fault would turn every later test into noise (and hide their own
+# faults). Suites that fill the device's memory run alone afterwards.
+run_suite() {  # tool, suite, its tests (a gtest filter), time limit, log dir, options...
+  local tool=$1 tests=$3 limit=$4 dir=$5 file=${2//\//_}  # parameterized suites: Prefix/Suite
+  shift 5
+  timeout "$limit" "$cs" --tool "$tool" --error-exitcode 99 --print-limit 50 "$@" \
+    "$bin" --gtest_filter="$tests" --gtest_brief=1 >"$dir/$file.log" 2>&1
+  echo $? >"$dir/$file.rc"
+}
 run_tool() {  # tool, filter, time limit, extra options...
   local tool=$1 filter=$2 limit=$3
   shift 3
-  local log=$LOG/$tool.log
-  timeout "$limit" "$cs" --tool "$tool" --error-exitcode 99 --print-limit 50 "$@" \
-    "$bin" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1
-  local rc=$?
-  local errs
-  errs=$(grep -Eo "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1)
-  case $rc in
-    0) echo "$tool: ok (${errs:-no summary}) [$filter]" ;;
-    124) echo "$tool: TIMEOUT after ${limit}s ($log)"; failed=1 ;;
-    99) echo "$tool: ${errs:-errors} ($log)"; grep -m10 -E "^=+ +(Invalid|Race|Barrier|Program hit|Uninitialized)" "$log"; failed=1 ;;
-    *) echo "$tool: exit $rc, tests failed under the tool ($log)"; grep -m10 -E "FAILED|Failure" "$log"; failed=1 ;;
-  esac
+  # Per-suite logs stay in the build tree (the device runner returns only a few files); the
+  # tool's log in $LOG is their concatenation.
+  local dir=build-gpu/sanitize-suites/$tool log=$LOG/$tool.log
+  rm -rf "$dir" "$log"
+  mkdir -p "$dir"
+  # "Suite<TAB>Suite.a:Suite.b:..." per suite that has a test under the filter.
+  local plan
+  plan=$("$bin" --gtest_list_tests --gtest_filter="$filter" | awk '
+    /^[^ ]/ && $1 ~ /\.$/ { if (s != "") print s "\t" t; s = $1; sub(/\.$/, "", s); t = ""; next }
+    /^  [^ ]/ { n = $1; t = (t == "" ? "" : t ":") s "." n }
+    END { if (s != "") print s "\t" t }')
+  local t0=$SECONDS running=0 su te
+  while IFS=$'\t' read -r su te; do
+    case $su in OutOfMemory* | "") continue ;; esac
+    run_suite "$tool" "$su" "$te" "$limit" "$dir" "$@" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+  done <<<"$plan"
+  wait
+  while IFS=$'\t' read -r su te; do
+    case $su in OutOfMemory*) run_suite "$tool" "$su" "$te" "$limit" "$dir" "$@" ;; esac
+  done <<<"$plan"
+  local suites=0 bad=0 errs=0 rc f n
+  for f in "$dir"/*.rc; do
+    [ -e "$f" ] || continue
+    suites=$((suites + 1))
+    rc=$(cat "$f")
+    n=$(grep -Eo "ERROR SUMMARY: [0-9]+ error" "${f%.rc}.log" | tail -1 | grep -Eo "[0-9]+")
+    errs=$((errs + ${n:-0}))
+    if [ "$rc" != 0 ]; then
+      bad=$((bad + 1))
+      case $rc in
+        124) echo "$tool: $(basename "${f%.rc}"): TIMEOUT after ${limit}s" ;;
+        99) echo "$tool: $(basename "${f%.rc}"): ${n:-?} errors"
+            grep -m5 -E "^=+ +(Invalid|Race|Barrier|Program hit|Uninitialized)|^=+ +at " "${f%.rc}.log" ;;
+        *) echo "$tool: $(basename "${f%.rc}"): exit $rc, tests failed under the tool"
+           grep -m5 -E "FAILED|Failure" "${f%.rc}.log" ;;
+      esac
+    fi
+    cat "${f%.rc}.log" >>"$log"
+  done
+  echo "$tool: ERROR SUMMARY: $errs errors over $suites suites, $bad suites failed, $((SECONDS - t0)) s [$filter]"
+  [ "$bad" = 0 ] && [ "$suites" -gt 0 ] || failed=1
 }
 
 tools=${SCIZ_SANITIZE_TOOLS:-memcheck racecheck synccheck}
