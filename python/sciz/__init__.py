@@ -30,7 +30,15 @@ from ._errors import (
 
 _core._set_error_classes(list(_BY_STATUS))
 
-from ._api import compress, compress_on_device, cuda_available, decompress, info, pipelines  # noqa: E402
+from ._api import (  # noqa: E402
+    compress,
+    compress_on_device,
+    cuda_available,
+    decompress,
+    info,
+    pipelines,
+    release_cached_memory,
+)
 from ._arrays import CopyWarning  # noqa: E402
 
 __version__: str = _core.__version__
@@ -56,4 +64,5 @@ __all__ = [
     "decompress",
     "info",
     "pipelines",
+    "release_cached_memory",
 ]

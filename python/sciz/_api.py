@@ -166,3 +166,10 @@ def pipelines() -> list[str]:
 def cuda_available() -> bool:
     """Whether sciz was built with CUDA and a GPU is usable now."""
     return bool(_core.cuda_available())
+
+
+def release_cached_memory() -> None:
+    """Hand back the memory sciz keeps between calls: pinned host staging (2 x 32 MiB per GPU),
+    pinned read-back blocks and the idle blocks of each GPU's memory pool. Waits for work
+    already queued; later calls allocate afresh. A no-op without a GPU."""
+    _core.release_cached_memory()

@@ -215,6 +215,10 @@ void bind_codec(nb::module_& m) {
 #endif
   m.def("cuda_available", [] { return cuda_available(); });
   m.def("cuda_device_count", [] { return cuda_device_count(); });
+  m.def("release_cached_memory", [] {
+    nb::gil_scoped_release unlocked;  // waits for queued GPU work
+    release_cached_memory();
+  });
   m.def("pipelines", [] { return pipelines(); });
   m.def("max_compressed_size", [](const std::string& dtype, const std::vector<uint64_t>& dims,
                                   const std::string& pipeline, double chunk_mb) {

@@ -20,6 +20,13 @@ def test_pipelines_listed():
     assert {"lorenzo", "delta", "szx"} <= set(sciz.pipelines())
 
 
+def test_release_cached_memory_then_compress_again():
+    x = np.linspace(0, 1, 4096, dtype=np.float32)
+    first = sciz.compress(x, abs=1e-3)
+    sciz.release_cached_memory()
+    assert sciz.compress(x, abs=1e-3) == first
+
+
 @pytest.mark.parametrize("path", fixture_paths(), ids=lambda p: p.stem)
 @pytest.mark.parametrize("pipeline", PIPELINES)
 @pytest.mark.parametrize("rel", [1e-2, 1e-3, 1e-4])
