@@ -101,8 +101,8 @@ void anchor_level(const AnchorGrid& a, T* A, const Choice& ch, int l, Skip&& ski
     if (g.points() == 0) continue;
     const Stencil st = make_stencil(passes[pi].pred, s, a.pitch, cfg.spline, cfg.scheme == kCross);
     const int64_t rows = g.cnt[0] * g.cnt[1];
-    const int nt = thread_count(static_cast<uint64_t>(g.points() / 4096 + 1));
-#pragma omp parallel num_threads(nt)
+    const int nt = thread_count(static_cast<uint64_t>(g.points() / 4096 + 1), static_cast<uint64_t>(g.points()) * sizeof(T));
+#pragma omp parallel num_threads(nt) if (nt > 1)
     {
       if (rows >= team_size()) {
         const Share sh = thread_share(static_cast<uint64_t>(rows));
@@ -167,8 +167,8 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
   }
 
   const uint64_t nblocks = L.g[0] * L.g[1] * L.g[2];
-  const int nt = thread_count(nblocks);
-#pragma omp parallel num_threads(nt)
+  const int nt = thread_count(nblocks, nblocks * kBoxVolume * sizeof(T));
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     auto box = std::make_unique<T[]>(kBoxVolume);
     auto bcode = std::make_unique<uint8_t[]>(kBoxVolume);
@@ -280,8 +280,8 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
       }
 
   const uint64_t nblocks = L.g[0] * L.g[1] * L.g[2];
-  const int nt = thread_count(nblocks);
-#pragma omp parallel num_threads(nt)
+  const int nt = thread_count(nblocks, nblocks * kBoxVolume * sizeof(T));
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     auto box = std::make_unique<T[]>(kBoxVolume);
     auto bcode = std::make_unique<uint8_t[]>(kBoxVolume);

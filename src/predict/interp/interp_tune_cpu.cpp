@@ -30,6 +30,16 @@ constexpr uint64_t kMinSamples = 24;
 constexpr uint64_t kMaxShare = 4;
 constexpr int64_t kAnchorWindow = int64_t{1} << 16;  // anchors the anchor levels are tuned on
 
+// Threads for a pass over `samples` sample boxes at block level l: sized by the bytes the pass
+// reads (level l holds about 7/8^l of a box's points), like every other region, so that the
+// many short passes of tuning a small field (or a coarse level) start no team: a team of two
+// on a busy 2-core host spent 45 % of a 200 KB field's interp compression in OpenMP barriers.
+template <class T>
+int sample_threads(size_t samples, int l) {
+  const uint64_t points = static_cast<uint64_t>(samples) * kBoxVolume * 7 >> (3 * l);
+  return thread_count(samples, points * sizeof(T));
+}
+
 // Cost of a prediction: |x - pred| in units of eb_l / 8, capped; non-finite = the cap.
 template <class T>
 uint64_t err_cost(T x, T pred, const LevelQuant<T>& q) {
@@ -116,7 +126,8 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     auto cost_of = [&](LevelConfig c) {
       uint64_t cost = 0;
       const int64_t count = static_cast<int64_t>((smp.size() + stride - 1) / stride);
-#pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(thread_count(static_cast<uint64_t>(count)))
+      const int nt = sample_threads<T>(static_cast<size_t>(count), l);
+#pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(nt) if (nt > 1)
       for (int64_t j = 0; j < count; ++j) {
         const size_t k = static_cast<size_t>(j) * stride;
         std::vector<T> v = smp[k].v;
@@ -146,7 +157,8 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     }
     config[l - 1] = pick;
     const int64_t ns = static_cast<int64_t>(smp.size());
-#pragma omp parallel for schedule(static) num_threads(thread_count(static_cast<uint64_t>(ns)))
+    const int nt = sample_threads<T>(smp.size(), l);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t k = 0; k < ns; ++k) block_level<T>(smp[k].v, smp[k].g, l, pick, q, ebc, [](T, T, uint8_t, int32_t) {});
   }
 }
@@ -188,7 +200,8 @@ double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelCon
   std::vector<Part> parts(smp.size());
   for (int l = kBlockLevels; l >= 1; --l) {
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-#pragma omp parallel for schedule(static) num_threads(thread_count(static_cast<uint64_t>(ns)))
+    const int nt = sample_threads<T>(smp.size(), l);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t k = 0; k < ns; ++k) {
       Part& pt = parts[k];
       pt.codes.clear();
