@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <sys/resource.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -30,16 +31,24 @@ double cpu_seconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
 struct Time {
   double wall, cpu;
+  long faults;  // minor page faults (first touches of fresh memory) during the call
 };
 
 template <class F>
 Time timed(F&& f) {
+  const long f0 = minor_faults();
   const double c0 = cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
   f();
-  return {seconds(t0), cpu_seconds() - c0};
+  return {seconds(t0), cpu_seconds() - c0, minor_faults() - f0};
 }
 
 }  // namespace
@@ -61,8 +70,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> names = {"lorenzo", "szx", "delta"};
   if (!pipeline.empty()) names = {pipeline};
   std::vector<uint8_t> out(bytes);
-  std::printf("%-8s %6s | %9s %9s %9s %9s | %9s %9s %9s %9s  (%s, %llu bytes, GB/s)\n", "pipeline", "ratio",
-              "1st comp", "cpu", "med", "cpu med", "1st dec", "cpu", "med", "cpu med", path.c_str(),
+  std::printf("%-8s %6s | %9s %9s %9s %9s %6s | %9s %9s %9s %9s %6s  (%s, %llu bytes, GB/s; flt = page faults of the 1st call)\n",
+              "pipeline", "ratio", "1st comp", "cpu", "med", "cpu med", "flt", "1st dec", "cpu", "med", "cpu med", "flt",
+              path.c_str(),
               static_cast<unsigned long long>(bytes));
   for (const std::string& p : names) {
     CompressOptions o;
@@ -82,9 +92,9 @@ int main(int argc, char** argv) {
     for (auto* v : {&tc, &td, &cc, &cd}) std::sort(v->begin(), v->end());
     const double gb = static_cast<double>(bytes) / 1e9;
     auto med = [&](const std::vector<double>& v) { return v.empty() ? 0.0 : gb / v[v.size() / 2]; };
-    std::printf("%-8s %6.2f | %9.3f %9.3f %9.3f %9.3f | %9.3f %9.3f %9.3f %9.3f\n", p.c_str(),
+    std::printf("%-8s %6.2f | %9.3f %9.3f %9.3f %9.3f %6ld | %9.3f %9.3f %9.3f %9.3f %6ld\n", p.c_str(),
                 static_cast<double>(bytes) / static_cast<double>(st.size()), gb / c1.wall, gb / c1.cpu, med(tc), med(cc),
-                gb / d1.wall, gb / d1.cpu, med(td), med(cd));
+                c1.faults, gb / d1.wall, gb / d1.cpu, med(td), med(cd), d1.faults);
   }
   return 0;
 }

@@ -196,10 +196,14 @@ TEST(Huffman, CodebooksListTheirUsedSymbols) {
   const auto v = geometric(50000, 30000, 0.05, 3);
   const Codebook a = build_codebook(histogram_cpu(v));
   std::vector<uint32_t> want;
-  for (uint32_t s = 0; s < kAlphabet; ++s)
+  for (uint32_t s = 0; s < a.table(); ++s)
     if (a.len[s]) want.push_back(s);
   EXPECT_EQ(a.syms, want);
   EXPECT_EQ(a.used, want.size());
+  // The tables end at the largest used symbol (a few pages, not 320 KB of zeros a call).
+  ASSERT_FALSE(want.empty());
+  EXPECT_EQ(a.table(), want.back() + 1);
+  EXPECT_EQ(a.code.size(), a.len.size());
   const Codebook b = codebook_from_lengths(a.len);
   EXPECT_EQ(b.syms, want);
   EXPECT_EQ(b.code, a.code);
@@ -209,6 +213,7 @@ TEST(Huffman, CodebooksListTheirUsedSymbols) {
   const Codebook c = read_codebook(r, a.used);
   EXPECT_EQ(c.syms, want);
   EXPECT_EQ(c.code, a.code);
+  EXPECT_EQ(c.len, a.len);
   const DecodeTables ta = decode_tables(a), tc = decode_tables(c);
   EXPECT_EQ(ta.primary, tc.primary);
   EXPECT_EQ(ta.sorted, tc.sorted);
@@ -222,3 +227,21 @@ TEST(Huffman, CodebooksListTheirUsedSymbols) {
   expect_status(Status::corrupt_stream, [&] { codebook_from_lengths(len); });
 }
 
+
+// A symbol past the codebook's table (or inside it without a code) is refused, not read past
+// the table's end.
+TEST(Huffman, SymbolsBeyondTheCodebookAreRefused) {
+  const std::vector<uint16_t> made = {3, 5, 5, 7, 3};
+  const Codebook cb = build_codebook(histogram_cpu(made));
+  ASSERT_EQ(cb.table(), 8u);
+  for (uint16_t bad : {uint16_t{8}, uint16_t{4}, uint16_t{65535}}) {
+    std::vector<uint16_t> v = made;
+    v.push_back(bad);
+    try {
+      (void)encode_cpu(v, cb);
+      ADD_FAILURE() << "symbol " << bad << " was encoded";
+    } catch (const sciz::Error& e) {
+      EXPECT_EQ(e.status(), sciz::Status::internal) << e.what();
+    }
+  }
+}

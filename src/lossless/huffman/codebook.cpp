@@ -117,8 +117,10 @@ Codebook assign_codes(std::vector<uint8_t> len, std::vector<uint32_t> syms) {
                "huffman codebook: code lengths over-fill the code space (not a prefix code)");
   uint32_t next[kMaxLen + 2] = {};
   for (int l = 1; l <= kMaxLen; ++l) next[l] = (next[l - 1] + count[l - 1]) << 1;
-  cb.code.assign(kAlphabet, 0);
+  const size_t table = syms.empty() ? 0 : size_t{syms.back()} + 1;
+  cb.code.assign(table, 0);
   for (uint32_t s : syms) cb.code[s] = pack_code(next[len[s]]++, len[s]);
+  len.resize(table);  // callers size it to the table already; never drops a used symbol
   cb.len = std::move(len);
   cb.syms = std::move(syms);
   return cb;
@@ -127,7 +129,7 @@ Codebook assign_codes(std::vector<uint8_t> len, std::vector<uint32_t> syms) {
 }  // namespace
 
 Codebook codebook_from(const Lengths& l) {
-  std::vector<uint8_t> len(kAlphabet, 0);
+  std::vector<uint8_t> len(l.sym.empty() ? 0 : size_t{l.sym.back()} + 1, 0);  // sym ascends
   for (size_t i = 0; i < l.sym.size(); ++i) len[l.sym[i]] = l.len[i];
   return assign_codes(std::move(len), l.sym);
 }
@@ -149,9 +151,9 @@ uint64_t codebook_bytes(const Lengths& l) {
 }
 
 Codebook codebook_from_lengths(std::vector<uint8_t> len) {
-  SCIZ_REQUIRE(len.size() == kAlphabet, Status::internal, "huffman: length table must cover 65536 symbols");
+  SCIZ_REQUIRE(len.size() <= kAlphabet, Status::internal, "huffman: length table beyond 65536 symbols");
   std::vector<uint32_t> syms;
-  for (uint32_t s = 0; s < kAlphabet; ++s)
+  for (uint32_t s = 0; s < len.size(); ++s)
     if (len[s]) syms.push_back(s);
   return assign_codes(std::move(len), std::move(syms));
 }
@@ -194,7 +196,7 @@ Codebook read_codebook(ByteReader& r, uint32_t used) {
                  "huffman codebook: entry " + std::to_string(k) + " names symbol " + std::to_string(s));
     syms[k] = static_cast<uint32_t>(s++);
   }
-  std::vector<uint8_t> len(kAlphabet, 0);
+  std::vector<uint8_t> len(used ? size_t{syms.back()} + 1 : 0, 0);
   for (uint32_t k = 0; k < used; k += 2) {
     const uint8_t b = r.get<uint8_t>("huffman codebook lengths");
     len[syms[k]] = static_cast<uint8_t>((b & 15) + 1);

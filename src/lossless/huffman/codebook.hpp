@@ -13,9 +13,13 @@ namespace sciz::huffman {
 
 inline constexpr uint32_t kAlphabet = 65536;
 
+// The per-symbol tables cover symbols [0, table()) only, up to the largest used symbol: quant
+// codes use a few hundred of the 65536 symbols, and zeroing full tables cost a small field's
+// call 80 page faults. A symbol at or past table() has no code.
 struct Codebook {
-  std::vector<uint8_t> len;    // per symbol [0, 65536); 0 = unused
+  std::vector<uint8_t> len;    // per symbol [0, table()); 0 = unused
   std::vector<uint32_t> code;  // pack_code(code, len) per symbol, the encoders' table
+  uint32_t table() const { return static_cast<uint32_t>(len.size()); }
   uint32_t used = 0;
   std::vector<uint32_t> syms;  // the used symbols, ascending: what the table walks visit
 };
@@ -36,8 +40,8 @@ inline Codebook build_codebook(std::span<const uint64_t> hist) { return codebook
 // Total code bits for symbols with this histogram, and the bytes write_codebook() takes.
 uint64_t coded_bits(const Lengths& l, std::span<const uint64_t> hist);
 uint64_t codebook_bytes(const Lengths& l);
-// Assigns canonical codes from lengths; throws corrupt_stream if the lengths over-fill the
-// code space (Kraft sum > 1) or exceed kMaxLen.
+// Assigns canonical codes from lengths (per symbol, at most 65536 of them); throws
+// corrupt_stream if the lengths over-fill the code space (Kraft sum > 1) or exceed kMaxLen.
 Codebook codebook_from_lengths(std::vector<uint8_t> len);
 
 // Total code bits for symbols with this histogram.

@@ -78,9 +78,10 @@ std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& c
     const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);
     const uint8_t* __restrict len = cb.len.data();
     const uint16_t* __restrict s = sym.data();
+    const uint32_t table = cb.table();
     uint32_t bits = 0, zero = 0;
     for (uint64_t i = lo; i < hi; ++i) {
-      const uint32_t l = len[s[i]];
+      const uint32_t v = s[i], l = v < table ? len[v] : 0;
       zero |= l == 0;
       bits += l;
     }

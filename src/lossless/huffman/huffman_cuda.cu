@@ -281,8 +281,9 @@ std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, const Codebo
   SCIZ_REQUIRE(chunk >= 8 && chunk <= kMaxChunk && chunk % 8 == 0, Status::invalid_argument,
                "huffman: chunk size must be a multiple of 8 in 8..4088");
   require_aligned(d_sym, "symbols");
-  dev::Buffer<uint32_t> d_code(kAlphabet, s);
-  dev::copy_to_device(d_code.get(), cb.code.data(), kAlphabet * 4, s);
+  dev::Buffer<uint32_t> d_code(kAlphabet, s);  // the kernels index it by any u16 symbol
+  dev::zero(d_code.get(), kAlphabet * 4, s);
+  if (!cb.code.empty()) dev::copy_to_device(d_code.get(), cb.code.data(), cb.code.size() * 4, s);
   const cuda::DeviceEncoded r = cuda::encode(d_sym, n, d_code.get(), chunk, s);
   const uint64_t nwords = (r.total_bits + 31) / 32;
   std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, r.total_bits);
