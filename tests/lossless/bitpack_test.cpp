@@ -84,6 +84,15 @@ TEST(Bitpack, ContextsBeyondSixteenBitsAreRefusedBeforeEncoding) {
     EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
     EXPECT_NE(std::string(e.what()).find("does not fit 16 bits"), std::string::npos) << e.what();
   }
+  // The same context reached through a stage list (the CI fuzz step found fuzz_stages' chain
+  // path not expecting the refusal): the same error, not a crash.
+  const std::vector<stages::StageId> list = {stages::StageId::bitpack, stages::StageId::rze1};
+  try {
+    stages::encode_cpu(list, bytes, bad);
+    ADD_FAILURE() << "a stage list encoded an alphabet beyond 16 bits";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
+  }
   stages::Context wide;
   wide.code_width = 2, wide.alphabet = 65536, wide.centre = 32768;
   const std::vector<uint16_t> ends = {0, 65535, 32768, 1, 65534};
