@@ -183,8 +183,7 @@ int main(int argc, char** argv) try {
                   code_bytes});
   huffman::Codebook cb;
   rows.push_back({"huffman codebook (host)", time_host(a, [&] { cb = huffman::build_codebook(hist); }), code_bytes});
-  dev::Buffer<uint32_t> d_code(huffman::kAlphabet, nullptr);
-  dev::copy_to_device(d_code.get(), cb.code.data(), huffman::kAlphabet * 4, nullptr);
+  const dev::Buffer<uint32_t> d_code = huffman::cuda::upload_code_table(cb, nullptr);
   huffman::cuda::DeviceEncoded he;
   rows.push_back({"huffman encode kernels", time_gpu(a, [&] {
                     he = huffman::cuda::encode(d_codes.get(), n, d_code.get(), huffman::kDefaultChunk, nullptr);

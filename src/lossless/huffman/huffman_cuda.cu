@@ -274,6 +274,14 @@ void decode(const uint16_t* d_cbits, const uint32_t* d_words, uint64_t nwords, u
   SCIZ_CUDA_CHECK_LAUNCH("huffman decode_kernel");
 }
 
+dev::Buffer<uint32_t> upload_code_table(const Codebook& cb, cudaStream_t s) {
+  SCIZ_REQUIRE(cb.code.size() <= kAlphabet, Status::internal, "huffman: code table beyond 65536 symbols");
+  dev::Buffer<uint32_t> d_code(kAlphabet, s);
+  dev::zero(d_code.get(), kAlphabet * 4, s);
+  if (!cb.code.empty()) dev::copy_to_device(d_code.get(), cb.code.data(), cb.code.size() * 4, s);
+  return d_code;
+}
+
 }  // namespace cuda
 
 std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, const Codebook& cb, cudaStream_t s,
@@ -281,9 +289,7 @@ std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, const Codebo
   SCIZ_REQUIRE(chunk >= 8 && chunk <= kMaxChunk && chunk % 8 == 0, Status::invalid_argument,
                "huffman: chunk size must be a multiple of 8 in 8..4088");
   require_aligned(d_sym, "symbols");
-  dev::Buffer<uint32_t> d_code(kAlphabet, s);  // the kernels index it by any u16 symbol
-  dev::zero(d_code.get(), kAlphabet * 4, s);
-  if (!cb.code.empty()) dev::copy_to_device(d_code.get(), cb.code.data(), cb.code.size() * 4, s);
+  const dev::Buffer<uint32_t> d_code = cuda::upload_code_table(cb, s);
   const cuda::DeviceEncoded r = cuda::encode(d_sym, n, d_code.get(), chunk, s);
   const uint64_t nwords = (r.total_bits + 31) / 32;
   std::vector<uint8_t> out = header_and_codebook(cb, n, chunk, r.total_bits);

@@ -20,7 +20,10 @@ struct DeviceEncoded {
   dev::Buffer<uint32_t> words;
   uint64_t chunks = 0, total_bits = 0;
 };
-// d_code: Codebook::code on the device. Syncs once, to size the words.
+// Codebook::code as the kernels read it: 65536 entries, indexed by any u16 symbol, zero (no
+// code) past the codebook's table. Ordered on s; cb must outlive the copy (pageable source).
+dev::Buffer<uint32_t> upload_code_table(const Codebook& cb, cudaStream_t s);
+// d_code: upload_code_table's buffer. Syncs once, to size the words.
 DeviceEncoded encode(const uint16_t* d_sym, uint64_t n, const uint32_t* d_code, uint32_t chunk, cudaStream_t s);
 // Asynchronous; a corrupt chunk sets *d_err nonzero.
 void decode(const uint16_t* d_cbits, const uint32_t* d_words, uint64_t nwords, uint64_t n, uint32_t chunk,
