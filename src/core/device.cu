@@ -120,9 +120,9 @@ void release(void* p, size_t bytes, cudaStream_t s, const DeviceAllocator* a) no
 
 void trim_pools() {
   const int n = device_count();
+  const int was = n ? current_device() : 0;
   for (int d = 0; d < n; ++d) {
     // Blocks freed on a stream return to the pool only when that stream's work is done.
-    const int was = current_device();
     SCIZ_CUDA_CHECK(cudaSetDevice(d));
     const cudaError_t synced = cudaDeviceSynchronize();
     SCIZ_CUDA_CHECK(cudaSetDevice(was));

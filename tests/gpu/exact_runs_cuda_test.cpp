@@ -5,6 +5,7 @@
 #include <sciz/sciz.hpp>
 
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -252,9 +253,9 @@ void write_cases() {
   {
     // A land mask: NaN over long stretches of a 2M-value field, a handful of runs, one pattern.
     Lists<T> l;
-    const uint64_t n = 2'000'000;
+    const uint64_t n = test::scaled(2'000'000);
     for (uint64_t i = 0; i < n; ++i)
-      if ((i / 1000) % 7 == 0 || (i > 300'000 && i < 1'300'000) || i % 99991 == 5) l.add(i, specials[0]);
+      if ((i / 1000) % 7 == 0 || (i > n * 3 / 20 && i < n * 13 / 20) || i % 99991 == 5) l.add(i, specials[0]);
     expect_round_trip(l, n, "land mask");
   }
   {
@@ -269,7 +270,7 @@ void write_cases() {
       }
     expect_round_trip(l, i + 10, "special patterns");
   }
-  for (uint64_t n : {1ull, 2ull, 255ull, 256ull, 257ull, 1000ull, 100'003ull, 3'000'000ull}) {
+  for (const uint64_t n : std::initializer_list<uint64_t>{1, 2, 255, 256, 257, 1000, 100'003, test::scaled(3'000'000)}) {
     // All distinct: no palette; consecutive indices (runs of one) and gappy ones.
     Lists<T> a, b;
     uint64_t i = 0;
@@ -316,8 +317,9 @@ void write_cases() {
   {
     // Many runs of two patterns (1.5M runs): the palette kernel steps through all of them.
     Lists<T> l;
-    for (uint64_t r = 0; r < 1'500'000; ++r) l.add(2 * r, r % 3 ? specials[0] : specials[4]);
-    expect_round_trip(l, 3'000'000, "1.5M runs of two patterns");
+    const uint64_t runs = test::scaled(1'500'000);
+    for (uint64_t r = 0; r < runs; ++r) l.add(2 * r, r % 3 ? specials[0] : specials[4]);
+    expect_round_trip(l, 2 * runs, std::to_string(runs) + " runs of two patterns");
   }
   {
     // Indices whose gaps need every varint length up to ten bytes (written, then parsed

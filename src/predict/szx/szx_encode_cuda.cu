@@ -78,25 +78,33 @@ float fast_bound(double ebc) {
   return f;
 }
 
-// Bit e set when value e fails the bound check (within() of szx_math.hpp, exactly). float:
-// the check in float first, the double one only if some lane of the warp needs it.
-template <class T>
-__device__ inline uint32_t miss_mask(const T (&v)[4], const T (&xr)[4], uint32_t cnt, double ebc, float ebf) {
+// Bit e set when value e fails the bound check (within() of szx_math.hpp, exactly); rec(e)
+// gives value e's reconstruction (and may record what it computed on the way: it runs once per
+// value, in order, before any recomputation). Checking each value as it is reconstructed keeps
+// no reconstruction live across the loop: at 6 CTAs per SM (40 registers) four of them spilled.
+// float: the check in float first, the double one only for the values that need it, if any
+// lane of the warp has one (then rec runs again for those values).
+template <class T, class Rec>
+__device__ inline uint32_t miss_mask(const T (&v)[4], uint32_t cnt, double ebc, float ebf, Rec&& rec) {
   uint32_t m = 0;
   if constexpr (sizeof(T) == 4) {
     uint32_t slow = 0;
 #pragma unroll
-    for (uint32_t e = 0; e < 4; ++e)
-      if (e < cnt && !(fabsf(v[e] - xr[e]) <= ebf)) slow |= 1u << e;
+    for (uint32_t e = 0; e < 4; ++e) {
+      const T xr = rec(e);
+      if (e < cnt && !(fabsf(v[e] - xr) <= ebf)) slow |= 1u << e;
+    }
     if (__any_sync(kFull, slow)) {
 #pragma unroll
       for (uint32_t e = 0; e < 4; ++e)
-        if (((slow >> e) & 1) && !within(v[e], xr[e], ebc)) m |= 1u << e;
+        if (((slow >> e) & 1) && !within(v[e], rec(e), ebc)) m |= 1u << e;
     }
   } else {
 #pragma unroll
-    for (uint32_t e = 0; e < 4; ++e)
-      if (e < cnt && !within(v[e], xr[e], ebc)) m |= 1u << e;
+    for (uint32_t e = 0; e < 4; ++e) {
+      const T xr = rec(e);
+      if (e < cnt && !within(v[e], xr, ebc)) m |= 1u << e;
+    }
   }
   return m;
 }
@@ -260,17 +268,16 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       // check, and the mid-bytes placed by a warp scan of their counts.
       const U maskR = bits_mask<T>(bits);
       const int lcap = leading_cap(nb);
-      U k[4], w[4];
-      T xr[4];
-#pragma unroll
-      for (uint32_t e = 0; e < 4; ++e) {
+      U k[4];
+      ex4 = miss_mask(v, cnt, ebc, ebf, [&](uint32_t e) {  // the reconstruction, computed where it is checked
         const U kt = kept_top<T>((is_finite(v[e]) ? v[e] : mu) - mu, maskR);  // kept_pattern() << pad
         k[e] = kt >> pad;
-        xr[e] = mu + from_bits<T>(kt);  // reconstruct(mu, k[e], pad)
-      }
+        return mu + from_bits<T>(kt);  // reconstruct(mu, k[e], pad)
+      });
       U prev = __shfl_up_sync(kFull, k[3], 1);
       if (lane == 0) prev = 0;
       uint32_t cb = 0, c[4];
+      U w[4];
 #pragma unroll
       for (uint32_t e = 0; e < 4; ++e) {
         const int L = leading_bytes<T>(k[e], prev, lcap);
@@ -279,7 +286,6 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
         w[e] = e < cnt ? mid_word<T>(k[e], L) : U(0);
         prev = k[e];
       }
-      ex4 = miss_mask(v, xr, cnt, ebc, ebf);
       const uint32_t len = c[0] + c[1] + c[2] + c[3];
       const uint32_t incl = warp_incl_sum(len, lane);
       const uint32_t tot = __shfl_sync(kFull, incl, 31);
