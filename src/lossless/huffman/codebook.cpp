@@ -98,6 +98,9 @@ Lengths code_lengths(std::span<const uint64_t> hist) {
 
 namespace {
 
+// A codebook's per-symbol tables end at its largest used symbol (syms ascending).
+size_t table_size(const std::vector<uint32_t>& syms) { return syms.empty() ? 0 : size_t{syms.back()} + 1; }
+
 // Canonical codes for the used symbols `syms` (ascending) of the length table `len`: within a
 // length, codes rise with the symbol, so visiting the used symbols in order is visiting the
 // table in order. Throws corrupt_stream if a length exceeds kMaxLen or the Kraft sum exceeds 1.
@@ -117,7 +120,7 @@ Codebook assign_codes(std::vector<uint8_t> len, std::vector<uint32_t> syms) {
                "huffman codebook: code lengths over-fill the code space (not a prefix code)");
   uint32_t next[kMaxLen + 2] = {};
   for (int l = 1; l <= kMaxLen; ++l) next[l] = (next[l - 1] + count[l - 1]) << 1;
-  const size_t table = syms.empty() ? 0 : size_t{syms.back()} + 1;
+  const size_t table = table_size(syms);
   cb.code.assign(table, 0);
   for (uint32_t s : syms) cb.code[s] = pack_code(next[len[s]]++, len[s]);
   len.resize(table);  // callers size it to the table already; never drops a used symbol
@@ -129,7 +132,7 @@ Codebook assign_codes(std::vector<uint8_t> len, std::vector<uint32_t> syms) {
 }  // namespace
 
 Codebook codebook_from(const Lengths& l) {
-  std::vector<uint8_t> len(l.sym.empty() ? 0 : size_t{l.sym.back()} + 1, 0);  // sym ascends
+  std::vector<uint8_t> len(table_size(l.sym), 0);
   for (size_t i = 0; i < l.sym.size(); ++i) len[l.sym[i]] = l.len[i];
   return assign_codes(std::move(len), l.sym);
 }
@@ -196,7 +199,7 @@ Codebook read_codebook(ByteReader& r, uint32_t used) {
                  "huffman codebook: entry " + std::to_string(k) + " names symbol " + std::to_string(s));
     syms[k] = static_cast<uint32_t>(s++);
   }
-  std::vector<uint8_t> len(used ? size_t{syms.back()} + 1 : 0, 0);
+  std::vector<uint8_t> len(table_size(syms), 0);
   for (uint32_t k = 0; k < used; k += 2) {
     const uint8_t b = r.get<uint8_t>("huffman codebook lengths");
     len[syms[k]] = static_cast<uint8_t>((b & 15) + 1);
