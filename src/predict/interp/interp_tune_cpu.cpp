@@ -135,7 +135,10 @@ struct LevelRun {
 template <class T>
 void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q,
                       double ebc, LevelRun<T>& r) {
-  r.v.assign(from.begin(), from.end());
+  // Only the box's planes: a level reads and writes no point past its extent, and a box at
+  // the field's end may be a few planes thin.
+  r.v.resize(kBoxVolume);
+  std::memcpy(r.v.data(), from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
   uint8_t* cp = r.codes.data();
   uint64_t cost = 0, ob = 0;
   const LevelQuant<T> lq = q;  // a copy the stores to the box cannot alias: kept in registers
@@ -287,12 +290,23 @@ double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, d
   std::vector<uint16_t> codes;
   uint64_t outliers = 0, exact = 0;
   std::vector<int32_t> d(kBoxVolume);
+  std::vector<uint8_t> skip(kBoxVolume);  // NaN and Inf: the same runs for any predictor
+  // A box's points past its extent (a block at the field's end) hold 0 and are counted as 0
+  // prequantizes, without visiting them: a thin box is mostly such points.
+  int32_t d0;
+  const bool zero_exact = lorenzo::prequantize(T(0), p, d0) != lorenzo::Prequant::kQuantized;
+  uint64_t in_boxes = 0;
+  for (const auto& s : smp) in_boxes += static_cast<uint64_t>(s.g.w[0] * s.g.w[1] * s.g.w[2]);
+  codes.reserve(in_boxes);
   for (const auto& s : smp) {
-    std::vector<uint8_t> skip(kBoxVolume, 0);  // NaN and Inf: the same runs for any predictor
-    for (int i = 0; i < kBoxVolume; ++i) {
-      skip[i] = !finite(s.x[i]);
-      if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++exact;
-    }
+    for (int64_t z = 0; z < s.g.w[0]; ++z)
+      for (int64_t y = 0; y < s.g.w[1]; ++y)
+        for (int64_t x = 0; x < s.g.w[2]; ++x) {
+          const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
+          skip[i] = !finite(s.x[i]);
+          if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++exact;
+        }
+    if (zero_exact) exact += static_cast<uint64_t>(kBoxVolume - s.g.w[0] * s.g.w[1] * s.g.w[2]);
     // On the field's axes the predictor reads the point before, so the points start at 1 (none
     // when the box is one point thick there); absent axes sit at 0.
     const int64_t lo[3] = {ndim >= 3 ? 1 : 0, ndim >= 2 ? 1 : 0, 1};
