@@ -345,10 +345,16 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
             v, kBoxPitch, g.w, s, ch.config[l - 1],
             [&](int64_t off, const int64_t*) SCIZ_HOT_LAMBDA { return bc[off] == kExactCode; },
             [&](int64_t off, const int64_t*, T pred) SCIZ_HOT_LAMBDA { v[off] = reconstruct<T>(bq[off], pred, ql); });
-        walk_owned(g, s, [&](int64_t off, const int64_t* u) {
-          if (bc[off] != kExactCode) out[field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2])] = v[off];
-        });
       }
+      // The owned points, row by row once all levels are done: the block's anchor (its local
+      // origin) and exactly stored points are skipped, as other blocks read them from out.
+      for (int64_t z = 0; z < g.own[0]; ++z)
+        for (int64_t y = 0; y < g.own[1]; ++y) {
+          T* row = out + field_index(L, g.o[0] + z, g.o[1] + y, g.o[2]);
+          const int64_t at = z * kBoxPitch[0] + y * kBoxPitch[1];
+          for (int64_t xx = (z | y) == 0 ? 1 : 0; xx < g.own[2]; ++xx)
+            if (bc[at + xx] != kExactCode) row[xx] = v[at + xx];
+        }
     }
   }
 }
