@@ -301,9 +301,32 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
           ++k;
         });
       }
+      // A far-face point is an owned point of the neighbour past that face (e: which faces),
+      // at the same local coordinates mod 16: its code sits at that block's level start plus its
+      // level_rank there (code_index's result, without its per-point block arithmetic).
+      struct FarLevel {
+        uint64_t start, m[3];
+      };
+      FarLevel far[8][kBlockLevels];
+      for (int e = 1; e < 8; ++e) {
+        const int64_t de[3] = {e >> 2 & 1, e >> 1 & 1, e & 1};
+        if ((de[0] && g.w[0] < kBox) || (de[1] && g.w[1] < kBox) || (de[2] && g.w[2] < kBox)) continue;
+        const uint64_t nb[3] = {g.b[0] + de[0], g.b[1] + de[1], g.b[2] + de[2]};
+        for (int l = 1; l <= kBlockLevels; ++l) {
+          const uint64_t s = uint64_t{1} << (l - 1);
+          far[e][l - 1].start = block_level_start(L, l, nb);
+          for (int k = 0; k < 3; ++k) far[e][l - 1].m[k] = (owned(L, k, nb[k]) + s - 1) / s;
+        }
+      }
       walk_far(g, [&](int64_t off, const int64_t* u) {
-        const uint64_t c[3] = {g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2]};
-        const uint64_t pos = code_index(L, c);
+        const int e = (u[0] == kAnchorStride) << 2 | (u[1] == kAnchorStride) << 1 | (u[2] == kAnchorStride);
+        const uint64_t lu[3] = {static_cast<uint64_t>(u[0]) & (kAnchorStride - 1),
+                                static_cast<uint64_t>(u[1]) & (kAnchorStride - 1),
+                                static_cast<uint64_t>(u[2]) & (kAnchorStride - 1)};
+        const int l0 = __builtin_ctzll(lu[0] | lu[1] | lu[2]);  // not an anchor: some bit is set
+        const FarLevel& f = far[e][l0];
+        const uint64_t i[3] = {lu[0] >> l0, lu[1] >> l0, lu[2] >> l0};
+        const uint64_t pos = f.start + level_rank(f.m, i);
         bc[off] = codes[pos];
         if (bc[off] != kExactCode) bq[off] = residual(pos);
       });
@@ -322,10 +345,16 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
             v, kBoxPitch, g.w, s, ch.config[l - 1],
             [&](int64_t off, const int64_t*) SCIZ_HOT_LAMBDA { return bc[off] == kExactCode; },
             [&](int64_t off, const int64_t*, T pred) SCIZ_HOT_LAMBDA { v[off] = reconstruct<T>(bq[off], pred, ql); });
-        walk_owned(g, s, [&](int64_t off, const int64_t* u) {
-          if (bc[off] != kExactCode) out[field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2])] = v[off];
-        });
       }
+      // The owned points, row by row once all levels are done: the block's anchor (its local
+      // origin) and exactly stored points are skipped, as other blocks read them from out.
+      for (int64_t z = 0; z < g.own[0]; ++z)
+        for (int64_t y = 0; y < g.own[1]; ++y) {
+          T* row = out + field_index(L, g.o[0] + z, g.o[1] + y, g.o[2]);
+          const int64_t at = z * kBoxPitch[0] + y * kBoxPitch[1];
+          for (int64_t xx = (z | y) == 0 ? 1 : 0; xx < g.own[2]; ++xx)
+            if (bc[at + xx] != kExactCode) row[xx] = v[at + xx];
+        }
     }
   }
 }

@@ -101,72 +101,125 @@ std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
 
 // Runs level l of a block with cfg on v (in place), calling on(x, pred, code) per point.
 template <class T, class F>
-void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q, double ebc, F&& on) {
+void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T> q, const double ebc,
+                 F&& on) {
   T* p = v.data();
-  run_level(p, kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{}, [&](int64_t off, const int64_t*, T pred) {
-    const T xv = p[off];
-    int32_t big = 0;
-    const uint8_t code = quantize<T>(xv, pred, q, ebc, p[off], big);
-    on(xv, pred, code, big);
-  });
-}
-
-// Greedy per block level, coarsest first, on the samples (left in the chosen state). The
-// candidates are searched in two steps: the schemes with the first candidate's spline (cubic
-// when both are allowed), then the other splines with the best scheme (5 evaluations of 8).
-// Level 1 holds 7/8 of the points: its candidates are compared on every other sample.
-template <class T>
-void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& cand, const std::vector<double>& ebs,
-                       double ebc, std::vector<LevelConfig>& config) {
-  for (int l = kBlockLevels; l >= 1; --l) {
-    const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-    const size_t stride = l == 1 && smp.size() >= 8 ? 2 : 1;
-    // Samples in parallel: each on its own copy, the costs integers (their sum is the same in
-    // any order).
-    auto cost_of = [&](LevelConfig c) {
-      uint64_t cost = 0;
-      const int64_t count = static_cast<int64_t>((smp.size() + stride - 1) / stride);
-      const int nt = sample_threads<T>(static_cast<size_t>(count), l);
-#pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(nt) if (nt > 1)
-      for (int64_t j = 0; j < count; ++j) {
-        const size_t k = static_cast<size_t>(j) * stride;
-        std::vector<T> v = smp[k].v;
-        uint64_t mine = 0;
-        block_level<T>(v, smp[k].g, l, c, q, ebc, [&](T xv, T pred, uint8_t, int32_t) { mine += err_cost(xv, pred, q); });
-        cost += mine;
-      }
-      return cost;
-    };
-    LevelConfig pick = cand[0];
-    if (cand.size() > 1) {
-      uint8_t first_spline = cand[0].spline;  // cubic when it is a candidate
-      for (const LevelConfig& c : cand)
-        if (c.spline == kCubic) first_spline = kCubic;
-      uint64_t best = ~uint64_t{0};
-      for (const LevelConfig& c : cand)
-        if (c.spline == first_spline) {
-          const uint64_t cost = cost_of(c);
-          if (cost < best) best = cost, pick = c;
-        }
-      const uint8_t scheme = pick.scheme;
-      for (const LevelConfig& c : cand)
-        if (c.scheme == scheme && c.spline != first_spline) {
-          const uint64_t cost = cost_of(c);
-          if (cost < best) best = cost, pick = c;
-        }
-    }
-    config[l - 1] = pick;
-    const int64_t ns = static_cast<int64_t>(smp.size());
-    const int nt = sample_threads<T>(smp.size(), l);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t k = 0; k < ns; ++k) block_level<T>(smp[k].v, smp[k].g, l, pick, q, ebc, [](T, T, uint8_t, int32_t) {});
-  }
+  run_level(p, kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{},
+            [&](int64_t off, const int64_t*, T pred) __attribute__((always_inline)) {
+              const T xv = p[off];
+              int32_t big = 0;
+              const uint8_t code = quantize<T>(xv, pred, q, ebc, p[off], big);
+              on(xv, pred, code, big);
+            });
 }
 
 uint64_t leb128_bytes(uint32_t w) {
   uint64_t n = 1;
   while (w > 127) w >>= 7, ++n;
   return n;
+}
+
+// One sample's run of one block level: the state it left, its summed error cost, and what the
+// size estimate (sample_bits) reads of it: the codes of its finite points in the order the
+// level visits them, and its outliers' LEB128 bytes. A tuning pass and the pass that sizes the
+// chosen configuration are then one run, not two.
+template <class T>
+struct LevelRun {
+  std::vector<T> v;
+  std::vector<uint8_t> codes = std::vector<uint8_t>(kBoxVolume);
+  size_t ncodes = 0;
+  uint64_t outlier_bytes = 0;
+  uint64_t cost = 0;
+};
+
+template <class T>
+void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q,
+                      double ebc, LevelRun<T>& r) {
+  // Only the box's planes: a level reads and writes no point past its extent, and a box at
+  // the field's end may be a few planes thin.
+  r.v.resize(kBoxVolume);
+  std::memcpy(r.v.data(), from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
+  uint8_t* cp = r.codes.data();
+  uint64_t cost = 0, ob = 0;
+  const LevelQuant<T> lq = q;  // a copy the stores to the box cannot alias: kept in registers
+  block_level<T>(r.v, g, l, cfg, lq, ebc, [&](T xv, T pred, uint8_t code, int32_t big) __attribute__((always_inline)) {
+    cost += err_cost(xv, pred, lq);
+    if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
+    *cp++ = code;
+    if (code == kOutlierCode) ob += leb128_bytes(outlier_word(big));
+  });
+  r.ncodes = static_cast<size_t>(cp - r.codes.data());
+  r.outlier_bytes = ob;
+  r.cost = cost;
+}
+
+// The samples' codes per block level (index l - 1), sample by sample: what sample_bits sizes.
+struct LevelCodes {
+  std::vector<uint8_t> codes;
+  uint64_t outlier_bytes = 0;
+};
+using SampleCodes = std::vector<std::vector<LevelCodes>>;  // [level - 1][sample]
+
+// Greedy per block level, coarsest first, on the samples (left in the chosen state). The
+// candidates are searched in two steps: the schemes with the first candidate's spline (cubic
+// when both are allowed), then the other splines with the best scheme (5 evaluations of 8).
+// Level 1 holds 7/8 of the points: its candidates are compared on every other sample.
+// The runs of the best candidate so far are kept, so a compared sample takes the chosen
+// state without running the level again; `codes` receives every sample's codes of the chosen
+// configurations (what sample_bits would compute for them under these bounds).
+template <class T>
+void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& cand, const std::vector<double>& ebs,
+                       double ebc, std::vector<LevelConfig>& config, SampleCodes& codes) {
+  const size_t n = smp.size();
+  std::vector<LevelRun<T>> now(n), kept(n);
+  codes.assign(kBlockLevels, std::vector<LevelCodes>(n));
+  for (int l = kBlockLevels; l >= 1; --l) {
+    const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
+    const size_t stride = l == 1 && n >= 8 ? 2 : 1;
+    // Samples in parallel: each on its own copy, the costs integers (their sum is the same in
+    // any order).
+    auto cost_of = [&](LevelConfig c) {
+      uint64_t cost = 0;
+      const int64_t count = static_cast<int64_t>((n + stride - 1) / stride);
+      const int nt = sample_threads<T>(static_cast<size_t>(count), l);
+#pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(nt) if (nt > 1)
+      for (int64_t j = 0; j < count; ++j) {
+        const size_t k = static_cast<size_t>(j) * stride;
+        run_sample_level<T>(smp[k].v, smp[k].g, l, c, q, ebc, now[k]);
+        cost += now[k].cost;
+      }
+      return cost;
+    };
+    LevelConfig pick = cand[0];
+    bool compared = false;  // kept holds pick's runs of the compared samples
+    if (cand.size() > 1) {
+      uint8_t first_spline = cand[0].spline;  // cubic when it is a candidate
+      for (const LevelConfig& c : cand)
+        if (c.spline == kCubic) first_spline = kCubic;
+      uint64_t best = ~uint64_t{0};
+      auto consider = [&](const LevelConfig& c) {
+        const uint64_t cost = cost_of(c);
+        if (cost < best) best = cost, pick = c, now.swap(kept), compared = true;
+      };
+      for (const LevelConfig& c : cand)
+        if (c.spline == first_spline) consider(c);
+      const uint8_t scheme = pick.scheme;
+      for (const LevelConfig& c : cand)
+        if (c.scheme == scheme && c.spline != first_spline) consider(c);
+    }
+    config[l - 1] = pick;
+    const int64_t ns = static_cast<int64_t>(n);
+    const int nt = sample_threads<T>(n, l);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t k = 0; k < ns; ++k) {
+      LevelRun<T>& r = compared && k % static_cast<int64_t>(stride) == 0 ? kept[k] : now[k];
+      if (&r == &now[k]) run_sample_level<T>(smp[k].v, smp[k].g, l, pick, q, ebc, r);
+      smp[k].v.swap(r.v);
+      LevelCodes& lc = codes[l - 1][k];
+      lc.codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
+      lc.outlier_bytes = r.outlier_bytes;
+    }
+  }
 }
 
 double entropy_bits(const std::vector<uint64_t>& h) {
@@ -178,56 +231,52 @@ double entropy_bits(const std::vector<uint64_t>& h) {
   return bits;
 }
 
-// Estimated bits of the samples' codes under level bounds ebs: their codes in section order
-// (level by level) sized by the request's coder, or their per-level entropy; outliers at their
-// LEB128 size, exact values at their width and a byte of run header.
+// Estimated bits of the samples' codes (per level, sample by sample): their codes in section
+// order (level by level) sized by the request's coder, or their per-level entropy; outliers at
+// their LEB128 size, exact values at their width and a byte of run header.
 template <class T>
-double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& config,
-                   const std::vector<double>& ebs, double ebc, const TuneRequest& req, uint64_t* points = nullptr) {
+double bits_of(const SampleCodes& codes, const TuneRequest& req, uint64_t* points = nullptr) {
   double bits = 0;
   if (points) *points = 0;
-  const int64_t ns = static_cast<int64_t>(smp.size());
-  std::vector<std::vector<T>> state(smp.size());
-  for (size_t k = 0; k < smp.size(); ++k) state[k] = with_anchor_error(smp[k], ebs[kBlockLevels]);
   std::vector<uint8_t> all;
-  // Per sample: its codes of a level, a histogram and its outliers' bytes, computed in
-  // parallel and combined in sample order (the codes keep the section's order).
-  struct Part {
-    std::vector<uint8_t> codes;
-    std::vector<uint64_t> h = std::vector<uint64_t>(256, 0);
-    uint64_t outlier_bytes = 0;
-  };
-  std::vector<Part> parts(smp.size());
   for (int l = kBlockLevels; l >= 1; --l) {
-    const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-    const int nt = sample_threads<T>(smp.size(), l);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t k = 0; k < ns; ++k) {
-      Part& pt = parts[k];
-      pt.codes.clear();
-      std::fill(pt.h.begin(), pt.h.end(), 0);
-      pt.outlier_bytes = 0;
-      block_level<T>(state[k], smp[k].g, l, config[l - 1], q, ebc, [&](T xv, T, uint8_t code, int32_t big) {
-        if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
-        ++pt.h[code];
-        if (req.codes_bytes) pt.codes.push_back(code);
-        if (code == kOutlierCode) pt.outlier_bytes += leb128_bytes(outlier_word(big));
-      });
-    }
     std::vector<uint64_t> h(256, 0);
     uint64_t outlier_bytes = 0;
-    for (const Part& pt : parts) {
-      for (int c = 0; c < 256; ++c) h[c] += pt.h[c];
-      outlier_bytes += pt.outlier_bytes;
-      all.insert(all.end(), pt.codes.begin(), pt.codes.end());
-      if (points)
-        for (int c = 0; c < 256; ++c) *points += pt.h[c];
+    for (const LevelCodes& lc : codes[l - 1]) {
+      for (const uint8_t c : lc.codes) ++h[c];
+      outlier_bytes += lc.outlier_bytes;
+      if (req.codes_bytes) all.insert(all.end(), lc.codes.begin(), lc.codes.end());
+      if (points) *points += lc.codes.size();
     }
     bits += static_cast<double>(h[kExactCode]) * (8.0 * sizeof(T) + 8.0) + 8.0 * outlier_bytes;
     if (!req.codes_bytes) bits += entropy_bits(h);
   }
   if (req.codes_bytes) bits += 8.0 * static_cast<double>(req.codes_bytes(all));
   return bits;
+}
+
+// The same for the samples compressed under level bounds ebs with the configurations config.
+template <class T>
+double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& config,
+                   const std::vector<double>& ebs, double ebc, const TuneRequest& req, uint64_t* points = nullptr) {
+  const int64_t ns = static_cast<int64_t>(smp.size());
+  std::vector<std::vector<T>> state(smp.size());
+  for (size_t k = 0; k < smp.size(); ++k) state[k] = with_anchor_error(smp[k], ebs[kBlockLevels]);
+  SampleCodes codes(kBlockLevels, std::vector<LevelCodes>(smp.size()));
+  std::vector<LevelRun<T>> runs(smp.size());
+  for (int l = kBlockLevels; l >= 1; --l) {
+    const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
+    const int nt = sample_threads<T>(smp.size(), l);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t k = 0; k < ns; ++k) {
+      LevelRun<T>& r = runs[k];
+      run_sample_level<T>(state[k], smp[k].g, l, config[l - 1], q, ebc, r);
+      state[k].swap(r.v);
+      codes[l - 1][k].codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
+      codes[l - 1][k].outlier_bytes = r.outlier_bytes;
+    }
+  }
+  return bits_of<T>(codes, req, points);
 }
 
 // Bits per value of first-order Lorenzo with dual quantization (the lorenzo pipeline's
@@ -241,12 +290,23 @@ double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, d
   std::vector<uint16_t> codes;
   uint64_t outliers = 0, exact = 0;
   std::vector<int32_t> d(kBoxVolume);
+  std::vector<uint8_t> skip(kBoxVolume);  // NaN and Inf: the same runs for any predictor
+  // A box's points past its extent (a block at the field's end) hold 0 and are counted as 0
+  // prequantizes, without visiting them: a thin box is mostly such points.
+  int32_t d0;
+  const bool zero_exact = lorenzo::prequantize(T(0), p, d0) != lorenzo::Prequant::kQuantized;
+  uint64_t in_boxes = 0;
+  for (const auto& s : smp) in_boxes += static_cast<uint64_t>(s.g.w[0] * s.g.w[1] * s.g.w[2]);
+  codes.reserve(in_boxes);
   for (const auto& s : smp) {
-    std::vector<uint8_t> skip(kBoxVolume, 0);  // NaN and Inf: the same runs for any predictor
-    for (int i = 0; i < kBoxVolume; ++i) {
-      skip[i] = !finite(s.x[i]);
-      if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++exact;
-    }
+    for (int64_t z = 0; z < s.g.w[0]; ++z)
+      for (int64_t y = 0; y < s.g.w[1]; ++y)
+        for (int64_t x = 0; x < s.g.w[2]; ++x) {
+          const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
+          skip[i] = !finite(s.x[i]);
+          if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++exact;
+        }
+    if (zero_exact) exact += static_cast<uint64_t>(kBoxVolume - s.g.w[0] * s.g.w[1] * s.g.w[2]);
     // On the field's axes the predictor reads the point before, so the points start at 1 (none
     // when the box is one point thick there); absent axes sit at 0.
     const int64_t lo[3] = {ndim >= 3 ? 1 : 0, ndim >= 2 ? 1 : 0, 1};
@@ -370,10 +430,12 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   ch.beta = tune_bounds ? 1 : std::max(req.beta, 1.0);
   std::vector<Sample<T>> smp = load_samples(in, L);
   auto ebs_now = [&] { return level_bounds(eb, L.levels, ch.alpha, ch.beta); };
+  // The samples' codes under the configurations last tuned and their bounds.
+  SampleCodes tuned_codes;
   auto tune_configs = [&] {
     for (auto& sm : smp) sm.v = with_anchor_error(sm, ebs_now()[kBlockLevels]);
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
-    tune_block_levels<T>(smp, cand, ebs, ebc, ch.config);
+    tune_block_levels<T>(smp, cand, ebs, ebc, ch.config, tuned_codes);
     tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
   };
   tune_configs();
@@ -392,7 +454,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     // value, or for others, the samples are not sized again (each costs a pass over them).
     constexpr double kTightenRate = 0.5;
     uint64_t points = 0;
-    const double plain = sample_bits<T>(smp, ch.config, level_bounds(eb, L.levels, 1, 1), ebc, req, &points);
+    const double plain = bits_of<T>(tuned_codes, req, &points);  // tuned without tightening
     if (points) plain_points = points, ch.interp_bits = plain / static_cast<double>(points);
     double best = plain * (1 - kTightenMargin);
     if (points && plain / static_cast<double>(points) < kTightenRate)
@@ -405,7 +467,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   ch.eb = level_bounds(eb, L.levels, ch.alpha, ch.beta);
   if (req.codes_bytes && !(plain_points && ch.alpha == 1)) {
     uint64_t points = 0;
-    const double bits = sample_bits<T>(smp, ch.config, ch.eb, ebc, req, &points);
+    const double bits = bits_of<T>(tuned_codes, req, &points);  // tuned last under ch.eb
     ch.interp_bits = points ? bits / static_cast<double>(points) : 0;
   }
   if (req.lorenzo_codes_bytes) ch.lorenzo_bits = lorenzo_sample_bits<T>(smp, L, eb, req);
