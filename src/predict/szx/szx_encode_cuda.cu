@@ -146,6 +146,25 @@ __device__ inline void put_mid_bytes(uint32_t* sw, uint32_t pos, const U (&w)[4]
   }
 }
 
+// ORs a base's stored bytes (the low bytes of w, the rest zero: base_word()) into the zeroed
+// staging words from byte `pos`. An OR, not byte stores, so the other lanes' mid-bytes may
+// land in the same word in any order, without a __syncwarp between them.
+template <class U>
+__device__ inline void put_base(uint32_t* sw, uint32_t pos, U w) {
+  const uint32_t sh = 8 * (pos & 3);
+  uint32_t* q = sw + (pos >> 2);
+  const uint32_t w0 = static_cast<uint32_t>(w);
+  if constexpr (sizeof(U) == 4) {
+    atomicOr(q, w0 << sh);
+    if (sh) atomicOr(q + 1, w0 >> (32 - sh));
+  } else {
+    const uint32_t w1 = static_cast<uint32_t>(w >> 32);
+    atomicOr(q, w0 << sh);
+    atomicOr(q + 1, __funnelshift_l(w0, w1, sh));
+    if (sh) atomicOr(q + 2, w1 >> (32 - sh));
+  }
+}
+
 __device__ inline uint32_t warp_sum(uint32_t x) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   return __reduce_add_sync(kFull, x);
@@ -253,9 +272,8 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     const int nb = bytes_of_bits(bits), pad = pad_bits(bits);
     if (lane == r) my_kind = make_kind(bits, code);  // stored after the loop, one coalesced store
     const uint32_t wb = static_cast<uint32_t>(base_bytes<T>(code));
-    if (wb) {  // the base's bytes open the block's payload, one lane a byte
-      if (lane < wb) smid[spos + lane] = static_cast<uint8_t>(base_word(mu, static_cast<int>(wb)) >> (8 * lane));
-      __syncwarp();  // before other lanes OR mid-bytes into the same word
+    if (wb) {  // the base's bytes open the block's payload, ORed in by lane 0 like mid-bytes
+      if (lane == 0) put_base(sw, spos, base_word(mu, static_cast<int>(wb)));
       spos += wb;
     }
     uint32_t ex4 = 0;
