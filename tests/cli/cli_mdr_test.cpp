@@ -94,13 +94,15 @@ TEST_F(CliMdr, RefactorThenRetrieveWithinTheReportedBound) {
   const std::string file = slurp(path("f.sciz"));
   ASSERT_EQ(file.size(), lib.size());
   EXPECT_EQ(std::memcmp(file.data(), lib.data(), lib.size()), 0);
-  for (const char* rel : {"1e-1", "1e-3", "1e-6"}) {
+  std::vector<std::pair<std::string, uint64_t>> cost;  // what a fresh retrieval reads at each bound
+  for (const char* rel : {"0.1", "0.001", "1e-06"}) {
     r = run(std::string("retrieve -i f.sciz -o out.raw --json -r ") + rel);
     ASSERT_EQ(r.rc, 0) << r.err;
     const double bound = json_number(r.out, "bound"), requested = json_number(r.out, "requested_abs");
     ASSERT_LE(bound, requested) << r.out;
     EXPECT_EQ(test::check_bound(x, read<float>("out.raw"), bound), "") << rel;
     EXPECT_LE(json_number(r.out, "total_bytes_read"), json_number(r.out, "file_bytes"));
+    cost.emplace_back(rel, static_cast<uint64_t>(json_number(r.out, "total_bytes_read")));
   }
   r = run("retrieve -i f.sciz -o out.raw -a 0.5");
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -109,6 +111,16 @@ TEST_F(CliMdr, RefactorThenRetrieveWithinTheReportedBound) {
   r = run("info -i f.sciz");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("mdr refactored file"), std::string::npos) << r.out;
+  // info's cost ladder: each rung reads what a fresh retrieval at that bound reads.
+  for (const auto& [rel, bytes] : cost) {
+    const std::string rung = "retrieve -r " + rel;
+    const size_t at = r.out.find(rung);
+    ASSERT_NE(at, std::string::npos) << rung << "\n" << r.out;
+    std::istringstream line(r.out.substr(at + rung.size()));
+    uint64_t shown = 0;
+    line >> shown;
+    EXPECT_EQ(shown, bytes) << rung << "\n" << r.out;
+  }
 }
 
 TEST_F(CliMdr, StateRefinesToTheFreshResult) {
