@@ -82,6 +82,9 @@ class Retriever {
   // out: exactly count x sizeof(dtype) bytes. A bound below finest_bound reads everything and
   // reports met = false.
   Retrieval retrieve(const ErrorBound& eb, void* out, uint64_t out_bytes);
+  // What a fresh retrieve(eb) would read and guarantee, from the index alone (nothing read,
+  // nothing decoded): requested, bound, met, segments, and bytes_read = total_bytes_read.
+  Retrieval plan(const ErrorBound& eb) const;
   // What has been read so far, to resume from later: the segments as read (compressed).
   std::vector<uint8_t> state() const;
   // The bound of what is held now, and the next smaller bound reading more could reach (the

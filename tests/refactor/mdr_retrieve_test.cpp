@@ -219,3 +219,32 @@ TEST(MdrRetrieve, TighterBoundsReadMore) {
     prev = got.total_bytes_read;
   }
 }
+
+// plan() tells what a fresh retrieve() reads and guarantees, without reading: at every bound,
+// with exact values in the file (always read) and below the finest bound (not met).
+TEST(MdrRetrieve, PlanIsWhatAFreshRetrievalReads) {
+  const Shape s{{30, 41}};
+  auto x = test::smooth_field<float>(s, 5);
+  x[7] = std::numeric_limits<float>::quiet_NaN();
+  const auto file = test::refactor_vec(x, s.dims);
+  std::vector<float> y(x.size());
+  std::vector<ErrorBound> bounds;
+  for (double rel : kRel) bounds.push_back({EbMode::rel, rel});
+  bounds.push_back({EbMode::abs, 1e-300});
+  bounds.push_back({EbMode::abs, 1e300});
+  for (const ErrorBound& eb : bounds) {
+    test::LoggedSource log;
+    mdr::Retriever r(log.source(file));
+    const uint64_t opened = log.bytes();
+    const mdr::Retrieval plan = r.plan(eb);
+    EXPECT_EQ(log.bytes(), opened) << "plan reads nothing";
+    const mdr::Retrieval got = r.retrieve(eb, y.data(), y.size() * 4);
+    EXPECT_EQ(plan.requested, got.requested) << eb.value;
+    EXPECT_EQ(plan.bound, got.bound) << eb.value;
+    EXPECT_EQ(plan.met, got.met) << eb.value;
+    EXPECT_EQ(plan.segments, got.segments) << eb.value;
+    EXPECT_EQ(plan.bytes_read, got.bytes_read) << eb.value;
+    EXPECT_EQ(plan.total_bytes_read, got.total_bytes_read) << eb.value;
+    EXPECT_EQ(got.total_bytes_read, log.bytes()) << eb.value;
+  }
+}

@@ -238,21 +238,16 @@ int run_info_mdr(const Options& o) {
   }();
   mdr::Retriever r = in_context(ctx, [&] { return mdr::Retriever(mdr::memory_source(all)); });
   const mdr::FileInfo& info = r.info();
-  // What a retrieval at each relative bound costs (bytes read, the bound it guarantees): the
-  // retriever refines from one rung to the next as a resumed retrieval would, so a rung's total
-  // is what a fresh retrieval at that bound reads. Rungs below the finest bound are left out.
-  struct Rung {
-    double rel, bound;
-    uint64_t bytes;
-  };
-  std::vector<Rung> ladder;
-  std::vector<uint8_t> field(info.shape.count() * dtype_size(info.dtype));
+  // What a retrieval at each relative bound would cost (bytes read, the bound it guarantees),
+  // from the index; rungs below the finest bound are left out.
+  std::vector<std::pair<double, mdr::Retrieval>> ladder;  // (rel, its plan)
   for (const double rel : {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6}) {
-    if (!(r.resolve({EbMode::rel, rel}) >= info.finest_bound)) break;
-    const mdr::Retrieval g = in_context(ctx, [&] { return r.retrieve({EbMode::rel, rel}, field.data(), field.size()); });
-    ladder.push_back({rel, g.bound, g.total_bytes_read});
+    const mdr::Retrieval g = r.plan({EbMode::rel, rel});
+    if (!g.met) break;
+    ladder.emplace_back(rel, g);
   }
-  // Then every segment's checksum and coding, by retrieving everything.
+  // Every segment's checksum and coding, by retrieving everything once.
+  std::vector<uint8_t> field(info.shape.count() * dtype_size(info.dtype));
   in_context(ctx, [&] { r.retrieve({EbMode::abs, info.finest_bound}, field.data(), field.size()); });
   if (o.json) {
     Json j;
@@ -270,9 +265,9 @@ int run_info_mdr(const Options& o) {
         .add("coarsest_bound", info.coarsest_bound)
         .add("finest_bound", info.finest_bound);
     std::vector<std::string> rungs;
-    for (const Rung& g : ladder) {
+    for (const auto& [rel, g] : ladder) {
       Json rj;
-      rj.add("rel", g.rel).add("bound", g.bound).add("bytes_read", g.bytes);
+      rj.add("rel", rel).add("bound", g.bound).add("bytes_read", g.total_bytes_read);
       rungs.push_back(rj.str());
     }
     j.add_raw("retrieval_cost", Json::array(rungs));
@@ -289,10 +284,11 @@ int run_info_mdr(const Options& o) {
     t.row("header bytes", std::to_string(info.header_bytes));
     t.row("file bytes", std::to_string(info.file_bytes));
     t.row("bounds", fmt_g(info.finest_bound) + " (everything read) to " + fmt_g(info.coarsest_bound) + " (header only)");
-    for (const Rung& g : ladder)
-      t.row("retrieve -r " + fmt_g(g.rel), std::to_string(g.bytes) + " bytes read (" +
-                                                fmt_g(100.0 * static_cast<double>(g.bytes) / static_cast<double>(info.file_bytes), 3) +
-                                                "% of the file), bound " + fmt_g(g.bound));
+    for (const auto& [rel, g] : ladder)
+      t.row("retrieve -r " + fmt_g(rel),
+            std::to_string(g.total_bytes_read) + " bytes read (" +
+                fmt_g(100.0 * static_cast<double>(g.total_bytes_read) / static_cast<double>(info.file_bytes), 3) +
+                "% of the file), bound " + fmt_g(g.bound));
     std::fputs(t.str().c_str(), stdout);
   }
   return kExitOk;

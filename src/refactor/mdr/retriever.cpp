@@ -292,6 +292,19 @@ Retrieval Retriever::retrieve(const ErrorBound& eb, void* out, uint64_t out_byte
   return res;
 }
 
+Retrieval Retriever::plan(const ErrorBound& eb) const {
+  const Impl& m = *impl_;
+  Retrieval res;
+  res.requested = resolve(eb);
+  res.segments = m.prefix_for(res.requested);
+  res.bound = m.prefix_bound[res.segments];
+  res.met = res.bound <= res.requested;
+  const uint64_t p = res.segments;  // segments follow the header back to back
+  res.total_bytes_read = p ? m.h.segments[p - 1].offset + m.h.segments[p - 1].length : m.info.header_bytes;
+  res.bytes_read = res.total_bytes_read;
+  return res;
+}
+
 double Retriever::held_bound() const { return impl_->prefix_bound[std::max(impl_->prefix, impl_->min_prefix)]; }
 
 double Retriever::next_bound() const {
