@@ -149,23 +149,7 @@ SCIZ_HD int64_t stencil_reach(const Stencil& st, int64_t s) {
   return st.cross || st.spline == kLinear ? s : 3 * s;
 }
 
-template <class T>
-SCIZ_HD_HOT T sum_at(const T* v, int64_t off, const int64_t* o, int n) {
-  T acc = v[off + o[0]];
-  for (int i = 1; i < n; ++i) acc = fp::add_rn(acc, v[off + o[i]]);
-  return acc;
-}
-
-// The mean of the orthant Lorenzo predictors: faces / 2 - edges / 4 (+ corners / 8).
-template <class T>
-SCIZ_HD_HOT T cross_stencil(const T* v, int64_t off, const Stencil& st) {
-  using namespace fp;
-  const T p = sub_rn(mul_rn(sum_at(v, off, st.face, st.nf), T(0.5)), mul_rn(sum_at(v, off, st.edge, st.ne), T(0.25)));
-  return st.k == 2 ? p : add_rn(p, mul_rn(sum_at(v, off, st.corner, st.nc), T(0.125)));
-}
-
-// The same sum with its length known at compile time (the counts make_stencil gives k axes):
-// the hot loops then carry no loop over the stencil's offsets.
+// A sum of values at offsets o, its length N known at compile time, in index order.
 template <class T, int N>
 SCIZ_HD_HOT T sum_at_n(const T* v, int64_t off, const int64_t* o) {
   T acc = v[off + o[0]];
@@ -176,6 +160,9 @@ SCIZ_HD_HOT T sum_at_n(const T* v, int64_t off, const int64_t* o) {
   return acc;
 }
 
+// The mean of the orthant Lorenzo predictors: faces / 2 - edges / 4 (+ corners / 8), over the
+// K axes of a cross stencil (make_stencil gives 2K faces, 4 or 12 edges, 8 corners in 3-D).
+// The lengths are known at compile time, so the hot loops carry no loop over the offsets.
 template <class T, int K>
 SCIZ_HD_HOT T cross_stencil_k(const T* v, int64_t off, const Stencil& st) {
   using namespace fp;
@@ -184,6 +171,10 @@ SCIZ_HD_HOT T cross_stencil_k(const T* v, int64_t off, const Stencil& st) {
                      mul_rn(sum_at_n<T, K == 2 ? 4 : 12>(v, off, st.edge), T(0.25)));
   if constexpr (K == 2) return p;
   else return add_rn(p, mul_rn(sum_at_n<T, 8>(v, off, st.corner), T(0.125)));
+}
+template <class T>
+SCIZ_HD_HOT T cross_stencil(const T* v, int64_t off, const Stencil& st) {
+  return st.k == 2 ? cross_stencil_k<T, 2>(v, off, st) : cross_stencil_k<T, 3>(v, off, st);
 }
 
 template <class T>
