@@ -28,6 +28,9 @@ using cuda::kSmall;
 using cuda::kTableWords;
 
 constexpr int kThreads = 128;
+// Decoding CTAs are larger: every CTA holds the 16.6 KB tables in shared memory, and fewer
+// copies leave the L1 room for the lanes' stream words.
+constexpr int kDecodeThreads = 256;
 constexpr uint32_t kSharedBins = 8192;  // larger symbols count in global memory directly
 constexpr uint32_t kErrUnknownSymbol = 1, kErrCorrupt = 2;
 
@@ -127,32 +130,53 @@ __global__ void __launch_bounds__(kThreads)
     const uint32_t e = __ldg(&code[s]);
     bw.put(code_bits(e), code_len(e), emit);
   };
-  uint64_t i = lo;
-  for (; i + 8 <= hi; i += 8) {  // lo is a multiple of 8 symbols: 16-byte aligned
-    const uint4 q = *reinterpret_cast<const uint4*>(sym + i);
+  // lo is a multiple of 8 symbols: 16-byte aligned. Each lane reads its own chunk, so its
+  // loads rarely hit L1: four 16-byte loads are kept in flight, each requested 32 symbols
+  // before its codes are written (statically indexed, so they stay in registers).
+  auto load8 = [&](uint64_t at) {
+    return at + 8 <= hi ? __ldg(reinterpret_cast<const uint4*>(sym + at)) : make_uint4(0, 0, 0, 0);
+  };
+  auto put8 = [&](const uint4& q) {
     const uint32_t w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
     for (int j = 0; j < 8; ++j) put((w[j / 2] >> (16 * (j % 2))) & 0xffffu);
+  };
+  uint4 q[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) q[j] = load8(lo + 8 * j);
+  uint64_t i = lo;
+  for (; i + 32 <= hi; i += 32) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const uint4 v = q[j];
+      q[j] = load8(i + 32 + 8 * j);
+      put8(v);
+    }
   }
+#pragma unroll
+  for (int j = 0; j < 3; ++j)  // fewer than 32 left: their whole groups of 8 are in q[0..2]
+    if (i + 8 <= hi) {
+      put8(q[j]);
+      i += 8;
+    }
   for (; i < hi; ++i) put(sym[i]);
   bw.finish(emit);
 }
 
 
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kDecodeThreads)
     decode_kernel(const uint32_t* __restrict__ words, uint64_t nwords, const uint64_t* __restrict__ start, uint64_t n,
                   uint32_t chunk, const uint32_t* __restrict__ tables, uint16_t* __restrict__ out, uint32_t* err) {
   __shared__ uint32_t t[kTableWords];
   for (uint32_t k = threadIdx.x; k < kTableWords; k += blockDim.x) t[k] = tables[k];
   __syncthreads();
   const uint64_t chunks = (n + chunk - 1) / chunk;
-  const uint64_t c = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  const uint64_t c = static_cast<uint64_t>(blockIdx.x) * kDecodeThreads + threadIdx.x;
   if (c >= chunks) return;
   const SlowTables slow{t + kPrimary, t + kPrimary + kSmall, t + kPrimary + 2 * kSmall,
                         reinterpret_cast<const uint16_t*>(tables + kTableWords)};
-  auto load = [words, nwords](uint64_t i) { return i < nwords ? __ldg(&words[i]) : 0u; };
   const uint64_t b0 = start[c];
-  BitReader<decltype(load)> br(b0, load);
+  QuadReader br(b0, words, nwords);
   const uint64_t lo = c * chunk, hi = min(n, lo + chunk);
   uint64_t used = 0;
   bool ok = true;
@@ -269,7 +293,7 @@ void decode(const uint16_t* d_cbits, const uint32_t* d_words, uint64_t nwords, u
   const uint64_t chunks = (n + chunk - 1) / chunk;
   if (chunks == 0) return;
   dev::Buffer<uint64_t> start = chunk_starts(d_cbits, chunks, s);
-  decode_kernel<<<grid_for(chunks, kThreads), kThreads, 0, s>>>(d_words, nwords, start.get(), n, chunk, d_tables,
+  decode_kernel<<<grid_for(chunks, kDecodeThreads), kDecodeThreads, 0, s>>>(d_words, nwords, start.get(), n, chunk, d_tables,
                                                                 d_out, d_err);
   SCIZ_CUDA_CHECK_LAUNCH("huffman decode_kernel");
 }

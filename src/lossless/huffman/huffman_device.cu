@@ -2,7 +2,7 @@
 //
 // Decoding never asks the host what a blob holds: a one-thread kernel reads the header and
 // lays the blob out (Head, in device memory), one CTA reads the codebook and builds the decode
-// tables, a pass checks every chunk's bit count and sums them per group of 128 chunks, a scan
+// tables, a pass checks every chunk's bit count and sums them per group of 256 chunks, a scan
 // of the group sums places each group, and each CTA of the decoder then scans its group's
 // counts to find each chunk's first bit. Grids are sized from host-known bounds and loop up to
 // the counts in Head, so no count crosses PCIe; every kernel returns at once when an earlier
@@ -35,7 +35,7 @@ using check::block_failed;
 using check::load_le;
 
 constexpr uint64_t kHeaderBytes = 32;
-constexpr int kGroup = 128;         // chunks per group: one decoding CTA's threads
+constexpr int kGroup = 256;         // chunks per group: one decoding CTA's threads (one table copy per 256 lanes)
 constexpr int kBookThreads = 1024;  // the codebook CTA
 constexpr unsigned kFull = 0xffffffffu;
 constexpr uint32_t kSortedWords = kAlphabet / 2;  // room for 65536 u16 symbols after the tables
@@ -319,14 +319,13 @@ __global__ void __launch_bounds__(kGroup)
   const uint16_t* cbits = reinterpret_cast<const uint16_t*>(base + h.cbits_at);
   const uint32_t* words = reinterpret_cast<const uint32_t*>(base + h.words_at);
   const uint64_t nwords = h.words;
-  auto load = [words, nwords](uint64_t i) { return i < nwords ? __ldg(&words[i]) : 0u; };
   for (uint64_t g = blockIdx.x; g < h.groups; g += gridDim.x) {  // same trips in every thread
     const uint64_t c = g * kGroup + threadIdx.x;
     const uint32_t bits = c < h.chunks ? cbits[c] : 0u;
     uint32_t before = 0;
     Scan(tmp).ExclusiveSum(bits, before);
     if (c < h.chunks) {
-      BitReader<decltype(load)> br(group_start[g] + before, load);
+      QuadReader br(group_start[g] + before, words, nwords);
       const uint64_t lo = c * h.chunk, hi = min(h.n, lo + h.chunk);
       uint64_t used = 0;
       bool ok = true;
