@@ -8,12 +8,15 @@
 
 namespace sciz::huffman {
 
-// The GPU's word source for the bit window of BitReader (same window, same refills, so the
-// same symbols): each lane reads its own chunk, so nearly every word is an L2 or DRAM access
-// that no other lane shares. Words come 4 at a time by 16-byte loads, and the next 4 are
-// requested when the current 4 are taken, so a refill waits on a load issued about 4 words
-// (~50 codes) earlier. With one word requested ahead, 87% of the decoder's time was spent
-// waiting on those loads. Words outside [0, nwords) read as 0, as BitReader's load().
+// The GPU's bit window: the same window as BitReader (so the same symbols), filled
+// differently. Each lane reads its own chunk, so nearly every word is an L2 or DRAM access that
+// no other lane shares: words come 4 at a time by 16-byte loads, and the next 4 are requested
+// when the current 4 are taken, so a refill waits on a load issued ~4 words (~50 codes)
+// earlier (with one word requested ahead, 87% of the decoder's time went to those loads). And
+// lanes of a warp refill at different symbols, so a refill branch after every symbol was taken
+// by some lane at nearly every step: the window is refilled after every second symbol instead
+// (>= 33 bits after a refill cover two codes of <= 16 bits), without a branch. Words outside
+// [0, nwords) read as 0, as BitReader's load().
 class QuadReader {
  public:
   __device__ QuadReader(uint64_t start_bit, const uint32_t* words, uint64_t nwords) : words_(words), nwords_(nwords) {
@@ -25,18 +28,27 @@ class QuadReader {
     nxt_ = quad(a + 4);
     q_ = a + 8;
     k_ = mis;
-    const uint64_t hi = pop();
-    buf_ = (hi << 32 | pop()) << r;
+    const uint64_t hi = take();
+    advance();
+    const uint64_t lo = take();
+    advance();
+    buf_ = (hi << 32 | lo) << r;
     avail_ = 64 - r;
   }
   __device__ uint32_t peek16() const { return static_cast<uint32_t>(buf_ >> 48); }
+  // No refill here: the caller refills after at most two codes.
   __device__ void consume(uint32_t len) {
     buf_ <<= len;
     avail_ -= len;
-    if (avail_ <= 32) {
-      buf_ |= static_cast<uint64_t>(pop()) << (32 - avail_);
-      avail_ += 32;
-    }
+  }
+  // Tops the window up to >= 33 bits.
+  __device__ void refill() {
+    const bool need = avail_ <= 32;
+    const uint32_t sh = need ? 32 - avail_ : 0u;
+    buf_ |= static_cast<uint64_t>(need ? take() : 0u) << sh;
+    avail_ += need ? 32u : 0u;
+    k_ += need ? 1u : 0u;
+    if (k_ == 4) reload();
   }
 
  private:
@@ -50,15 +62,15 @@ class QuadReader {
     }
     return make_uint4(v[0], v[1], v[2], v[3]);
   }
-  __device__ uint32_t pop() {
-    const uint32_t v = k_ == 0 ? cur_.x : k_ == 1 ? cur_.y : k_ == 2 ? cur_.z : cur_.w;
-    if (++k_ == 4) {
-      cur_ = nxt_;
-      nxt_ = quad(q_);
-      q_ += 4;
-      k_ = 0;
-    }
-    return v;
+  __device__ uint32_t take() const { return k_ == 0 ? cur_.x : k_ == 1 ? cur_.y : k_ == 2 ? cur_.z : cur_.w; }
+  __device__ void advance() {
+    if (++k_ == 4) reload();
+  }
+  __device__ void reload() {
+    cur_ = nxt_;
+    nxt_ = quad(q_);
+    q_ += 4;
+    k_ = 0;
   }
 
   const uint32_t* words_;
@@ -92,11 +104,15 @@ __device__ inline void decode_chunk_symbols(Reader& br, const uint32_t* primary,
     for (int j = 0; j < 8; ++j) {
       const uint32_t a = next();
       w[j] = a | next() << 16;
+      br.refill();
     }
     *reinterpret_cast<uint4*>(out + i) = make_uint4(w[0], w[1], w[2], w[3]);
     *reinterpret_cast<uint4*>(out + i + 8) = make_uint4(w[4], w[5], w[6], w[7]);
   }
-  for (; i < hi; ++i) out[i] = static_cast<uint16_t>(next());
+  for (; i < hi; ++i) {
+    out[i] = static_cast<uint16_t>(next());
+    br.refill();
+  }
 }
 
 }  // namespace sciz::huffman

@@ -2,7 +2,7 @@
 //
 // Decoding never asks the host what a blob holds: a one-thread kernel reads the header and
 // lays the blob out (Head, in device memory), one CTA reads the codebook and builds the decode
-// tables, a pass checks every chunk's bit count and sums them per group of 256 chunks, a scan
+// tables, a pass checks every chunk's bit count and sums them per group of 64 chunks, a scan
 // of the group sums places each group, and each CTA of the decoder then scans its group's
 // counts to find each chunk's first bit. Grids are sized from host-known bounds and loop up to
 // the counts in Head, so no count crosses PCIe; every kernel returns at once when an earlier
@@ -35,7 +35,7 @@ using check::block_failed;
 using check::load_le;
 
 constexpr uint64_t kHeaderBytes = 32;
-constexpr int kGroup = 256;         // chunks per group: one decoding CTA's threads (one table copy per 256 lanes)
+constexpr int kGroup = 64;          // chunks per group: one decoding CTA's threads (a 128 MiB field chunk's blob has only ~15-60K chunks: small CTAs reach every SM)
 constexpr int kBookThreads = 1024;  // the codebook CTA
 constexpr unsigned kFull = 0xffffffffu;
 constexpr uint32_t kSortedWords = kAlphabet / 2;  // room for 65536 u16 symbols after the tables
