@@ -106,7 +106,10 @@ Params read_params(std::span<const uint8_t> b, const Extent& e, uint16_t version
   SCIZ_REQUIRE(r.remaining() == 0, Status::corrupt_stream,
                "lorenzo params: " + std::to_string(r.remaining()) + " extra bytes");
   const TileShape& c = p.tile;
-  SCIZ_REQUIRE(c.cz >= 1 && c.cy >= 1 && c.cx >= 1 && c.volume() <= (1u << 16), Status::corrupt_stream,
+  // The product in 64 bits: three u16 sides can make 2^32 values, which TileShape::volume()
+  // (32 bits, enough for any valid tile) would wrap to 0.
+  const uint64_t volume = uint64_t{c.cz} * c.cy * c.cx;
+  SCIZ_REQUIRE(c.cz >= 1 && c.cy >= 1 && c.cx >= 1 && volume <= (1u << 16), Status::corrupt_stream,
                "lorenzo params: tile " + std::to_string(c.cz) + "x" + std::to_string(c.cy) + "x" + std::to_string(c.cx) +
                    " is empty or larger than 65536 values");
   SCIZ_REQUIRE((e.ndim >= 3 || c.cz == 1) && (e.ndim >= 2 || c.cy == 1), Status::corrupt_stream,

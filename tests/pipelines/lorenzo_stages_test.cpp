@@ -181,6 +181,11 @@ TEST(LorenzoStages, DamagedParamsAreRefused) {
       {"extra bytes", [](auto& b) { b.insert(b.end(), 4, 0); }, Status::corrupt_stream, "extra bytes"},
       {"cut in the list", [](auto& b) { b.resize(11); }, Status::corrupt_stream, "stage list"},
       {"cut in the padding", [](auto& b) { b.resize(15); }, Status::corrupt_stream, "padding"},
+      // Found by the chunk-lorenzo fuzz run: 4096 x 4096 x 256 is 2^32 values, which a 32-bit
+      // product wrapped to 0 and let through to a decoder with no tile buffer.
+      {"tile of 2^32 values", [](auto& b) { b[2] = 0, b[3] = 0x10, b[4] = 0, b[5] = 0x10, b[6] = 0, b[7] = 1; },
+       Status::corrupt_stream, "larger than 65536"},
+      {"tile of 0 x 8 x 32", [](auto& b) { b[2] = 0, b[3] = 0; }, Status::corrupt_stream, "empty"},
   };
   for (const Case& c : cases) {
     auto b = good;
