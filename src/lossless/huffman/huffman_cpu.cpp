@@ -157,20 +157,58 @@ void decode_cpu(std::span<const uint8_t> blob, std::span<uint16_t> out) {
     if (i < nwords) std::memcpy(&v, words + 4 * i, 4);
     return v;
   };
+  using Reader = BitReader<decltype(load)>;
+  // One chunk's decoding state. Each code's table lookup waits on the previous code's length,
+  // a chain of ~10 cycles a code; two chunks are decoded side by side so that a core overlaps
+  // their chains, and each window is tested for a refill once per two codes.
+  struct Lane {
+    Reader br;
+    uint64_t i, hi, used = 0;
+    bool ok = true;
+  };
+  const uint32_t* primary = t.primary.data();
+  auto two = [&](Lane& x) {
+    NoRefill<Reader> nr{x.br};
+    uint32_t s0, l0, s1, l1;
+    x.ok &= decode_symbol(nr, primary, slow, s0, l0);
+    x.ok &= decode_symbol(nr, primary, slow, s1, l1);
+    x.br.refill();
+    out[x.i] = static_cast<uint16_t>(s0);
+    out[x.i + 1] = static_cast<uint16_t>(s1);
+    x.used += l0 + l1;
+    x.i += 2;
+  };
+  auto finish = [&](Lane& x) {
+    while (x.i + 2 <= x.hi) two(x);
+    if (x.i < x.hi) {
+      uint32_t s, l;
+      x.ok &= decode_symbol(x.br, primary, slow, s, l);
+      out[x.i++] = static_cast<uint16_t>(s);
+      x.used += l;
+    }
+  };
+  auto lane = [&](uint64_t c) {
+    const uint64_t lo = c * p.chunk;
+    return Lane{Reader(start[c], load), lo, std::min<uint64_t>(p.n, lo + p.chunk)};
+  };
+  auto good = [&](const Lane& x, uint64_t c) { return x.ok && x.used == start[c + 1] - start[c]; };
+  const int64_t pairs = static_cast<int64_t>((p.chunks + 1) / 2);
   int64_t bad = -1;
 #pragma omp parallel for schedule(static) reduction(max : bad) if (static_cast<int64_t>(p.n) >= kParallelMin)
-  for (int64_t c = 0; c < static_cast<int64_t>(p.chunks); ++c) {
-    const uint64_t lo = static_cast<uint64_t>(c) * p.chunk, hi = std::min<uint64_t>(p.n, lo + p.chunk);
-    BitReader<decltype(load)> br(start[c], load);
-    uint64_t used = 0;
-    bool ok = true;
-    for (uint64_t i = lo; i < hi; ++i) {
-      uint32_t s, l;
-      ok &= decode_symbol(br, t.primary.data(), slow, s, l);
-      out[i] = static_cast<uint16_t>(s);
-      used += l;
+  for (int64_t pc = 0; pc < pairs; ++pc) {
+    const uint64_t c0 = 2 * static_cast<uint64_t>(pc), c1 = c0 + 1;
+    Lane a = lane(c0);
+    if (c1 < p.chunks) {
+      Lane b = lane(c1);
+      while (a.i + 2 <= a.hi && b.i + 2 <= b.hi) {
+        two(a);
+        two(b);
+      }
+      finish(b);
+      if (!good(b, c1)) bad = std::max<int64_t>(bad, static_cast<int64_t>(c1));
     }
-    if (!ok || used != start[c + 1] - start[c]) bad = std::max<int64_t>(bad, c);
+    finish(a);
+    if (!good(a, c0)) bad = std::max<int64_t>(bad, static_cast<int64_t>(c0));
   }
   SCIZ_REQUIRE(bad < 0, Status::corrupt_stream,
                "huffman stream: chunk " + std::to_string(bad) + " does not decode to its stated bit count");

@@ -95,13 +95,30 @@ struct BitReader {
   }
   SCIZ_HD uint32_t peek16() const { return static_cast<uint32_t>(buf >> 48); }
   SCIZ_HD void consume(uint32_t len) {
+    drop(len);
+    refill();
+  }
+  // drop() and refill() apart: after a refill (>= 33 bits) two codes of <= 16 bits may be
+  // dropped before the next one, which a decoder uses to test for a refill once per two codes
+  // (the test is taken at irregular symbols, so it mispredicts on a CPU).
+  SCIZ_HD void drop(uint32_t len) {
     buf <<= len;
     avail -= len;
+  }
+  SCIZ_HD void refill() {
     if (avail <= 32) {
       buf |= static_cast<uint64_t>(load(next++)) << (32 - avail);
       avail += 32;
     }
   }
+};
+
+// A BitReader seen through drop(): decode_symbol() on it consumes without refilling.
+template <class Reader>
+struct NoRefill {
+  Reader& r;
+  SCIZ_HD uint32_t peek16() const { return r.peek16(); }
+  SCIZ_HD void consume(uint32_t len) { r.drop(len); }
 };
 
 // One symbol: primary table first, canonical search for long codes. On a code the tables do
