@@ -228,6 +228,27 @@ TEST(Huffman, CodebooksListTheirUsedSymbols) {
 }
 
 
+// Found by the stages fuzz run: symbol gaps are summed in 64 bits, so a huge gap wraps to a
+// smaller symbol; the reader accepts that (as the device reader does), and its tables must be
+// sized by the largest symbol, not the last one listed (the last one indexed past them).
+TEST(Huffman, CodebookWhoseSymbolSumWrapsIsReadInBounds) {
+  std::vector<uint8_t> b;
+  auto varint = [&](uint64_t x) {
+    do {
+      b.push_back(static_cast<uint8_t>((x & 0x7f) | (x > 0x7f ? 0x80 : 0)));
+      x >>= 7;
+    } while (x);
+  };
+  varint(100);                       // symbol 100
+  varint(~uint64_t{0} - 50);         // 101 + 2^64 - 51 wraps to symbol 50
+  b.push_back(0x00);                 // both of length 1
+  ByteReader r(b.data(), b.size(), "codebook");
+  const Codebook cb = read_codebook(r, 2);
+  EXPECT_EQ(cb.table(), 101u);
+  EXPECT_EQ(cb.len[50], 1);
+  EXPECT_EQ(cb.len[100], 1);
+}
+
 // A symbol past the codebook's table (or inside it without a code) is refused, not read past
 // the table's end.
 TEST(Huffman, SymbolsBeyondTheCodebookAreRefused) {

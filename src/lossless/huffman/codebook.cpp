@@ -99,7 +99,13 @@ Lengths code_lengths(std::span<const uint64_t> hist) {
 namespace {
 
 // A codebook's per-symbol tables end at its largest used symbol (syms ascending).
-size_t table_size(const std::vector<uint32_t>& syms) { return syms.empty() ? 0 : size_t{syms.back()} + 1; }
+// The largest symbol, not the last: a stream's symbol gaps are summed in 64 bits and may wrap,
+// which read_codebook() accepts as the device reader does (the last length given to a symbol
+// counts), so a stream's list need not ascend (a fuzzed codebook indexed past a table sized by
+// its last symbol).
+size_t table_size(const std::vector<uint32_t>& syms) {
+  return syms.empty() ? 0 : size_t{*std::max_element(syms.begin(), syms.end())} + 1;
+}
 
 // Canonical codes for the used symbols `syms` (ascending) of the length table `len`: within a
 // length, codes rise with the symbol, so visiting the used symbols in order is visiting the
@@ -208,7 +214,7 @@ Codebook read_codebook(ByteReader& r, uint32_t used) {
     else
       SCIZ_REQUIRE(b >> 4 == 0, Status::corrupt_stream, "huffman codebook: padding nibble is not zero");
   }
-  return assign_codes(std::move(len), std::move(syms));  // strictly ascending, as read
+  return assign_codes(std::move(len), std::move(syms));  // as read: ascending unless the gaps wrapped
 }
 
 DecodeTables decode_tables(const Codebook& cb) {
