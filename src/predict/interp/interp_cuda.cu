@@ -22,17 +22,36 @@ namespace sciz::interp {
 namespace {
 
 constexpr int kThreads = 256;
+// CTAs of the block kernels an SM must hold at once: the register cap (128 at 2) that the
+// seven stencil shapes' loops are compiled under.
+#ifndef SCIZ_INTERP_MIN_CTAS
+#define SCIZ_INTERP_MIN_CTAS 2
+#endif
+constexpr int kBlockMinCtas = SCIZ_INTERP_MIN_CTAS;
 
 template <class T>
 struct LevelTable {  // per level l (index l - 1): its configuration and quantizer
   LevelConfig cfg[kMaxLevels + 1];
   LevelQuant<T> q[kMaxLevels + 1];
+  // What every block runs, the same for all blocks: per block level its passes and their
+  // stencils over the box, in 32-bit offsets (the hot loop's registers).
+  int np[kBlockLevels];
+  Pass pass[kBlockLevels][7];
+  StencilT<int32_t> st[kBlockLevels][7];
 };
 
 template <class T>
 LevelTable<T> level_table(const Choice& ch) {
   LevelTable<T> t{};
   for (size_t l = 0; l < ch.config.size(); ++l) t.cfg[l] = ch.config[l], t.q[l] = level_quant<T>(ch.eb[l]);
+  const int32_t pitch[3] = {kBoxPlane, kBox, 1};
+  for (int l = 1; l <= kBlockLevels; ++l) {
+    const LevelConfig cfg = t.cfg[l - 1];
+    t.np[l - 1] = level_passes(cfg.scheme, t.pass[l - 1]);
+    for (int pi = 0; pi < t.np[l - 1]; ++pi)
+      t.st[l - 1][pi] = make_stencil<int32_t>(t.pass[l - 1][pi].pred, int32_t{1} << (l - 1), pitch, cfg.spline,
+                                              cfg.scheme == kCross);
+  }
   return t;
 }
 
@@ -167,52 +186,113 @@ __device__ inline GroupOf group_of(uint64_t first) {
   return {first + uint64_t(blockIdx.x) * (kThreads / G) + threadIdx.x / G, int(threadIdx.x % G), int(threadIdx.x / G)};
 }
 
+// A block's box in 32-bit coordinates (it holds at most 17^3 points).
+struct Box32 {
+  int w[3];    // extent of the box
+  int own[3];  // owned extent
+};
+__device__ inline Box32 box32(const BoxGeom& g) {
+  return {{int(g.w[0]), int(g.w[1]), int(g.w[2])}, {int(g.own[0]), int(g.own[1]), int(g.own[2])}};
+}
+
 // Loads a block's box: the field's values (none for the decoder, x == nullptr), then the
 // anchors' reconstructions.
 template <class T, int G>
 __device__ void load_box(T* v, const T* x, const T* A, const AnchorGridDev& a, const Layout& L, const BoxGeom& g,
-                         int lane) {
-  const int64_t vol = g.w[0] * g.w[1] * g.w[2];
-  for (int64_t i = lane; i < vol; i += G) {
-    const int64_t xx = i % g.w[2], y = (i / g.w[2]) % g.w[1], z = i / (g.w[2] * g.w[1]);
-    const int64_t off = z * kBoxPlane + y * kBox + xx;
+                         const Box32& bx, int lane) {
+  const int vol = bx.w[0] * bx.w[1] * bx.w[2];
+  const uint64_t plane = L.n[1] * L.n[2], row = L.n[2];
+  const T* xb = x ? x + field_index(L, g.o[0], g.o[1], g.o[2]) : nullptr;
+  for (int i = lane; i < vol; i += G) {
+    const int xx = i % bx.w[2], r = i / bx.w[2], y = r % bx.w[1], z = r / bx.w[1];
+    const int off = z * kBoxPlane + y * kBox + xx;
     if (((z | y | xx) & (kAnchorStride - 1)) == 0) {
       const int64_t az = int64_t(g.b[0]) + z / kAnchorStride, ay = int64_t(g.b[1]) + y / kAnchorStride,
                     ax = int64_t(g.b[2]) + xx / kAnchorStride;
       v[off] = A[az * a.pitch[0] + ay * a.pitch[1] + ax];
-    } else if (x) {
-      v[off] = x[field_index(L, g.o[0] + z, g.o[1] + y, g.o[2] + xx)];
+    } else if (xb) {
+      v[off] = xb[uint64_t(z) * plane + uint64_t(y) * row + uint64_t(xx)];
     }
   }
 }
 
-// Runs the passes of a block's levels 4..1 over its box, calling point(l, s, q, c, off, pred
-// source) for every point of each pass by the group's threads, with a group barrier between
-// passes (a pass reads only points of earlier passes).
+// What a point of block level l needs beyond its pass: the stride's shift, the level's grid of
+// owned points (m), the block's first code in the level, the quantizer.
+template <class T>
+struct BlockLevel {
+  int shift;
+  uint32_t m[3];
+  uint64_t start;
+  LevelQuant<T> q;
+};
+
+template <class T>
+__device__ inline BlockLevel<T> block_level(const Layout& L, const LevelTable<T>& lt, const BoxGeom& g,
+                                            const Box32& bx, int l) {
+  BlockLevel<T> lv;
+  lv.shift = l - 1;
+  const int s = 1 << lv.shift;
+  for (int k = 0; k < 3; ++k) lv.m[k] = uint32_t((bx.own[k] + s - 1) >> lv.shift);
+  lv.start = block_level_start(L, l, g.b);
+  lv.q = lt.q[l - 1];
+  return lv;
+}
+
+template <class T>
+__device__ inline uint64_t owned_code(const BlockLevel<T>& lv, const int c[3]) {
+  const uint32_t i[3] = {uint32_t(c[0]) >> lv.shift, uint32_t(c[1]) >> lv.shift, uint32_t(c[2]) >> lv.shift};
+  return lv.start + level_rank<uint32_t>(lv.m, i);
+}
+
+__device__ inline bool is_owned(const Box32& bx, const int c[3]) {
+  return c[0] < bx.own[0] && c[1] < bx.own[1] && c[2] < bx.own[2];
+}
+
+// Runs the passes of a block's levels 4..1 over its box v, calling point(lv, c, off, pred) for
+// every point of each pass by the group's threads, with a group barrier between passes (a pass
+// reads only points of earlier passes). Each pass runs a loop compiled for its stencil's
+// shape, in 32-bit box coordinates; the prediction is predict_any's (interior stencil where it
+// lies inside the box and gives a finite value, predict_point otherwise).
 template <class T, int G, class Point>
-__device__ void run_block_levels(const BoxGeom& g, const LevelTable<T>& lt, int lane, Point&& point) {
-  const int64_t pitch[3] = {kBoxPlane, kBox, 1};
+__device__ void run_block_levels(const T* v, const Layout& L, const LevelTable<T>& lt, const BoxGeom& g,
+                                 const Box32& bx, int lane, Point&& point) {
   for (int l = kBlockLevels; l >= 1; --l) {
-    const int64_t s = int64_t{1} << (l - 1);
-    const LevelConfig cfg = lt.cfg[l - 1];
-    Pass passes[7];
-    const int np = level_passes(cfg.scheme, passes);
+    const int s = 1 << (l - 1);
+    const BlockLevel<T> lv = block_level<T>(L, lt, g, bx, l);
+    const int np = lt.np[l - 1];
     for (int pi = 0; pi < np; ++pi) {
-      const PassGrid pg = pass_grid(passes[pi], s, g.w);
-      const Stencil st = make_stencil(passes[pi].pred, s, pitch, cfg.spline, cfg.scheme == kCross);
-      const int64_t total = pg.points();
-      for (int64_t t = lane; t < total; t += G) {
-        int64_t c[3];
-        pass_point(pg, t, c);
-        point(l, s, st, c, c[0] * kBoxPlane + c[1] * kBox + c[2]);
-      }
+      const PassGridT<int> pg = pass_grid<int>(lt.pass[l - 1][pi], s, bx.w);
+      const int total = pg.cnt[0] * pg.cnt[1] * pg.cnt[2];
+      const StencilT<int32_t>& gst = lt.st[l - 1][pi];
+      with_stencil_shape(gst, [&]<int K, int SPLINE, bool CROSS>() {
+        const StencilT<int32_t> st = gst;
+        const int reach = CROSS || SPLINE == kLinear ? s : 3 * s;
+        for (int t = lane; t < total; t += G) {
+          const int ix = t % pg.cnt[2], r = t / pg.cnt[2];
+          const int c[3] = {pg.start[0] + (r / pg.cnt[1]) * pg.step[0], pg.start[1] + (r % pg.cnt[1]) * pg.step[1],
+                            pg.start[2] + ix * pg.step[2]};
+          const int off = c[0] * kBoxPlane + c[1] * kBox + c[2];
+          bool inside = true;
+#pragma unroll
+          for (int a = 0; a < 3; ++a)
+            if (st.mask >> a & 1u) inside = inside && c[a] >= reach && c[a] + reach < bx.w[a];
+          T pred;
+          if (inside) {
+            pred = predict_interior<T, K, SPLINE, CROSS>(v, off, st);
+            if (!finite(pred)) pred = predict_point<T, int32_t>(v, off, c, bx.w, s, st);
+          } else {
+            pred = predict_point<T, int32_t>(v, off, c, bx.w, s, st);
+          }
+          point(lv, c, off, pred);
+        }
+      });
       group_sync<G>();
     }
   }
 }
 
 template <class T, int G>
-__global__ void __launch_bounds__(kThreads) block_encode_kernel(const T* x, const T* A, AnchorGridDev a, const Layout* Lp,
+__global__ void __launch_bounds__(kThreads, kBlockMinCtas) block_encode_kernel(const T* x, const T* A, AnchorGridDev a, const Layout* Lp,
                                                                 const LevelTable<T>* ltp, double ebc, uint8_t* codes,
                                                                 Sinks<T> sk, uint64_t first, uint64_t nblocks,
                                                                 int box_vol) {
@@ -223,21 +303,18 @@ __global__ void __launch_bounds__(kThreads) block_encode_kernel(const T* x, cons
   if (me.block >= nblocks) return;  // only whole idle groups (G < kThreads) get here
   T* v = reinterpret_cast<T*>(smem) + me.group * box_vol;
   const BoxGeom g = box_geom(L, me.block);
-  load_box<T, G>(v, x, A, a, L, g, me.lane);
-  uint64_t start[kBlockLevels + 1];  // the block's first code in each block level
-  for (int l = 1; l <= kBlockLevels; ++l) start[l] = block_level_start(L, l, g.b);
+  const Box32 bx = box32(g);
+  load_box<T, G>(v, x, A, a, L, g, bx, me.lane);
   group_sync<G>();
-  run_block_levels<T, G>(g, lt, me.lane, [&](int l, int64_t s, const Stencil& st, const int64_t* c, int64_t off) {
-    const T pred = predict_any<T>(v, off, c, g.w, s, st);
+  run_block_levels<T, G>(v, L, lt, g, bx, me.lane, [&](const BlockLevel<T>& lv, const int* c, int off, T pred) {
     const T xv = v[off];
     int32_t big = 0;
-    const uint8_t code = quantize<T>(xv, pred, lt.q[l - 1], ebc, v[off], big);
-    if (c[0] < g.own[0] && c[1] < g.own[1] && c[2] < g.own[2]) {  // owned: the code is this block's
-      uint64_t m[3], i[3];
-      for (int k = 0; k < 3; ++k) m[k] = uint64_t((g.own[k] + s - 1) / s), i[k] = uint64_t(c[k] / s);
-      const uint64_t pos = start[l] + level_rank(m, i);
+    const uint8_t code = quantize<T>(xv, pred, lv.q, ebc, v[off], big);
+    if (is_owned(bx, c)) {  // owned: the code is this block's
+      const uint64_t pos = owned_code(lv, c);
       codes[pos] = code;
-      note(sk, code, field_index(L, g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]), xv, pos, big);
+      if (code == kOutlierCode || code == kExactCode)
+        note(sk, code, field_index(L, g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]), xv, pos, big);
     }
   });
 }
@@ -310,7 +387,7 @@ __global__ void anchors_out_kernel(const T* A, const Layout* Lp, AnchorGridDev a
 }
 
 template <class T, int G>
-__global__ void __launch_bounds__(kThreads) block_decode_kernel(const T* A, AnchorGridDev a, const Layout* Lp, const LevelTable<T>* ltp,
+__global__ void __launch_bounds__(kThreads, kBlockMinCtas) block_decode_kernel(const T* A, AnchorGridDev a, const Layout* Lp, const LevelTable<T>* ltp,
                                                                 Ranks rk, T* out, uint64_t first, uint64_t nblocks,
                                                                 int box_vol, const DeviceStatus* st) {
   const Layout& L = *Lp;
@@ -321,27 +398,27 @@ __global__ void __launch_bounds__(kThreads) block_decode_kernel(const T* A, Anch
   if (me.block >= nblocks) return;
   T* v = reinterpret_cast<T*>(smem) + me.group * box_vol;
   const BoxGeom g = box_geom(L, me.block);
-  load_box<T, G>(v, nullptr, A, a, L, g, me.lane);
-  uint64_t start[kBlockLevels + 1];  // the block's first code in each block level
-  for (int l = 1; l <= kBlockLevels; ++l) start[l] = block_level_start(L, l, g.b);
+  const Box32 bx = box32(g);
+  load_box<T, G>(v, nullptr, A, a, L, g, bx, me.lane);
+  const uint64_t plane = L.n[1] * L.n[2], row = L.n[2];
+  T* ob = out + field_index(L, g.o[0], g.o[1], g.o[2]);
   group_sync<G>();
-  run_block_levels<T, G>(g, lt, me.lane, [&](int l, int64_t s, const Stencil& st, const int64_t* c, int64_t off) {
-    const uint64_t gc[3] = {g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]};
-    const bool own = c[0] < g.own[0] && c[1] < g.own[1] && c[2] < g.own[2];
+  run_block_levels<T, G>(v, L, lt, g, bx, me.lane, [&](const BlockLevel<T>& lv, const int* c, int off, T pred) {
+    const bool own = is_owned(bx, c);
     uint64_t pos;
     if (own) {
-      uint64_t m[3], i[3];
-      for (int k = 0; k < 3; ++k) m[k] = uint64_t((g.own[k] + s - 1) / s), i[k] = uint64_t(c[k] / s);
-      pos = start[l] + level_rank(m, i);
-    } else {
-      pos = code_index(L, gc);  // a far-face point: its code is the neighbour's
+      pos = owned_code(lv, c);
+    } else {  // a far-face point: its code is the neighbour's
+      const uint64_t gc[3] = {g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]};
+      pos = code_index(L, gc);
     }
-    const uint64_t fi = field_index(L, gc[0], gc[1], gc[2]);
-    if (rk.codes[pos] == kExactCode) {
-      v[off] = out[fi];  // scattered before any block ran; no block writes it
+    T* o = ob + (uint64_t(c[0]) * plane + uint64_t(c[1]) * row + uint64_t(c[2]));
+    const uint8_t code = rk.codes[pos];
+    if (code == kExactCode) {
+      v[off] = *o;  // scattered before any block ran; no block writes it
     } else {
-      v[off] = reconstruct<T>(rk.residual(pos), predict_any<T>(v, off, c, g.w, s, st), lt.q[l - 1]);
-      if (own) out[fi] = v[off];
+      v[off] = reconstruct<T>(code == kOutlierCode ? rk.residual(pos) : code_residual(code), pred, lv.q);
+      if (own) *o = v[off];
     }
   });
 }

@@ -16,6 +16,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/fp_rn.hpp"
 #include "core/hd.hpp"
@@ -111,21 +112,28 @@ SCIZ_HD T spline_rule(int spline, T a, T b, T c, T d, bool ha, bool hb, bool hc,
 
 // What a point of a pass reads: the axes it is interpolated along and their steps (s x pitch),
 // and for the cross scheme the offsets of its orthant neighbours grouped by how many of those
-// axes they move along, in one fixed order (which fixes the rounding of the sums).
-struct Stencil {
+// axes they move along, in one fixed order (which fixes the rounding of the sums). I is the
+// offset type: int64_t over a field, int32_t inside a block's box (the GPU's hot loop).
+template <class I>
+struct StencilT {
   int k = 0;           // axes in the mask, 1..3
+  unsigned mask = 0;   // those axes as bits (bit a: axis a, 0 z, 1 y, 2 x)
   int ax[3] = {};      // those axes, in order z, y, x
-  int64_t step[3] = {};
+  I step[3] = {};      // their steps, in that order
+  I astep[3] = {};     // the step of each axis a (0 off the mask): readable at a fixed index
   int spline = kLinear;
   bool cross = false;  // k >= 2 and the cross scheme
   int nf = 0, ne = 0, nc = 0;
-  int64_t face[6] = {}, edge[12] = {}, corner[8] = {};
+  I face[6] = {}, edge[12] = {}, corner[8] = {};
 };
+using Stencil = StencilT<int64_t>;
 
-SCIZ_HD Stencil make_stencil(unsigned mask, int64_t s, const int64_t pitch[3], int spline, bool cross) {
-  Stencil st;
+template <class I>
+SCIZ_HD StencilT<I> make_stencil(unsigned mask, I s, const I pitch[3], int spline, bool cross) {
+  StencilT<I> st;
+  st.mask = mask & 7u;
   for (int a = 0; a < 3; ++a)
-    if (mask >> a & 1u) st.ax[st.k] = a, st.step[st.k] = s * pitch[a], ++st.k;
+    if (mask >> a & 1u) st.ax[st.k] = a, st.step[st.k] = s * pitch[a], st.astep[a] = s * pitch[a], ++st.k;
   st.spline = spline;
   st.cross = cross && st.k >= 2;
   if (st.cross) {
@@ -133,7 +141,7 @@ SCIZ_HD Stencil make_stencil(unsigned mask, int64_t s, const int64_t pitch[3], i
     for (int i = 0; i < cells; ++i) {
       const int d[3] = {i % 3 - 1, (i / 3) % 3 - 1, i / 9 - 1};
       int moved = 0;
-      int64_t o = 0;
+      I o = 0;
       for (int j = 0; j < st.k; ++j) moved += d[j] != 0, o += d[j] * st.step[j];
       if (moved == 1) st.face[st.nf++] = o;
       if (moved == 2) st.edge[st.ne++] = o;
@@ -145,13 +153,14 @@ SCIZ_HD Stencil make_stencil(unsigned mask, int64_t s, const int64_t pitch[3], i
 
 // How far a point of this stencil reaches along each of its axes: s for linear splines and the
 // cross stencil, 3s for cubic splines.
-SCIZ_HD int64_t stencil_reach(const Stencil& st, int64_t s) {
+template <class I>
+SCIZ_HD I stencil_reach(const StencilT<I>& st, I s) {
   return st.cross || st.spline == kLinear ? s : 3 * s;
 }
 
 // A sum of values at offsets o, its length N known at compile time, in index order.
-template <class T, int N>
-SCIZ_HD_HOT T sum_at_n(const T* v, int64_t off, const int64_t* o) {
+template <class T, int N, class I>
+SCIZ_HD_HOT T sum_at_n(const T* v, I off, const I* o) {
   T acc = v[off + o[0]];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -163,8 +172,8 @@ SCIZ_HD_HOT T sum_at_n(const T* v, int64_t off, const int64_t* o) {
 // The mean of the orthant Lorenzo predictors: faces / 2 - edges / 4 (+ corners / 8), over the
 // K axes of a cross stencil (make_stencil gives 2K faces, 4 or 12 edges, 8 corners in 3-D).
 // The lengths are known at compile time, so the hot loops carry no loop over the offsets.
-template <class T, int K>
-SCIZ_HD_HOT T cross_stencil_k(const T* v, int64_t off, const Stencil& st) {
+template <class T, int K, class I>
+SCIZ_HD_HOT T cross_stencil_k(const T* v, I off, const StencilT<I>& st) {
   using namespace fp;
   static_assert(K == 2 || K == 3);
   const T p = sub_rn(mul_rn(sum_at_n<T, 2 * K>(v, off, st.face), T(0.5)),
@@ -172,19 +181,9 @@ SCIZ_HD_HOT T cross_stencil_k(const T* v, int64_t off, const Stencil& st) {
   if constexpr (K == 2) return p;
   else return add_rn(p, mul_rn(sum_at_n<T, 8>(v, off, st.corner), T(0.125)));
 }
-template <class T>
-SCIZ_HD_HOT T cross_stencil(const T* v, int64_t off, const Stencil& st) {
+template <class T, class I>
+SCIZ_HD_HOT T cross_stencil(const T* v, I off, const StencilT<I>& st) {
   return st.k == 2 ? cross_stencil_k<T, 2>(v, off, st) : cross_stencil_k<T, 3>(v, off, st);
-}
-
-template <class T>
-SCIZ_HD T mean_of(const T* p, int cnt) {
-  using namespace fp;
-  T sum = p[0];
-  for (int j = 1; j < cnt; ++j) sum = add_rn(sum, p[j]);
-  if (cnt == 1) return sum;
-  if (cnt == 2) return mul_rn(sum, T(0.5));
-  return div_rn(sum, T(3));
 }
 
 // Prediction of a point whose every neighbour in the stencil lies in the box (the caller
@@ -193,8 +192,8 @@ SCIZ_HD T mean_of(const T* p, int cnt) {
 // whenever all neighbours are finite: the two agree bit for bit wherever this one is used.
 // K, SPLINE and CROSS are the stencil's k, spline and cross, fixed at compile time so that the
 // hot loops carry no branches on them.
-template <class T, int K, int SPLINE, bool CROSS>
-SCIZ_HD_HOT T predict_interior(const T* v, int64_t off, const Stencil& st) {
+template <class T, int K, int SPLINE, bool CROSS, class I>
+SCIZ_HD_HOT T predict_interior(const T* v, I off, const StencilT<I>& st) {
   using namespace fp;
   if constexpr (CROSS) {
     return cross_stencil_k<T, K>(v, off, st);
@@ -204,7 +203,7 @@ SCIZ_HD_HOT T predict_interior(const T* v, int64_t off, const Stencil& st) {
 #pragma unroll
 #endif
     for (int j = 0; j < K; ++j) {
-      const int64_t d = st.step[j];
+      const I d = st.step[j];
       const T b = v[off - d], c = v[off + d];
       if constexpr (SPLINE == kCubic)
         p[j] = mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(v[off - 3 * d], v[off + 3 * d])), T(0.0625));
@@ -218,8 +217,8 @@ SCIZ_HD_HOT T predict_interior(const T* v, int64_t off, const Stencil& st) {
 }
 
 // Calls f.template operator()<K, SPLINE, CROSS>() for the stencil's shape.
-template <class F>
-SCIZ_HD void with_stencil_shape(const Stencil& st, F&& f) {
+template <class F, class I>
+SCIZ_HD void with_stencil_shape(const StencilT<I>& st, F&& f) {
   if (st.cross) {
     if (st.k == 2) f.template operator()<2, kLinear, true>();
     else f.template operator()<3, kLinear, true>();
@@ -240,12 +239,18 @@ SCIZ_HD void with_stencil_shape(const Stencil& st, F&& f) {
 // stencil where the scheme asks for it and all its neighbours lie in the box and are finite;
 // otherwise each axis' spline_rule, and the mean of those of highest order (section 5.1.2: a
 // cubic is not averaged with a linear), taken in axis order z, y, x; 0 when no axis has a
-// usable neighbour. A 1-D pass has one axis.
-template <class T>
-SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t c[3], const int64_t n[3], int64_t s, const Stencil& st) {
+// usable neighbour. A 1-D pass has one axis. The axes are visited by a fixed index (0, 1, 2,
+// skipping those off the mask), so a GPU thread keeps c, n and the steps in registers.
+template <class T, class I>
+SCIZ_HD T predict_point(const T* v, std::type_identity_t<I> off, const I c[3], const I n[3], std::type_identity_t<I> s,
+                        const StencilT<I>& st) {
   if (st.cross) {
     bool inside = true;
-    for (int j = 0; j < st.k; ++j) inside = inside && c[st.ax[j]] >= s && c[st.ax[j]] + s < n[st.ax[j]];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int a = 0; a < 3; ++a)
+      if (st.mask >> a & 1u) inside = inside && c[a] >= s && c[a] + s < n[a];
     if (inside) {
       const T p = cross_stencil(v, off, st);
       if (finite(p)) return p;
@@ -254,32 +259,45 @@ SCIZ_HD T predict_point(const T* v, int64_t off, const int64_t c[3], const int64
   T p[3] = {T(0), T(0), T(0)};
   int o[3] = {-1, -1, -1};
   int best = -1;
-  for (int j = 0; j < st.k; ++j) {
-    const int64_t d = st.step[j], ci = c[st.ax[j]], ni = n[st.ax[j]];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int a = 0; a < 3; ++a) {
+    if (!(st.mask >> a & 1u)) continue;
+    const I d = st.astep[a], ci = c[a], ni = n[a];
     const bool ia = ci >= 3 * s, ib = ci >= s, ic = ci + s < ni, id = ci + 3 * s < ni;
-    const T a = ia ? v[off - 3 * d] : T(0);
-    const T b = ib ? v[off - d] : T(0);
-    const T cc = ic ? v[off + d] : T(0);
-    const T dd = id ? v[off + 3 * d] : T(0);
-    p[j] = spline_rule<T>(st.spline, a, b, cc, dd, ia && finite(a), ib && finite(b), ic && finite(cc), id && finite(dd), o[j]);
-    best = o[j] > best ? o[j] : best;
+    const T x0 = ia ? v[off - 3 * d] : T(0);
+    const T x1 = ib ? v[off - d] : T(0);
+    const T x2 = ic ? v[off + d] : T(0);
+    const T x3 = id ? v[off + 3 * d] : T(0);
+    p[a] = spline_rule<T>(st.spline, x0, x1, x2, x3, ia && finite(x0), ib && finite(x1), ic && finite(x2),
+                          id && finite(x3), o[a]);
+    best = o[a] > best ? o[a] : best;
   }
   if (best < 0) return T(0);
-  T q[3] = {T(0), T(0), T(0)};
+  // The mean of the axes of order `best`, summed in axis order.
+  T sum = T(0);
   int cnt = 0;
-  for (int j = 0; j < st.k; ++j)
-    if (o[j] == best) q[cnt++] = p[j];
-  return mean_of(q, cnt);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int a = 0; a < 3; ++a)
+    if (o[a] == best) sum = cnt++ == 0 ? p[a] : fp::add_rn(sum, p[a]);
+  if (cnt == 1) return sum;
+  if (cnt == 2) return fp::mul_rn(sum, T(0.5));
+  return fp::div_rn(sum, T(3));
 }
 
 // Either path, chosen by where the point lies (the row runner of the CPU twin picks the same
-// per row; the CUDA twin calls this per point): equal to predict_point everywhere.
-template <class T>
-SCIZ_HD T predict_any(const T* v, int64_t off, const int64_t c[3], const int64_t n[3], int64_t s, const Stencil& st) {
-  const int64_t reach = stencil_reach(st, s);
+// per row; the CUDA twin's anchor passes call this per point): equal to predict_point
+// everywhere.
+template <class T, class I>
+SCIZ_HD T predict_any(const T* v, std::type_identity_t<I> off, const I c[3], const I n[3], std::type_identity_t<I> s,
+                      const StencilT<I>& st) {
+  const I reach = stencil_reach(st, s);
   bool inside = true;
   for (int j = 0; j < st.k; ++j) {
-    const int64_t ci = c[st.ax[j]];
+    const I ci = c[st.ax[j]];
     inside = inside && ci >= reach && ci + reach < n[st.ax[j]];
   }
   if (inside) {
@@ -296,7 +314,7 @@ SCIZ_HD T predict_any(const T* v, int64_t off, const int64_t c[3], const int64_t
                       : predict_interior<T, 3, kLinear, false>(v, off, st);
     if (finite(p)) return p;
   }
-  return predict_point<T>(v, off, c, n, s, st);
+  return predict_point<T, I>(v, off, c, n, s, st);
 }
 
 // ---- quantizer ----
@@ -396,7 +414,8 @@ SCIZ_HD int level_passes(int scheme, Pass out[7]) {
 }
 
 // First coordinate and step of a pass on axis k at stride s.
-SCIZ_HD void pass_range(const Pass& p, int k, int64_t s, int64_t& start, int64_t& step) {
+template <class I>
+SCIZ_HD void pass_range(const Pass& p, int k, I s, I& start, I& step) {
   if (p.odd >> k & 1u) {
     start = s, step = 2 * s;
   } else if (p.any >> k & 1u) {
@@ -407,16 +426,19 @@ SCIZ_HD void pass_range(const Pass& p, int k, int64_t s, int64_t& start, int64_t
 }
 
 // The points of a pass on a grid of extents n: on axis k, cnt[k] coordinates start[k] +
-// j step[k].
-struct PassGrid {
-  int64_t start[3], step[3], cnt[3];
-  SCIZ_HD int64_t points() const { return cnt[0] * cnt[1] * cnt[2]; }
+// j step[k]. I: int64_t over a field, int inside a block's box.
+template <class I>
+struct PassGridT {
+  I start[3], step[3], cnt[3];
+  SCIZ_HD I points() const { return cnt[0] * cnt[1] * cnt[2]; }
 };
+using PassGrid = PassGridT<int64_t>;
 
-SCIZ_HD PassGrid pass_grid(const Pass& p, int64_t s, const int64_t n[3]) {
-  PassGrid g;
+template <class I>
+SCIZ_HD PassGridT<I> pass_grid(const Pass& p, std::type_identity_t<I> s, const I n[3]) {
+  PassGridT<I> g;
   for (int k = 0; k < 3; ++k) {
-    pass_range(p, k, s, g.start[k], g.step[k]);
+    pass_range<I>(p, k, s, g.start[k], g.step[k]);
     g.cnt[k] = g.start[k] < n[k] ? (n[k] - 1 - g.start[k]) / g.step[k] + 1 : 0;
   }
   return g;
@@ -431,10 +453,12 @@ SCIZ_HD uint64_t grid_count(const uint64_t n[3], uint64_t s) {
 // Rank of the point of indices i (coordinates / s) among the level's points of a box whose
 // axes hold m multiples of s, in z-y-x lexicographic order: points with every index even belong
 // to coarser levels and are skipped (the paper's Eq. 3 inside a box).
-SCIZ_HD uint64_t level_rank(const uint64_t m[3], const uint64_t i[3]) {
-  const uint64_t my = m[1], mx = m[2];
-  const uint64_t ey = (my + 1) / 2, ex = (mx + 1) / 2;
-  uint64_t coarser = (i[0] + 1) / 2 * ey * ex;
+// U: uint64_t over a field, uint32_t inside a block's box (a block holds 4096 points).
+template <class U>
+SCIZ_HD U level_rank(const U m[3], const U i[3]) {
+  const U my = m[1], mx = m[2];
+  const U ey = (my + 1) / 2, ex = (mx + 1) / 2;
+  U coarser = (i[0] + 1) / 2 * ey * ex;
   if (i[0] % 2 == 0) {
     coarser += (i[1] + 1) / 2 * ex;
     if (i[1] % 2 == 0) coarser += (i[2] + 1) / 2;
