@@ -5,6 +5,7 @@
 // edges; the twin's round trip with forced configurations and its independence from threads.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -210,6 +211,63 @@ TEST(InterpMath, InteriorPathEqualsGuardedPrediction) {
   for (uint32_t seed : {1u, 2u, 3u}) {
     interior_equals_guarded<float>(seed);
     interior_equals_guarded<double>(seed);
+  }
+}
+
+// predict_box (the GPU block loop's route: cross stencil, predict_coord, predict_point) is
+// predict_point bit for bit on every point of every pass, in boxes cut at the field's end, with
+// NaN, Inf and overflowing neighbours, in the 32-bit offsets the GPU uses.
+template <class T>
+void box_route_equals_guarded(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> g(0, 1);
+  std::vector<T> v(kBoxVolume);
+  for (auto& x : v) x = static_cast<T>(g(rng) * 10);
+  for (int i = 0; i < 120; ++i) {
+    const int at = static_cast<int>(rng() % kBoxVolume);
+    v[at] = i % 4 == 0   ? std::numeric_limits<T>::quiet_NaN()
+            : i % 4 == 1 ? std::numeric_limits<T>::infinity()
+            : i % 4 == 2 ? -std::numeric_limits<T>::infinity()
+                         : std::numeric_limits<T>::max() / 2;
+  }
+  const int32_t pitch[3] = {kBoxPlane, kBox, 1};
+  uint64_t checked = 0;
+  for (const auto& w : std::vector<std::array<int32_t, 3>>{{17, 17, 17}, {17, 9, 5}, {3, 17, 12}, {1, 1, 17}, {1, 17, 16}})
+    for (int scheme = 0; scheme < kSchemes; ++scheme)
+      for (int spline = 0; spline < kSplines; ++spline)
+        for (int l = 1; l <= kBlockLevels; ++l) {
+          const int32_t s = 1 << (l - 1);
+          const int32_t n[3] = {w[0], w[1], w[2]};
+          Pass passes[7];
+          const int np = level_passes(scheme, passes);
+          for (int pi = 0; pi < np; ++pi) {
+            const StencilT<int32_t> st = make_stencil<int32_t>(passes[pi].pred, s, pitch, spline, scheme == kCross);
+            const PassGridT<int32_t> pg = pass_grid<int32_t>(passes[pi], s, n);
+            for (int32_t z = 0; z < pg.cnt[0]; ++z)
+              for (int32_t y = 0; y < pg.cnt[1]; ++y)
+                for (int32_t x = 0; x < pg.cnt[2]; ++x) {
+                  const int32_t c[3] = {pg.start[0] + z * pg.step[0], pg.start[1] + y * pg.step[1],
+                                        pg.start[2] + x * pg.step[2]};
+                  const int32_t off = c[0] * kBoxPlane + c[1] * kBox + c[2];
+                  T got{};
+                  with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
+                    got = predict_box<T, K, CROSS, int32_t>(v.data(), off, c, n, s, st);
+                  });
+                  const T ref = predict_point<T, int32_t>(v.data(), off, c, n, s, st);
+                  ASSERT_EQ(std::memcmp(&ref, &got, sizeof(T)), 0)
+                      << "box " << w[0] << "x" << w[1] << "x" << w[2] << " scheme " << scheme << " spline " << spline
+                      << " level " << l << " pass " << pi << " at " << c[0] << "," << c[1] << "," << c[2];
+                  ++checked;
+                }
+          }
+        }
+  EXPECT_GT(checked, 50000u);
+}
+
+TEST(InterpMath, GpuBoxRouteEqualsGuardedPrediction) {
+  for (uint32_t seed : {1u, 2u, 3u, 4u}) {
+    box_route_equals_guarded<float>(seed);
+    box_route_equals_guarded<double>(seed);
   }
 }
 

@@ -248,11 +248,15 @@ __device__ inline bool is_owned(const Box32& bx, const int c[3]) {
   return c[0] < bx.own[0] && c[1] < bx.own[1] && c[2] < bx.own[2];
 }
 
+// q = t / d for t < 2^13 and 1 <= d <= 17 (a pass's points in a box), by a float product: the
+// exact quotient (t + 0.5) / d lies at least 1/34 from an integer, far beyond the product's error.
+__device__ inline int small_div(int t, float inv_d) { return __float2int_rz((float(t) + 0.5f) * inv_d); }
+
 // Runs the passes of a block's levels 4..1 over its box v, calling point(lv, c, off, pred) for
 // every point of each pass by the group's threads, with a group barrier between passes (a pass
 // reads only points of earlier passes). Each pass runs a loop compiled for its stencil's
-// shape, in 32-bit box coordinates; the prediction is predict_any's (interior stencil where it
-// lies inside the box and gives a finite value, predict_point otherwise).
+// shape, in 32-bit box coordinates; predict_box gives predict_point's value without branching
+// on where a point lies (but for the cross stencil's first try).
 template <class T, int G, class Point>
 __device__ void run_block_levels(const T* v, const Layout& L, const LevelTable<T>& lt, const BoxGeom& g,
                                  const Box32& bx, int lane, Point&& point) {
@@ -263,26 +267,16 @@ __device__ void run_block_levels(const T* v, const Layout& L, const LevelTable<T
     for (int pi = 0; pi < np; ++pi) {
       const PassGridT<int> pg = pass_grid<int>(lt.pass[l - 1][pi], s, bx.w);
       const int total = pg.cnt[0] * pg.cnt[1] * pg.cnt[2];
+      const float inv2 = 1.0f / float(pg.cnt[2] > 0 ? pg.cnt[2] : 1), inv1 = 1.0f / float(pg.cnt[1] > 0 ? pg.cnt[1] : 1);
       const StencilT<int32_t>& gst = lt.st[l - 1][pi];
       with_stencil_shape(gst, [&]<int K, int SPLINE, bool CROSS>() {
         const StencilT<int32_t> st = gst;
-        const int reach = CROSS || SPLINE == kLinear ? s : 3 * s;
         for (int t = lane; t < total; t += G) {
-          const int ix = t % pg.cnt[2], r = t / pg.cnt[2];
-          const int c[3] = {pg.start[0] + (r / pg.cnt[1]) * pg.step[0], pg.start[1] + (r % pg.cnt[1]) * pg.step[1],
-                            pg.start[2] + ix * pg.step[2]};
+          const int r = small_div(t, inv2), ix = t - r * pg.cnt[2];
+          const int rz = small_div(r, inv1), ry = r - rz * pg.cnt[1];
+          const int c[3] = {pg.start[0] + rz * pg.step[0], pg.start[1] + ry * pg.step[1], pg.start[2] + ix * pg.step[2]};
           const int off = c[0] * kBoxPlane + c[1] * kBox + c[2];
-          bool inside = true;
-#pragma unroll
-          for (int a = 0; a < 3; ++a)
-            if (st.mask >> a & 1u) inside = inside && c[a] >= reach && c[a] + reach < bx.w[a];
-          T pred;
-          if (inside) {
-            pred = predict_interior<T, K, SPLINE, CROSS>(v, off, st);
-            if (!finite(pred)) pred = predict_point<T, int32_t>(v, off, c, bx.w, s, st);
-          } else {
-            pred = predict_point<T, int32_t>(v, off, c, bx.w, s, st);
-          }
+          const T pred = predict_box<T, K, CROSS, int32_t>(v, off, c, bx.w, s, st);
           point(lv, c, off, pred);
         }
       });
@@ -321,14 +315,32 @@ __global__ void __launch_bounds__(kThreads, kBlockMinCtas) block_encode_kernel(c
 
 // ---- decoder ----
 
-// Outlier codes per run of 256 codes (for OutlierRanks on the device).
+// Bytes equal to b among the 16 of w.
+__device__ inline unsigned count_bytes(uint4 w, unsigned b) {
+  const unsigned r = b * 0x01010101u;
+  return (__popc(__vcmpeq4(w.x, r)) + __popc(__vcmpeq4(w.y, r)) + __popc(__vcmpeq4(w.z, r)) +
+          __popc(__vcmpeq4(w.w, r))) >> 3;
+}
+
+// Outlier codes per run of 256 codes (for OutlierRanks on the device). A warp counts two runs
+// at once, each lane 16 codes by one 16-byte load (bytes past n count nothing).
 __global__ void count_outliers_kernel(const uint8_t* codes, uint64_t n, uint64_t* per256) {
   const uint64_t chunks = (n + 255) / 256;
-  for (uint64_t c = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks; c += uint64_t(gridDim.x) * blockDim.x) {
-    uint64_t k = 0;
-    const uint64_t end = (c + 1) * 256 < n ? (c + 1) * 256 : n;
-    for (uint64_t i = c * 256; i < end; ++i) k += codes[i] == kOutlierCode;
-    per256[c] = k;
+  const int lane = threadIdx.x & 31;
+  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const uint64_t warps = (uint64_t(gridDim.x) * blockDim.x) >> 5;
+  const bool aligned = (reinterpret_cast<uintptr_t>(codes) & 15) == 0;
+  for (uint64_t c0 = warp * 2; c0 < chunks; c0 += warps * 2) {
+    const uint64_t at = c0 * 256 + uint64_t(lane) * 16;
+    unsigned k = 0;
+    if (aligned && at + 16 <= n) {
+      k = count_bytes(*reinterpret_cast<const uint4*>(codes + at), kOutlierCode);
+    } else {
+      for (uint64_t i = at; i < at + 16 && i < n; ++i) k += codes[i] == kOutlierCode;
+    }
+    for (int o = 8; o; o >>= 1) k += __shfl_xor_sync(~0u, k, o);  // within each half warp
+    const uint64_t c = c0 + uint64_t(lane >> 4);
+    if ((lane & 15) == 0 && c < chunks) per256[c] = k;
   }
 }
 
@@ -427,10 +439,19 @@ __global__ void __launch_bounds__(kThreads, kBlockMinCtas) block_decode_kernel(c
 // outlier codes as outliers, and every exact value on a point of code kExactCode.
 __global__ void count_special_kernel(const uint8_t* codes, uint64_t n, unsigned long long* counts) {
   unsigned long long z = 0, o = 0;
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
-    z += codes[i] == kExactCode, o += codes[i] == kOutlierCode;
-  if (z) atomicAdd(&counts[0], z);
-  if (o) atomicAdd(&counts[1], o);
+  const uint64_t tid = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x, nt = uint64_t(gridDim.x) * blockDim.x;
+  const bool aligned = (reinterpret_cast<uintptr_t>(codes) & 15) == 0;
+  const uint64_t words = aligned ? n / 16 : 0;  // 16 codes a load; the rest one by one
+  for (uint64_t i = tid; i < words; i += nt) {
+    const uint4 w = reinterpret_cast<const uint4*>(codes)[i];
+    z += count_bytes(w, kExactCode), o += count_bytes(w, kOutlierCode);
+  }
+  for (uint64_t i = words * 16 + tid; i < n; i += nt) z += codes[i] == kExactCode, o += codes[i] == kOutlierCode;
+  for (int d = 16; d; d >>= 1) z += __shfl_xor_sync(~0u, z, d), o += __shfl_xor_sync(~0u, o, d);
+  if ((threadIdx.x & 31) == 0) {
+    if (z) atomicAdd(&counts[0], z);
+    if (o) atomicAdd(&counts[1], o);
+  }
 }
 
 __global__ void exact_on_exact_codes_kernel(const uint8_t* codes, const Layout* Lp, const uint64_t* idx, uint64_t count,
@@ -699,7 +720,7 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
   const uint64_t chunks = (L.total + 255) / 256;
   dev::Buffer<uint64_t> per(chunks, s);
   dev::Buffer<uint64_t> before(chunks + 1, s);
-  count_outliers_kernel<<<grid_for(chunks), kThreads, 0, s>>>(d_codes, L.total, per.get());
+  count_outliers_kernel<<<grid_for(chunks * 16), kThreads, 0, s>>>(d_codes, L.total, per.get());
   SCIZ_CUDA_CHECK_LAUNCH("interp count_outliers_kernel");
   size_t temp = 0;
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp, per.get(), before.get(), chunks, s));
@@ -802,7 +823,7 @@ void decompress_device(const uint8_t* d_codes, DeviceSpan outliers, DeviceSpan e
   }
   const uint64_t chunks = (L.total + 255) / 256;
   dev::Buffer<uint64_t> per(chunks, s), before256(chunks + 1, s);
-  count_outliers_kernel<<<grid_for(chunks), kThreads, 0, s>>>(d_codes, L.total, per.get());
+  count_outliers_kernel<<<grid_for(chunks * 16), kThreads, 0, s>>>(d_codes, L.total, per.get());
   SCIZ_CUDA_CHECK_LAUNCH("interp count_outliers_kernel");
   size_t temp = 0;
   SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp, per.get(), before256.get(), chunks, s));

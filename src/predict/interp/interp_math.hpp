@@ -110,10 +110,8 @@ SCIZ_HD T spline_rule(int spline, T a, T b, T c, T d, bool ha, bool hb, bool hc,
   return T(0);
 }
 
-// What a point of a pass reads: the axes it is interpolated along and their steps (s x pitch),
-// and for the cross scheme the offsets of its orthant neighbours grouped by how many of those
-// axes they move along, in one fixed order (which fixes the rounding of the sums). I is the
-// offset type: int64_t over a field, int32_t inside a block's box (the GPU's hot loop).
+// What a point of a pass reads: the axes it is interpolated along and their steps (s x pitch).
+// I is the offset type: int64_t over a field, int32_t inside a block's box (the GPU's hot loop).
 template <class I>
 struct StencilT {
   int k = 0;           // axes in the mask, 1..3
@@ -123,8 +121,6 @@ struct StencilT {
   I astep[3] = {};     // the step of each axis a (0 off the mask): readable at a fixed index
   int spline = kLinear;
   bool cross = false;  // k >= 2 and the cross scheme
-  int nf = 0, ne = 0, nc = 0;
-  I face[6] = {}, edge[12] = {}, corner[8] = {};
 };
 using Stencil = StencilT<int64_t>;
 
@@ -136,18 +132,6 @@ SCIZ_HD StencilT<I> make_stencil(unsigned mask, I s, const I pitch[3], int splin
     if (mask >> a & 1u) st.ax[st.k] = a, st.step[st.k] = s * pitch[a], st.astep[a] = s * pitch[a], ++st.k;
   st.spline = spline;
   st.cross = cross && st.k >= 2;
-  if (st.cross) {
-    const int cells = st.k == 2 ? 9 : 27;
-    for (int i = 0; i < cells; ++i) {
-      const int d[3] = {i % 3 - 1, (i / 3) % 3 - 1, i / 9 - 1};
-      int moved = 0;
-      I o = 0;
-      for (int j = 0; j < st.k; ++j) moved += d[j] != 0, o += d[j] * st.step[j];
-      if (moved == 1) st.face[st.nf++] = o;
-      if (moved == 2) st.edge[st.ne++] = o;
-      if (moved == 3) st.corner[st.nc++] = o;
-    }
-  }
   return st;
 }
 
@@ -158,28 +142,60 @@ SCIZ_HD I stencil_reach(const StencilT<I>& st, I s) {
   return st.cross || st.spline == kLinear ? s : 3 * s;
 }
 
-// A sum of values at offsets o, its length N known at compile time, in index order.
-template <class T, int N, class I>
-SCIZ_HD_HOT T sum_at_n(const T* v, I off, const I* o) {
-  T acc = v[off + o[0]];
+// The orthant neighbours of a cross stencil over K axes, grouped by how many of those axes
+// they move along (MOVED: 1 faces, 2 edges, 3 corners), in one fixed order: cell i of the 3^K
+// cube around the point moves d = (i % 3 - 1, i / 3 % 3 - 1, i / 9 - 1) steps along the
+// stencil's axes. The order fixes the rounding of the sums; the moves are compile-time
+// constants, so a neighbour's offset is a sum of the stencil's steps, no table.
+template <int K, int MOVED>
+struct CrossCells {
+  static constexpr int count = MOVED == 1 ? 2 * K : MOVED == 2 ? (K == 2 ? 4 : 12) : 8;
+  int d[count][3];
+};
+template <int K, int MOVED>
+constexpr CrossCells<K, MOVED> cross_cells() {
+  CrossCells<K, MOVED> out{};
+  int m = 0;
+  for (int i = 0; i < (K == 2 ? 9 : 27); ++i) {
+    const int d[3] = {i % 3 - 1, (i / 3) % 3 - 1, i / 9 - 1};
+    int moved = 0;
+    for (int j = 0; j < K; ++j) moved += d[j] != 0;
+    if (moved == MOVED) {
+      for (int j = 0; j < 3; ++j) out.d[m][j] = j < K ? d[j] : 0;
+      ++m;
+    }
+  }
+  return out;
+}
+
+// The sum of the values at the cells of one group, in their order.
+template <class T, int K, int MOVED, class I>
+SCIZ_HD_HOT T cross_sum(const T* v, I off, const I step[3]) {
+  constexpr CrossCells<K, MOVED> cells = cross_cells<K, MOVED>();
+  auto at = [&](int i) {
+    I o = 0;
+    for (int j = 0; j < K; ++j) o += cells.d[i][j] * step[j];
+    return v[off + o];
+  };
+  T acc = at(0);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-  for (int i = 1; i < N; ++i) acc = fp::add_rn(acc, v[off + o[i]]);
+  for (int i = 1; i < cells.count; ++i) acc = fp::add_rn(acc, at(i));
   return acc;
 }
 
 // The mean of the orthant Lorenzo predictors: faces / 2 - edges / 4 (+ corners / 8), over the
-// K axes of a cross stencil (make_stencil gives 2K faces, 4 or 12 edges, 8 corners in 3-D).
-// The lengths are known at compile time, so the hot loops carry no loop over the offsets.
+// K axes of a cross stencil (2K faces, 4 or 12 edges, 8 corners in 3-D). The lengths are known
+// at compile time, so the hot loops carry no loop over the offsets.
 template <class T, int K, class I>
 SCIZ_HD_HOT T cross_stencil_k(const T* v, I off, const StencilT<I>& st) {
   using namespace fp;
   static_assert(K == 2 || K == 3);
-  const T p = sub_rn(mul_rn(sum_at_n<T, 2 * K>(v, off, st.face), T(0.5)),
-                     mul_rn(sum_at_n<T, K == 2 ? 4 : 12>(v, off, st.edge), T(0.25)));
+  const T p = sub_rn(mul_rn(cross_sum<T, K, 1>(v, off, st.step), T(0.5)),
+                     mul_rn(cross_sum<T, K, 2>(v, off, st.step), T(0.25)));
   if constexpr (K == 2) return p;
-  else return add_rn(p, mul_rn(sum_at_n<T, 8>(v, off, st.corner), T(0.125)));
+  else return add_rn(p, mul_rn(cross_sum<T, K, 3>(v, off, st.step), T(0.125)));
 }
 template <class T, class I>
 SCIZ_HD_HOT T cross_stencil(const T* v, I off, const StencilT<I>& st) {
@@ -286,6 +302,78 @@ SCIZ_HD T predict_point(const T* v, std::type_identity_t<I> off, const I c[3], c
   if (cnt == 1) return sum;
   if (cnt == 2) return fp::mul_rn(sum, T(0.5));
   return fp::div_rn(sum, T(3));
+}
+
+// predict_point's spline part as if every neighbour inside the box were finite: the rule's
+// order per axis comes from the coordinates alone and every formula is evaluated, the rule's
+// pick selected, so a warp's lanes never diverge on where their points lie. Whenever the
+// result is finite it equals predict_point's (a non-finite neighbour that the pick uses makes
+// the pick non-finite; one it does not use lowers no order that decides the mean), so callers
+// take predict_point only for a non-finite result. Not for the cross stencil's first try.
+template <class T, class I>
+SCIZ_HD_HOT T predict_coord(const T* v, I off, const I c[3], const I n[3], I s, const StencilT<I>& st) {
+  using namespace fp;
+  T p[3] = {T(0), T(0), T(0)};
+  int o[3] = {-1, -1, -1};
+  int best = -1;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int ax = 0; ax < 3; ++ax) {
+    if (!(st.mask >> ax & 1u)) continue;
+    const I d = st.astep[ax], ci = c[ax], ni = n[ax];
+    const bool ia = ci >= 3 * s, ib = ci >= s, ic = ci + s < ni, id = ci + 3 * s < ni;
+    // Neighbours outside the box read the point itself: loaded, never picked.
+    const T a = v[ia ? off - 3 * d : off], b = v[ib ? off - d : off], cc = v[ic ? off + d : off],
+            dd = v[id ? off + 3 * d : off];
+    T r = mul_rn(add_rn(b, cc), T(0.5));
+    int ord = 1;
+    if (st.spline == kCubic) {
+      const T cub = mul_rn(sub_rn(mul_rn(add_rn(b, cc), T(9)), add_rn(a, dd)), T(0.0625));
+      const T qa = mul_rn(sub_rn(add_rn(mul_rn(b, T(6)), mul_rn(cc, T(3))), a), T(0.125));
+      const T qd = mul_rn(sub_rn(add_rn(mul_rn(b, T(3)), mul_rn(cc, T(6))), dd), T(0.125));
+      r = ia && id ? cub : ia ? qa : id ? qd : r;
+      ord = ia && id ? 3 : ia || id ? 2 : 1;
+    }
+    if (!(ib && ic)) {
+      r = ib ? b : ic ? cc : T(0);
+      ord = ib || ic ? 0 : -1;
+    }
+    p[ax] = r, o[ax] = ord;
+    best = ord > best ? ord : best;
+  }
+  if (best < 0) return T(0);
+  T sum = T(0);
+  int cnt = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int ax = 0; ax < 3; ++ax)
+    if (o[ax] == best) sum = cnt++ == 0 ? p[ax] : add_rn(sum, p[ax]);
+  if (cnt == 1) return sum;
+  if (cnt == 2) return mul_rn(sum, T(0.5));
+  return div_rn(sum, T(3));
+}
+
+// predict_point's value by the cheapest route for a GPU thread: the cross stencil where it
+// lies inside and is finite, else predict_coord, and predict_point itself only when that is not
+// finite. K and CROSS are the stencil's k and cross, fixed at compile time.
+template <class T, int K, bool CROSS, class I>
+SCIZ_HD_HOT T predict_box(const T* v, I off, const I c[3], const I n[3], I s, const StencilT<I>& st) {
+  if constexpr (CROSS) {
+    bool inside = true;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int ax = 0; ax < 3; ++ax)
+      if (st.mask >> ax & 1u) inside = inside && c[ax] >= s && c[ax] + s < n[ax];
+    if (inside) {
+      const T p = cross_stencil_k<T, K>(v, off, st);
+      if (finite(p)) return p;
+    }
+  }
+  const T p = predict_coord<T, I>(v, off, c, n, s, st);
+  return finite(p) ? p : predict_point<T, I>(v, off, c, n, s, st);
 }
 
 // Either path, chosen by where the point lies (the row runner of the CPU twin picks the same
@@ -512,14 +600,25 @@ SCIZ_HD uint64_t owned(const Layout& L, int k, uint64_t b) {
   return left < kAnchorStride ? left : kAnchorStride;
 }
 
+// log2 of a power of two (the strides): a shift replaces each division by a stride, which
+// for a runtime 64-bit divisor is a long instruction sequence on the GPU.
+SCIZ_HD int log2_pow2(uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(v)) - 1;
+#else
+  return __builtin_ctzll(v);
+#endif
+}
+
 // Codes of blocks before block b (z-y-x order) on the grid of multiples of s (s | 16): with
 // every block but the last full along each axis, the sum of products splits per axis.
 SCIZ_HD uint64_t blocks_prefix(const Layout& L, const uint64_t b[3], uint64_t s) {
+  const int sh = log2_pow2(s);
   uint64_t m[3], before[3], all[3];
   for (int k = 0; k < 3; ++k) {
-    m[k] = (owned(L, k, b[k]) + s - 1) / s;
-    before[k] = b[k] * (kAnchorStride / s);
-    all[k] = (L.n[k] - 1) / s + 1;
+    m[k] = (owned(L, k, b[k]) + s - 1) >> sh;
+    before[k] = b[k] * (kAnchorStride >> sh);
+    all[k] = ((L.n[k] - 1) >> sh) + 1;
   }
   return before[0] * all[1] * all[2] + m[0] * before[1] * all[2] + m[0] * m[1] * before[2];
 }
@@ -533,19 +632,14 @@ SCIZ_HD uint64_t block_level_start(const Layout& L, int l, const uint64_t b[3]) 
 // Code position of an owned point of block b at local coordinates u (multiples of the level's
 // stride, not all of twice it) in block level l.
 SCIZ_HD uint64_t block_code_index(const Layout& L, int l, const uint64_t b[3], const uint64_t u[3]) {
-  const uint64_t s = uint64_t{1} << (l - 1);
+  const int sh = l - 1;
+  const uint64_t s = uint64_t{1} << sh;
   uint64_t m[3], i[3];
   for (int k = 0; k < 3; ++k) {
-    m[k] = (owned(L, k, b[k]) + s - 1) / s;
-    i[k] = u[k] / s;
+    m[k] = (owned(L, k, b[k]) + s - 1) >> sh;
+    i[k] = u[k] >> sh;
   }
   return block_level_start(L, l, b) + level_rank(m, i);
-}
-
-SCIZ_HD int log2_pow2(uint64_t v) {
-  int r = 0;
-  while (v > 1) v >>= 1, ++r;
-  return r;
 }
 
 // Level of the point at field coordinates c.
@@ -559,10 +653,10 @@ SCIZ_HD int level_of(const Layout& L, const uint64_t c[3]) {
 SCIZ_HD uint64_t code_index(const Layout& L, const uint64_t c[3]) {
   const int l = level_of(L, c);
   if (l == L.levels) return L.base[l];
-  const uint64_t s = uint64_t{1} << (l - 1);
+  const int sh = l - 1;
   if (l > kBlockLevels) {
     uint64_t m[3], i[3];
-    for (int k = 0; k < 3; ++k) m[k] = (L.n[k] - 1) / s + 1, i[k] = c[k] / s;
+    for (int k = 0; k < 3; ++k) m[k] = ((L.n[k] - 1) >> sh) + 1, i[k] = c[k] >> sh;
     return L.base[l] + level_rank(m, i);
   }
   uint64_t b[3], u[3];
