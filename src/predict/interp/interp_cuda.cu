@@ -22,12 +22,19 @@ namespace sciz::interp {
 namespace {
 
 constexpr int kThreads = 256;
-// CTAs of the block kernels an SM must hold at once: the register cap (128 at 2) that the
-// seven stencil shapes' loops are compiled under.
-#ifndef SCIZ_INTERP_MIN_CTAS
-#define SCIZ_INTERP_MIN_CTAS 2
+// Threads of a 3-D block's group, a CTA each. Small CTAs: a block runs up to 28 passes with a
+// barrier after each, many of a few points, so an SM wants many independent boxes in flight
+// rather than many threads per box (17^3 values of shared memory each).
+#ifndef SCIZ_INTERP_BOX_THREADS
+#define SCIZ_INTERP_BOX_THREADS 64
 #endif
-constexpr int kBlockMinCtas = SCIZ_INTERP_MIN_CTAS;
+constexpr int kBoxThreads = SCIZ_INTERP_BOX_THREADS;
+// CTA size of a block kernel whose groups have G threads: a group per CTA in 3-D, else
+// kThreads / G groups (a warp per 2-D box, a thread per 1-D box).
+constexpr int cta_threads(int G) { return G >= 64 ? G : kThreads; }
+// CTAs an SM must hold at once: the register cap (128) that the seven stencil shapes' loops
+// are compiled under.
+constexpr int min_ctas(int G) { return 65536 / (cta_threads(G) * 128); }
 
 template <class T>
 struct LevelTable {  // per level l (index l - 1): its configuration and quantizer
@@ -171,7 +178,7 @@ __global__ void anchor_pass_encode_kernel(T* A, AnchorGridDev a, PassGrid g, Ste
 // fill the GPU. A group's box lies at its own place in shared memory (17^ndim values).
 template <int G>
 __device__ inline void group_sync() {
-  if constexpr (G == kThreads) __syncthreads();
+  if constexpr (G >= 64) __syncthreads();
   else if constexpr (G == 32) __syncwarp();
 }
 
@@ -183,7 +190,8 @@ struct GroupOf {
 
 template <int G>
 __device__ inline GroupOf group_of(uint64_t first) {
-  return {first + uint64_t(blockIdx.x) * (kThreads / G) + threadIdx.x / G, int(threadIdx.x % G), int(threadIdx.x / G)};
+  return {first + uint64_t(blockIdx.x) * (cta_threads(G) / G) + threadIdx.x / G, int(threadIdx.x % G),
+          int(threadIdx.x / G)};
 }
 
 // A block's box in 32-bit coordinates (it holds at most 17^3 points).
@@ -286,7 +294,7 @@ __device__ void run_block_levels(const T* v, const Layout& L, const LevelTable<T
 }
 
 template <class T, int G>
-__global__ void __launch_bounds__(kThreads, kBlockMinCtas) block_encode_kernel(const T* x, const T* A, AnchorGridDev a, const Layout* Lp,
+__global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_encode_kernel(const T* x, const T* A, AnchorGridDev a, const Layout* Lp,
                                                                 const LevelTable<T>* ltp, double ebc, uint8_t* codes,
                                                                 Sinks<T> sk, uint64_t first, uint64_t nblocks,
                                                                 int box_vol) {
@@ -399,7 +407,7 @@ __global__ void anchors_out_kernel(const T* A, const Layout* Lp, AnchorGridDev a
 }
 
 template <class T, int G>
-__global__ void __launch_bounds__(kThreads, kBlockMinCtas) block_decode_kernel(const T* A, AnchorGridDev a, const Layout* Lp, const LevelTable<T>* ltp,
+__global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_decode_kernel(const T* A, AnchorGridDev a, const Layout* Lp, const LevelTable<T>* ltp,
                                                                 Ranks rk, T* out, uint64_t first, uint64_t nblocks,
                                                                 int box_vol, const DeviceStatus* st) {
   const Layout& L = *Lp;
@@ -484,7 +492,7 @@ void launch_blocks(const Layout& L, cudaStream_t s, Launch&& launch) {
   const uint64_t per_grid = uint64_t{1} << 30;
   for (uint64_t first = 0; first < nblocks; first += per_grid * groups) {
     const uint64_t ctas = std::min<uint64_t>(per_grid, (nblocks - first + groups - 1) / groups);
-    if (nd == 3) launch(std::integral_constant<int, kThreads>{}, unsigned(ctas), smem, first, nblocks, box_vol);
+    if (nd == 3) launch(std::integral_constant<int, kBoxThreads>{}, unsigned(ctas), smem, first, nblocks, box_vol);
     else if (nd == 2) launch(std::integral_constant<int, 32>{}, unsigned(ctas), smem, first, nblocks, box_vol);
     else launch(std::integral_constant<int, 1>{}, unsigned(ctas), smem, first, nblocks, box_vol);
   }
@@ -587,7 +595,7 @@ Lists<T> encode_lists(const T* d_x, const Layout& L, const Choice& ch, double eb
     launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
       constexpr int G = decltype(g)::value;
       allow_smem(block_encode_kernel<T, G>, smem);
-      block_encode_kernel<T, G><<<ctas, kThreads, smem, s>>>(d_x, A.get(), a, dL.get(), dlt.get(), ebc, d_codes, sk, first, nb,
+      block_encode_kernel<T, G><<<ctas, cta_threads(G), smem, s>>>(d_x, A.get(), a, dL.get(), dlt.get(), ebc, d_codes, sk, first, nb,
                                                              box_vol);
       SCIZ_CUDA_CHECK_LAUNCH("interp block_encode_kernel");
     });
@@ -754,7 +762,7 @@ void decompress_cuda(const uint8_t* d_codes, const Sparse<T>& sp, const Layout& 
   launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
     constexpr int G = decltype(g)::value;
     allow_smem(block_decode_kernel<T, G>, smem);
-    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol, nullptr);
+    block_decode_kernel<T, G><<<ctas, cta_threads(G), smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol, nullptr);
     SCIZ_CUDA_CHECK_LAUNCH("interp block_decode_kernel");
   });
   dev::sync(s);  // the buffers above are freed on return
@@ -853,7 +861,7 @@ void decompress_device(const uint8_t* d_codes, DeviceSpan outliers, DeviceSpan e
   launch_blocks<T>(L, s, [&](auto g, unsigned ctas, size_t smem, uint64_t first, uint64_t nb, int box_vol) {
     constexpr int G = decltype(g)::value;
     allow_smem(block_decode_kernel<T, G>, smem);
-    block_decode_kernel<T, G><<<ctas, kThreads, smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol, st);
+    block_decode_kernel<T, G><<<ctas, cta_threads(G), smem, s>>>(A.get(), a, dL.get(), dlt.get(), rk, d_out, first, nb, box_vol, st);
     SCIZ_CUDA_CHECK_LAUNCH("interp block_decode_kernel");
   });
   // Temporaries are released in stream order; the caller synchronizes once and reads st.
