@@ -613,27 +613,41 @@ Lists<T> encode_lists(const T* d_x, const Layout& L, const Choice& ch, double eb
   fail(Status::internal, "interp: outlier and exact counts changed between two encodes of the same field");
 }
 
-// The outliers in code order, on the host (they are few; sorted as the CPU twin sorts them).
-template <class T>
-std::vector<int32_t> outliers_in_order(const Lists<T>& li, cudaStream_t s) {
-  std::vector<uint64_t> pos(li.outliers);
-  std::vector<int32_t> q(li.outliers), out(li.outliers);
-  if (li.outliers) {
-    dev::copy_to_host(pos.data(), li.out_pos.get(), li.outliers * 8, s);
-    dev::copy_to_host(q.data(), li.out_q.get(), li.outliers * 4, s);
-    dev::sync(s);
-  }
-  std::vector<uint64_t> order(li.outliers);
-  for (uint64_t i = 0; i < li.outliers; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) { return pos[x] < pos[y]; });
-  for (uint64_t i = 0; i < li.outliers; ++i) out[i] = q[order[i]];
-  return out;
-}
-
 int bits_for(uint64_t n) {
   int b = 1;
   while (b < 64 && (uint64_t{1} << b) < n) ++b;
   return b;
+}
+
+// Pairs (key, value) in key order on the device (keys < 2^end_bit, all distinct: code positions
+// or field indices), as the CPU twin orders them. A host sort of the ~10^5 outliers of a 128 MiB
+// chunk took milliseconds of the call; the radix sort takes microseconds.
+template <class V>
+void sort_pairs(const uint64_t* keys, const V* vals, uint64_t count, int end_bit, dev::Buffer<uint64_t>& keys_out,
+                dev::Buffer<V>& vals_out, cudaStream_t s) {
+  keys_out = dev::Buffer<uint64_t>(count, s);
+  vals_out = dev::Buffer<V>(count, s);
+  if (!count) return;
+  size_t temp = 0;
+  SCIZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, keys_out.get(), vals, vals_out.get(),
+                                                   count, 0, end_bit, s));
+  dev::Buffer<uint8_t> scratch(temp, s);
+  SCIZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.get(), temp, keys, keys_out.get(), vals, vals_out.get(),
+                                                   count, 0, end_bit, s));
+}
+
+// The outliers in code order, on the host: sorted on the device, then their residuals brought
+// over (one synchronization).
+template <class T>
+std::vector<int32_t> outliers_in_order(const Lists<T>& li, const Layout& L, cudaStream_t s) {
+  std::vector<int32_t> out(li.outliers);
+  if (!li.outliers) return out;
+  dev::Buffer<uint64_t> pos;
+  dev::Buffer<int32_t> q;
+  sort_pairs<int32_t>(li.out_pos.get(), li.out_q.get(), li.outliers, bits_for(L.total), pos, q, s);
+  dev::copy_to_host(out.data(), q.get(), li.outliers * 4, s);
+  dev::sync(s);
+  return out;
 }
 
 }  // namespace
@@ -642,20 +656,17 @@ template <class T>
 void compress_cuda(const T* d_x, const Layout& L, const Choice& ch, double eb, uint8_t* d_codes, Sparse<T>& sp,
                    cudaStream_t s) {
   const Lists<T> li = encode_lists<T>(d_x, L, ch, eb, d_codes, s);
-  sp.outliers = outliers_in_order(li, s);
-  std::vector<uint64_t> idx(li.exact);
-  std::vector<T> val(li.exact);
-  if (li.exact) {
-    dev::copy_to_host(idx.data(), li.ex_idx.get(), li.exact * 8, s);
-    dev::copy_to_host(val.data(), li.ex_val.get(), li.exact * sizeof(T), s);
-    dev::sync(s);
-  }
-  std::vector<uint64_t> order(li.exact);
-  for (uint64_t i = 0; i < li.exact; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) { return idx[x] < idx[y]; });
+  sp.outliers = outliers_in_order(li, L, s);
   sp.exact_idx.resize(li.exact);
   sp.exact_val.resize(li.exact);
-  for (uint64_t i = 0; i < li.exact; ++i) sp.exact_idx[i] = idx[order[i]], sp.exact_val[i] = val[order[i]];
+  if (li.exact) {
+    dev::Buffer<uint64_t> idx;
+    dev::Buffer<T> val;
+    sort_pairs<T>(li.ex_idx.get(), li.ex_val.get(), li.exact, bits_for(L.total), idx, val, s);
+    dev::copy_to_host(sp.exact_idx.data(), idx.get(), li.exact * 8, s);
+    dev::copy_to_host(sp.exact_val.data(), val.get(), li.exact * sizeof(T), s);
+    dev::sync(s);
+  }
 }
 
 template <class T>
@@ -664,23 +675,15 @@ DeviceSparseOut compress_device(const T* d_x, const Layout& L, const Choice& ch,
   Lists<T> li = encode_lists<T>(d_x, L, ch, eb, d_codes, s);
   DeviceSparseOut out;
   // Outliers: a few bytes each, serialized on the host and sent back.
-  const std::vector<uint8_t> ol = write_outliers(outliers_in_order(li, s));
+  const std::vector<uint8_t> ol = write_outliers(outliers_in_order(li, L, s));
   out.outliers = dev::Buffer<uint8_t>(ol.size(), s);
   dev::copy_to_device(out.outliers.get(), ol.data(), ol.size(), s);
   out.outliers_size = ol.size();
   // Exact values (a NaN land mask may make them many): sorted by index on the device, then
   // the runs writer of core/exact_runs_cuda.hpp.
-  dev::Buffer<uint64_t> idx(li.exact, s);
-  dev::Buffer<T> val(li.exact, s);
-  if (li.exact) {
-    size_t temp = 0;
-    const int end_bit = bits_for(L.total);
-    SCIZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp, li.ex_idx.get(), idx.get(), li.ex_val.get(), val.get(),
-                                                     li.exact, 0, end_bit, s));
-    dev::Buffer<uint8_t> scratch(temp, s);
-    SCIZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.get(), temp, li.ex_idx.get(), idx.get(), li.ex_val.get(),
-                                                     val.get(), li.exact, 0, end_bit, s));
-  }
+  dev::Buffer<uint64_t> idx;
+  dev::Buffer<T> val;
+  sort_pairs<T>(li.ex_idx.get(), li.ex_val.get(), li.exact, bits_for(L.total), idx, val, s);
   runs::DeviceBlob ex = runs::write_device<T>(idx.get(), val.get(), li.exact, s);
   out.exact = std::move(ex.bytes);
   out.exact_size = ex.size;
