@@ -9,6 +9,7 @@
 #include <sciz/error.hpp>
 
 #include <cmath>
+#include <thread>
 #include <memory>
 #include <span>
 
@@ -57,12 +58,21 @@ CompressJob lorenzo_job(const CompressJob& job, const interp_codes::Plan& plan) 
   return lz;
 }
 
+// Threads the tuner may use when a GPU codes the chunk: its host thread would otherwise wait
+// on the tuner while the host's other cores idle; the engine runs four encoding workers a
+// device (api/gpu_engine.cpp), so a quarter of the cores each.
+int gpu_tune_threads() {
+  static const int n = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 4);
+  return n;
+}
+
 template <class T>
 void compress_typed(const CompressJob& job, const interp_codes::Plan& plan, std::vector<uint8_t>& params,
                     std::vector<SectionIn>& sections) {
   const interp::Layout L = interp::layout_of(job.extent);
-  const interp::TuneRequest req = tune_request(job.opt, plan);
   const bool cpu = job.device == Device::cpu;
+  interp::TuneRequest req = tune_request(job.opt, plan);
+  if (!cpu) req.threads = gpu_tune_threads();
   cudaStream_t s = job.opt.stream;
   std::vector<T> host_staged;
   dev::Buffer<T> dev_staged;
@@ -164,7 +174,8 @@ void decompress_typed(const DecompressJob& job) {
 template <class T>
 void compress_device_typed(const CompressJob& job, const interp_codes::Plan& plan, DeviceChunkOut& out) {
   const interp::Layout L = interp::layout_of(job.extent);
-  const interp::TuneRequest req = tune_request(job.opt, plan);
+  interp::TuneRequest req = tune_request(job.opt, plan);
+  req.threads = gpu_tune_threads();
   cudaStream_t s = job.opt.stream;
   const T* x = static_cast<const T*>(job.data);
   interp::Choice ch;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <span>
 
 #include "core/omp_threads.hpp"
 #include "predict/interp/interp.hpp"
@@ -345,6 +346,38 @@ TEST(InterpTwin, ThreadCountDoesNotChangeTheCodes) {
   EXPECT_EQ(std::memcmp(s1.exact_val.data(), s3.exact_val.data(), s1.exact_val.size() * 8), 0);
   EXPECT_EQ(ch1.eb, ch3.eb);
   for (size_t l = 0; l < ch1.config.size(); ++l) EXPECT_EQ(pack_config(ch1.config[l]), pack_config(ch3.config[l]));
+#else
+  GTEST_SKIP() << "built without OpenMP";
+#endif
+}
+
+// The GPU path lets the tuner use a team of threads on work the bytes rule keeps on one
+// (TuneRequest::threads): the choice, the level bounds and the estimates must not move.
+TEST(InterpTwin, TunerThreadsDoNotChangeTheChoice) {
+#if defined(_OPENMP)
+  const Shape s = Shape::parse("48x64x80");  // 60 blocks: 15 samples, several per thread
+  auto x = test::smooth_field<float>(s, 4);
+  for (size_t i = 0; i < x.size(); i += 389) x[i] = std::numeric_limits<float>::quiet_NaN();
+  const Layout L = make_layout(48, 64, 80);
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(4);
+  for (double eb : {1e-1, 1e-3}) {  // the loose bound also sizes the tightening candidates
+    TuneRequest one, team;
+    one.threads = 1, team.threads = 4;
+    one.codes_bytes = team.codes_bytes = [](std::span<const uint8_t> c) {
+      uint64_t nz = 0;
+      for (uint8_t v : c) nz += v != kCentre;
+      return nz + c.size() / 8;
+    };
+    const Choice a = tune_cpu<float>(x.data(), L, eb, one), b = tune_cpu<float>(x.data(), L, eb, team);
+    EXPECT_EQ(a.eb, b.eb) << eb;
+    EXPECT_EQ(a.alpha, b.alpha) << eb;
+    EXPECT_EQ(a.beta, b.beta) << eb;
+    EXPECT_EQ(std::memcmp(&a.interp_bits, &b.interp_bits, sizeof(double)), 0) << eb;
+    ASSERT_EQ(a.config.size(), b.config.size());
+    for (size_t l = 0; l < a.config.size(); ++l) EXPECT_EQ(pack_config(a.config[l]), pack_config(b.config[l])) << eb;
+  }
+  omp_set_num_threads(before);
 #else
   GTEST_SKIP() << "built without OpenMP";
 #endif

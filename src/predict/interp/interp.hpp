@@ -47,6 +47,10 @@ struct TuneRequest {
   // Sizes Lorenzo's 16-bit codes (radius 512) as the lorenzo pipeline stores them; with one, the
   // tuner also estimates Lorenzo on the samples (Choice::lorenzo_bits).
   std::function<uint64_t(std::span<const uint16_t> codes)> lorenzo_codes_bytes;
+  // Threads the tuner's passes over the samples may use: 0 sizes them by the bytes they read
+  // (no team for small work, core/omp_threads.hpp); a caller whose host cores idle while the
+  // tuner runs (the GPU path) may give more. The choice does not depend on it.
+  int threads = 0;
 };
 
 Layout layout_of(const Extent& e);

@@ -34,8 +34,11 @@ constexpr int64_t kAnchorWindow = int64_t{1} << 16;  // anchors the anchor level
 // reads (level l holds about 7/8^l of a box's points), like every other region, so that the
 // many short passes of tuning a small field (or a coarse level) start no team: a team of two
 // on a busy 2-core host spent 45 % of a 200 KB field's interp compression in OpenMP barriers.
+// A caller with cores to spare (the GPU path, whose host thread otherwise waits on the tuner)
+// may ask for up to `hint` threads instead (TuneRequest::threads): the choice is the same.
 template <class T>
-int sample_threads(size_t samples, int l) {
+int sample_threads(size_t samples, int l, int hint) {
+  if (hint > 0) return std::min(hint, thread_count(samples));
   const uint64_t points = static_cast<uint64_t>(samples) * kBoxVolume * 7 >> (3 * l);
   return thread_count(samples, points * sizeof(T));
 }
@@ -169,7 +172,7 @@ using SampleCodes = std::vector<std::vector<LevelCodes>>;  // [level - 1][sample
 // configurations (what sample_bits would compute for them under these bounds).
 template <class T>
 void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& cand, const std::vector<double>& ebs,
-                       double ebc, std::vector<LevelConfig>& config, SampleCodes& codes) {
+                       double ebc, std::vector<LevelConfig>& config, SampleCodes& codes, int hint) {
   const size_t n = smp.size();
   std::vector<LevelRun<T>> now(n), kept(n);
   codes.assign(kBlockLevels, std::vector<LevelCodes>(n));
@@ -181,7 +184,7 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     auto cost_of = [&](LevelConfig c) {
       uint64_t cost = 0;
       const int64_t count = static_cast<int64_t>((n + stride - 1) / stride);
-      const int nt = sample_threads<T>(static_cast<size_t>(count), l);
+      const int nt = sample_threads<T>(static_cast<size_t>(count), l, hint);
 #pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(nt) if (nt > 1)
       for (int64_t j = 0; j < count; ++j) {
         const size_t k = static_cast<size_t>(j) * stride;
@@ -209,7 +212,7 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     }
     config[l - 1] = pick;
     const int64_t ns = static_cast<int64_t>(n);
-    const int nt = sample_threads<T>(n, l);
+    const int nt = sample_threads<T>(n, l, hint);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t k = 0; k < ns; ++k) {
       LevelRun<T>& r = compared && k % static_cast<int64_t>(stride) == 0 ? kept[k] : now[k];
@@ -266,7 +269,7 @@ double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelCon
   std::vector<LevelRun<T>> runs(smp.size());
   for (int l = kBlockLevels; l >= 1; --l) {
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-    const int nt = sample_threads<T>(smp.size(), l);
+    const int nt = sample_threads<T>(smp.size(), l, req.threads);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t k = 0; k < ns; ++k) {
       LevelRun<T>& r = runs[k];
@@ -435,7 +438,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   auto tune_configs = [&] {
     for (auto& sm : smp) sm.v = with_anchor_error(sm, ebs_now()[kBlockLevels]);
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
-    tune_block_levels<T>(smp, cand, ebs, ebc, ch.config, tuned_codes);
+    tune_block_levels<T>(smp, cand, ebs, ebc, ch.config, tuned_codes, req.threads);
     tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
   };
   tune_configs();
