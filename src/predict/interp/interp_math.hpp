@@ -74,33 +74,56 @@ SCIZ_HD_HOT float magnitude(float v) { return std::fabs(v); }
 SCIZ_HD_HOT double magnitude(double v) { return std::fabs(v); }
 #endif
 
+// The four weightings of a, b, c, d (the values at i - 3s, i - s, i + s, i + 3s), each in
+// its fixed order of operations: every route to a prediction calls these, so none can round
+// differently.
+template <class T>
+SCIZ_HD_HOT T spline_cubic(T a, T b, T c, T d) {
+  using namespace fp;
+  return mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(a, d)), T(0.0625));
+}
+template <class T>
+SCIZ_HD_HOT T spline_quad_a(T a, T b, T c) {  // through a, b, c
+  using namespace fp;
+  return mul_rn(sub_rn(add_rn(mul_rn(b, T(6)), mul_rn(c, T(3))), a), T(0.125));
+}
+template <class T>
+SCIZ_HD_HOT T spline_quad_d(T b, T c, T d) {  // through b, c, d
+  using namespace fp;
+  return mul_rn(sub_rn(add_rn(mul_rn(b, T(3)), mul_rn(c, T(6))), d), T(0.125));
+}
+template <class T>
+SCIZ_HD_HOT T spline_linear(T b, T c) {
+  using namespace fp;
+  return mul_rn(add_rn(b, c), T(0.5));
+}
+
 // One axis: a, b, c, d are the values at i - 3s, i - s, i + s, i + 3s, and ha..hd whether each
 // lies in the box and is finite. The one boundary and NaN rule: the spline asked for when all
 // its points are usable; cubic drops to the quadratic through the three usable points
 // (a, b, c) or (b, c, d), then to linear (b, c); without both b and c, the nearest usable of b,
 // c; without either, no prediction (order -1). order: 3 cubic, 2 quadratic, 1 linear, 0
 // nearest. Weights: cubic (-1, 9, 9, -1) / 16, quadratic (-1, 6, 3) / 8 and (3, 6, -1) / 8,
-// linear (1, 1) / 2, each evaluated in the fixed order written here.
+// linear (1, 1) / 2, each evaluated in the fixed order of the spline_* weightings.
 template <class T>
 SCIZ_HD T spline_rule(int spline, T a, T b, T c, T d, bool ha, bool hb, bool hc, bool hd, int& order) {
-  using namespace fp;
   if (hb && hc) {
     if (spline == kCubic) {
       if (ha && hd) {
         order = 3;
-        return mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(a, d)), T(0.0625));
+        return spline_cubic(a, b, c, d);
       }
       if (ha) {
         order = 2;
-        return mul_rn(sub_rn(add_rn(mul_rn(b, T(6)), mul_rn(c, T(3))), a), T(0.125));
+        return spline_quad_a(a, b, c);
       }
       if (hd) {
         order = 2;
-        return mul_rn(sub_rn(add_rn(mul_rn(b, T(3)), mul_rn(c, T(6))), d), T(0.125));
+        return spline_quad_d(b, c, d);
       }
     }
     order = 1;
-    return mul_rn(add_rn(b, c), T(0.5));
+    return spline_linear(b, c);
   }
   if (hb || hc) {
     order = 0;
@@ -108,6 +131,22 @@ SCIZ_HD T spline_rule(int spline, T a, T b, T c, T d, bool ha, bool hb, bool hc,
   }
   order = -1;
   return T(0);
+}
+
+// The mean of the per-axis predictions p whose order o is the highest (best >= 0), summed in
+// axis order z, y, x (section 5.1.2: a cubic is not averaged with a linear).
+template <class T>
+SCIZ_HD_HOT T mean_of_best(const T p[3], const int o[3], int best) {
+  T sum = T(0);
+  int cnt = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int ax = 0; ax < 3; ++ax)
+    if (o[ax] == best) sum = cnt++ == 0 ? p[ax] : fp::add_rn(sum, p[ax]);
+  if (cnt == 1) return sum;
+  if (cnt == 2) return fp::mul_rn(sum, T(0.5));
+  return fp::div_rn(sum, T(3));
 }
 
 // What a point of a pass reads: the axes it is interpolated along and their steps (s x pitch).
@@ -222,9 +261,9 @@ SCIZ_HD_HOT T predict_interior(const T* v, I off, const StencilT<I>& st) {
       const I d = st.step[j];
       const T b = v[off - d], c = v[off + d];
       if constexpr (SPLINE == kCubic)
-        p[j] = mul_rn(sub_rn(mul_rn(add_rn(b, c), T(9)), add_rn(v[off - 3 * d], v[off + 3 * d])), T(0.0625));
+        p[j] = spline_cubic(v[off - 3 * d], b, c, v[off + 3 * d]);
       else
-        p[j] = mul_rn(add_rn(b, c), T(0.5));
+        p[j] = spline_linear(b, c);
     }
     if constexpr (K == 1) return p[0];
     if constexpr (K == 2) return mul_rn(add_rn(p[0], p[1]), T(0.5));
@@ -290,18 +329,7 @@ SCIZ_HD T predict_point(const T* v, std::type_identity_t<I> off, const I c[3], c
                           id && finite(x3), o[a]);
     best = o[a] > best ? o[a] : best;
   }
-  if (best < 0) return T(0);
-  // The mean of the axes of order `best`, summed in axis order.
-  T sum = T(0);
-  int cnt = 0;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int a = 0; a < 3; ++a)
-    if (o[a] == best) sum = cnt++ == 0 ? p[a] : fp::add_rn(sum, p[a]);
-  if (cnt == 1) return sum;
-  if (cnt == 2) return fp::mul_rn(sum, T(0.5));
-  return fp::div_rn(sum, T(3));
+  return best < 0 ? T(0) : mean_of_best(p, o, best);
 }
 
 // predict_point's spline part as if every neighbour inside the box were finite: the rule's
@@ -326,12 +354,10 @@ SCIZ_HD_HOT T predict_coord(const T* v, I off, const I c[3], const I n[3], I s, 
     // Neighbours outside the box read the point itself: loaded, never picked.
     const T a = v[ia ? off - 3 * d : off], b = v[ib ? off - d : off], cc = v[ic ? off + d : off],
             dd = v[id ? off + 3 * d : off];
-    T r = mul_rn(add_rn(b, cc), T(0.5));
+    T r = spline_linear(b, cc);
     int ord = 1;
     if (st.spline == kCubic) {
-      const T cub = mul_rn(sub_rn(mul_rn(add_rn(b, cc), T(9)), add_rn(a, dd)), T(0.0625));
-      const T qa = mul_rn(sub_rn(add_rn(mul_rn(b, T(6)), mul_rn(cc, T(3))), a), T(0.125));
-      const T qd = mul_rn(sub_rn(add_rn(mul_rn(b, T(3)), mul_rn(cc, T(6))), dd), T(0.125));
+      const T cub = spline_cubic(a, b, cc, dd), qa = spline_quad_a(a, b, cc), qd = spline_quad_d(b, cc, dd);
       r = ia && id ? cub : ia ? qa : id ? qd : r;
       ord = ia && id ? 3 : ia || id ? 2 : 1;
     }
@@ -342,17 +368,7 @@ SCIZ_HD_HOT T predict_coord(const T* v, I off, const I c[3], const I n[3], I s, 
     p[ax] = r, o[ax] = ord;
     best = ord > best ? ord : best;
   }
-  if (best < 0) return T(0);
-  T sum = T(0);
-  int cnt = 0;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int ax = 0; ax < 3; ++ax)
-    if (o[ax] == best) sum = cnt++ == 0 ? p[ax] : add_rn(sum, p[ax]);
-  if (cnt == 1) return sum;
-  if (cnt == 2) return mul_rn(sum, T(0.5));
-  return div_rn(sum, T(3));
+  return best < 0 ? T(0) : mean_of_best(p, o, best);
 }
 
 // predict_point's value by the cheapest route for a GPU thread: the cross stencil where it
