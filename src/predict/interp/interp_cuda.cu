@@ -432,15 +432,20 @@ __global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_decode_kern
       const uint64_t gc[3] = {g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]};
       pos = code_index(L, gc);
     }
-    T* o = ob + (uint64_t(c[0]) * plane + uint64_t(c[1]) * row + uint64_t(c[2]));
     const uint8_t code = rk.codes[pos];
-    if (code == kExactCode) {
-      v[off] = *o;  // scattered before any block ran; no block writes it
-    } else {
+    if (code == kExactCode)  // scattered before any block ran; a block writes it back unchanged
+      v[off] = ob[uint64_t(c[0]) * plane + uint64_t(c[1]) * row + uint64_t(c[2])];
+    else
       v[off] = reconstruct<T>(code == kOutlierCode ? rk.residual(pos) : code_residual(code), pred, lv.q);
-      if (own) *o = v[off];
-    }
   });
+  // The owned points leave once, row by row after the last pass (the passes visit them at
+  // strides of 2s, which scattered 4- or 8-byte stores over every sector many times). Exact
+  // values and the anchor go back with the bits they came in with.
+  const int ox = bx.own[2], oy = bx.own[1], count = bx.own[0] * oy * ox;
+  for (int i = me.lane; i < count; i += G) {
+    const int x = i % ox, r = i / ox, y = r % oy, z = r / oy;
+    ob[uint64_t(z) * plane + uint64_t(y) * row + uint64_t(x)] = v[z * kBoxPlane + y * kBox + x];
+  }
 }
 
 // The checks of check_sparse on the device: as many exact codes as exact values, as many
