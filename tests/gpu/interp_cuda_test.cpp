@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <span>
 #include <string>
 
 #include "gpu/gpu_util.hpp"
@@ -150,6 +151,45 @@ TEST(InterpCuda, TwinEqualsCpuTwinForEveryConfiguration) {
         dev::Buffer<float> d_out(L.total, nullptr);
         interp::decompress_cuda<float>(d_codes.get(), sp, L, ch, d_out.get(), nullptr);
         EXPECT_TRUE(test::same_bits(ref, test::download(d_out.get(), L.total))) << "decoded values differ";
+      }
+  }
+}
+
+// The tuner's block-level search on the GPU (gather_cuda's block_search) chooses what the
+// host's does: every level's configuration, the bounds, the estimates bit for bit, on fields
+// with NaN, at loose bounds (where the tightening candidates are tuned again) and tight ones,
+// with every candidate and with one spline or scheme forced.
+TEST(InterpCuda, GpuTunerChoosesWhatTheHostChooses) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* str : {"1031", "33x35", "18x17x40", "40x64x80", "3x70x90"}) {
+    const Shape sh = Shape::parse(str);
+    const interp::Layout L = interp::layout_of(effective_extent(sh));
+    auto x = test::smooth_field<float>(sh, 5);
+    for (size_t i = 3; i < x.size(); i += 577) x[i] = std::numeric_limits<float>::quiet_NaN();
+    x[x.size() / 2] = std::numeric_limits<float>::infinity();
+    auto d_x = test::upload(x);
+    for (double eb : {0.1, 1e-2, 1e-4})
+      for (int forced = 0; forced < 3; ++forced) {
+        SCOPED_TRACE(std::string(str) + " eb " + std::to_string(eb) + " forced " + std::to_string(forced));
+        interp::TuneRequest r;
+        if (forced == 1) r.spline = interp::kLinear;
+        if (forced == 2) r.scheme = interp::kCross;
+        r.codes_bytes = [](std::span<const uint8_t> c) {
+          uint64_t nz = 0;
+          for (uint8_t v : c) nz += v != interp::kCentre;
+          return nz + c.size() / 8;
+        };
+        const interp::TuneInput<float> host = interp::gather_cpu<float>(x.data(), L);
+        const interp::TuneInput<float> dev = interp::gather_cuda<float>(d_x.get(), L, nullptr);
+        ASSERT_TRUE(static_cast<bool>(dev.block_search));
+        const interp::Choice a = interp::tune<float>(host, L, eb, r), b = interp::tune<float>(dev, L, eb, r);
+        EXPECT_EQ(a.eb, b.eb);
+        EXPECT_EQ(a.alpha, b.alpha);
+        EXPECT_EQ(a.beta, b.beta);
+        EXPECT_EQ(std::memcmp(&a.interp_bits, &b.interp_bits, sizeof(double)), 0);
+        ASSERT_EQ(a.config.size(), b.config.size());
+        for (size_t l = 0; l < a.config.size(); ++l)
+          EXPECT_EQ(interp::pack_config(a.config[l]), interp::pack_config(b.config[l])) << "level " << l + 1;
       }
   }
 }

@@ -59,12 +59,35 @@ Layout layout_of(const Extent& e);
 // 0.2 % of them and at least a few dozen) and a window of the anchor grid (anchor_window(), at
 // most 2^16 anchors from the origin). Gathered by either device; the tuner then runs on the
 // host, so both devices choose the same.
+// A sampled box as the tuner runs it, and the codes one block level left in it.
+template <class T>
+struct TuneSample {
+  BoxGeom g;
+  std::vector<T> x;  // the box's original values
+  std::vector<T> v;  // its state: reconstructed up to the levels done so far
+};
+struct TuneLevelCodes {
+  std::vector<uint8_t> codes;  // the codes of its finite points, in the order the level visits them
+  uint64_t outlier_bytes = 0;  // its outliers' LEB128 bytes
+};
+using TuneSampleCodes = std::vector<std::vector<TuneLevelCodes>>;  // [level - 1][sample]
+
+// The greedy search over the block levels (interp_tune_cpu.cpp's tune_block_levels: its
+// contract, its choice and its codes) run by another device: given the samples in their state
+// after the anchor error, the candidates and the level bounds, it sets config[0..3], leaves
+// every sample in the chosen state and fills codes.
+template <class T>
+using BlockLevelSearch = std::function<void(std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
+                                            const std::vector<double>& ebs, double ebc,
+                                            std::vector<LevelConfig>& config, TuneSampleCodes& codes)>;
+
 template <class T>
 struct TuneInput {
   std::vector<uint64_t> blocks;  // sampled block ids
   std::vector<T> boxes;          // kBox^3 values per sampled block, 0 outside its box
   int64_t window[3] = {1, 1, 1};
   std::vector<T> anchors;        // the window of the anchor grid, z-y-x
+  BlockLevelSearch<T> block_search;  // set by gather_cuda: the search on the GPU; empty: the host's
 };
 std::vector<uint64_t> sample_blocks(const Layout& L);
 void anchor_window(const Layout& L, int64_t window[3]);

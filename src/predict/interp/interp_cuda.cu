@@ -260,18 +260,21 @@ __device__ inline bool is_owned(const Box32& bx, const int c[3]) {
 // exact quotient (t + 0.5) / d lies at least 1/34 from an integer, far beyond the product's error.
 __device__ inline int small_div(int t, float inv_d) { return __float2int_rz((float(t) + 0.5f) * inv_d); }
 
-// Runs the passes of a block's levels 4..1 over its box v, calling point(lv, c, off, pred) for
-// every point of each pass by the group's threads, with a group barrier between passes (a pass
-// reads only points of earlier passes). Each pass runs a loop compiled for its stencil's
-// shape, in 32-bit box coordinates; predict_box gives predict_point's value without branching
-// on where a point lies (but for the cross stencil's first try).
-template <class T, int G, class Point>
-__device__ void run_block_levels(const T* v, const Layout& L, const LevelTable<T>& lt, const BoxGeom& g,
-                                 const Box32& bx, int lane, Point&& point) {
-  for (int l = kBlockLevels; l >= 1; --l) {
+// Runs the passes of block levels hi..lo (4..1 for a block) over the box v, calling
+// point(lv, c, off, pred, visit) for every point of each pass by the group's threads, lv =
+// level_of(l) once a level, visit = the point's place in the order the CPU's walk visits the
+// level (pass by pass, then z, y, x); a group barrier after each pass (a pass reads only
+// points of earlier passes). Each pass runs a loop compiled for its stencil's shape, in 32-bit
+// box coordinates; predict_box gives predict_point's value without branching on where a point
+// lies (but for the cross stencil's first try).
+template <class T, int G, class LevelOf, class Point>
+__device__ void run_levels(const T* v, const LevelTable<T>& lt, const Box32& bx, int lane, int hi, int lo,
+                           LevelOf&& level_of, Point&& point) {
+  for (int l = hi; l >= lo; --l) {
     const int s = 1 << (l - 1);
-    const BlockLevel<T> lv = block_level<T>(L, lt, g, bx, l);
+    const auto lv = level_of(l);
     const int np = lt.np[l - 1];
+    int base = 0;  // points of the level's earlier passes
     for (int pi = 0; pi < np; ++pi) {
       const PassGridT<int> pg = pass_grid<int>(lt.pass[l - 1][pi], s, bx.w);
       const int total = pg.cnt[0] * pg.cnt[1] * pg.cnt[2];
@@ -285,12 +288,20 @@ __device__ void run_block_levels(const T* v, const Layout& L, const LevelTable<T
           const int c[3] = {pg.start[0] + rz * pg.step[0], pg.start[1] + ry * pg.step[1], pg.start[2] + ix * pg.step[2]};
           const int off = c[0] * kBoxPlane + c[1] * kBox + c[2];
           const T pred = predict_box<T, K, CROSS, int32_t>(v, off, c, bx.w, s, st);
-          point(lv, c, off, pred);
+          point(lv, c, off, pred, base + t);
         }
       });
+      base += total;
       group_sync<G>();
     }
   }
+}
+
+template <class T, int G, class Point>
+__device__ void run_block_levels(const T* v, const Layout& L, const LevelTable<T>& lt, const BoxGeom& g,
+                                 const Box32& bx, int lane, Point&& point) {
+  run_levels<T, G>(v, lt, bx, lane, kBlockLevels, 1, [&](int l) { return block_level<T>(L, lt, g, bx, l); },
+                   [&](const BlockLevel<T>& lv, const int* c, int off, T pred, int) { point(lv, c, off, pred); });
 }
 
 template <class T, int G>
@@ -523,6 +534,187 @@ void upload(dev::Buffer<T>& b, const std::vector<T>& v, cudaStream_t s) {
   if (!v.empty()) dev::copy_to_device(b.get(), v.data(), v.size() * sizeof(T), s);
 }
 
+// ---- the tuner's block-level search (tune_block_levels of interp_tune_cpu.cpp) ----
+
+// One (sample, configuration) pair per CTA: block level l of the sample's box from its state,
+// as run_sample_level runs it on the host: the state it leaves, every visited point's code at
+// its visit position, the summed error cost and the outliers' LEB128 bytes (integers: any
+// order of summation gives the host's sums).
+template <class T>
+__global__ void __launch_bounds__(kBoxThreads) tune_level_kernel(const T* states, const Box32* boxes,
+                                                                 const uint32_t* pair_sample, const uint8_t* pair_table,
+                                                                 const LevelTable<T>* tables, int l, double ebc,
+                                                                 T* out_states, uint8_t* out_codes,
+                                                                 unsigned long long* out_cost,
+                                                                 unsigned long long* out_obytes) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* v = reinterpret_cast<T*>(smem);
+  __shared__ unsigned long long sums[2];
+  const uint64_t pair = blockIdx.x;
+  const uint64_t k = pair_sample[pair];
+  const Box32 bx = boxes[k];
+  const LevelTable<T>& lt = tables[pair_table[pair]];
+  for (int i = threadIdx.x; i < kBoxVolume; i += kBoxThreads) v[i] = states[k * kBoxVolume + i];
+  if (threadIdx.x < 2) sums[threadIdx.x] = 0;
+  __syncthreads();
+  unsigned long long cost = 0, ob = 0;
+  uint8_t* codes = out_codes + pair * kBoxVolume;
+  run_levels<T, kBoxThreads>(v, lt, bx, threadIdx.x, l, l, [&](int ll) { return lt.q[ll - 1]; },
+                             [&](const LevelQuant<T>& q, const int*, int off, T pred, int visit) {
+                               const T xv = v[off];
+                               int32_t big = 0;
+                               const uint8_t code = quantize<T>(xv, pred, q, ebc, v[off], big);
+                               cost += err_cost(xv, pred, q);
+                               codes[visit] = code;
+                               if (code == kOutlierCode) ob += leb128_bytes(outlier_word(big));
+                             });
+  atomicAdd(&sums[0], cost);
+  atomicAdd(&sums[1], ob);
+  __syncthreads();
+  if (threadIdx.x == 0) out_cost[pair] = sums[0], out_obytes[pair] = sums[1];
+  for (int i = threadIdx.x; i < kBoxVolume; i += kBoxThreads) out_states[pair * kBoxVolume + i] = v[i];
+}
+
+// The same search as tune_block_levels, its level runs on the GPU: per level, the candidates
+// of the first spline on the compared samples in one launch, then the other spline with the
+// best scheme, the first least total cost winning as on the host; then the chosen
+// configuration on every sample (the host keeps the compared samples' runs instead: the same
+// results). The codes come back to the host, which keeps those of finite points in visit order.
+template <class T>
+void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
+                            const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config,
+                            TuneSampleCodes& codes, cudaStream_t s) {
+  const size_t n = smp.size();
+  codes.assign(kBlockLevels, std::vector<TuneLevelCodes>(n));
+  if (n == 0) {
+    for (int l = 1; l <= kBlockLevels; ++l) config[l - 1] = cand[0];
+    return;
+  }
+  // A level table per candidate (its configuration on every block level, the level bounds).
+  std::vector<LevelTable<T>> tables(cand.size());
+  for (size_t c = 0; c < cand.size(); ++c) {
+    Choice ch;
+    ch.config.assign(kBlockLevels, cand[c]);
+    ch.eb.assign(ebs.begin(), ebs.begin() + kBlockLevels);
+    tables[c] = level_table<T>(ch);
+  }
+  dev::Buffer<LevelTable<T>> d_tables;
+  upload(d_tables, tables, s);
+  std::vector<Box32> boxes(n);
+  std::vector<T> states(n * kBoxVolume);
+  for (size_t k = 0; k < n; ++k) {
+    const BoxGeom& g = smp[k].g;
+    boxes[k] = {{int(g.w[0]), int(g.w[1]), int(g.w[2])}, {int(g.own[0]), int(g.own[1]), int(g.own[2])}};
+    std::copy(smp[k].v.begin(), smp[k].v.begin() + kBoxVolume, states.begin() + k * kBoxVolume);
+  }
+  dev::Buffer<Box32> d_boxes;
+  upload(d_boxes, boxes, s);
+  dev::Buffer<T> d_states;
+  upload(d_states, states, s);
+  const size_t smem = kBoxVolume * sizeof(T);
+  allow_smem(tune_level_kernel<T>, smem);
+
+  struct Run {  // one launch's pairs and what they left
+    std::vector<uint32_t> sample;
+    std::vector<uint8_t> table;
+    dev::Buffer<T> states;
+    dev::Buffer<uint8_t> codes;
+    dev::Buffer<unsigned long long> cost, obytes;
+  };
+  auto launch = [&](int l, const std::vector<uint32_t>& samples, const std::vector<uint8_t>& tabs) {
+    Run r;
+    for (uint8_t t : tabs)
+      for (uint32_t k : samples) r.sample.push_back(k), r.table.push_back(t);
+    const size_t pairs = r.sample.size();
+    dev::Buffer<uint32_t> d_sample;
+    dev::Buffer<uint8_t> d_table;
+    upload(d_sample, r.sample, s);
+    upload(d_table, r.table, s);
+    r.states = dev::Buffer<T>(pairs * kBoxVolume, s);
+    r.codes = dev::Buffer<uint8_t>(pairs * kBoxVolume, s);
+    r.cost = dev::Buffer<unsigned long long>(pairs, s);
+    r.obytes = dev::Buffer<unsigned long long>(pairs, s);
+    tune_level_kernel<T><<<unsigned(pairs), kBoxThreads, smem, s>>>(
+        d_states.get(), d_boxes.get(), d_sample.get(), d_table.get(), d_tables.get(), l, ebc, r.states.get(),
+        r.codes.get(), r.cost.get(), r.obytes.get());
+    SCIZ_CUDA_CHECK_LAUNCH("interp tune_level_kernel");
+    return r;
+  };
+  // Total cost per table of a launch (its pairs are table-major).
+  auto costs = [&](Run& r, size_t per_table) {
+    std::vector<unsigned long long> c(r.sample.size());
+    dev::copy_to_host(c.data(), r.cost.get(), c.size() * sizeof(unsigned long long), s);
+    dev::sync(s);
+    std::vector<uint64_t> total(r.sample.size() / per_table, 0);
+    for (size_t i = 0; i < c.size(); ++i) total[i / per_table] += c[i];
+    return total;
+  };
+
+  for (int l = kBlockLevels; l >= 1; --l) {
+    const size_t stride = l == 1 && n >= 8 ? 2 : 1;
+    std::vector<uint32_t> compared, all(n);
+    for (size_t k = 0; k < n; k += stride) compared.push_back(static_cast<uint32_t>(k));
+    for (size_t k = 0; k < n; ++k) all[k] = static_cast<uint32_t>(k);
+    uint8_t pick = 0;
+    if (cand.size() > 1) {
+      uint8_t first_spline = cand[0].spline;  // cubic when it is a candidate
+      for (const LevelConfig& c : cand)
+        if (c.spline == kCubic) first_spline = kCubic;
+      std::vector<uint8_t> step1, step2;
+      for (size_t c = 0; c < cand.size(); ++c)
+        if (cand[c].spline == first_spline) step1.push_back(static_cast<uint8_t>(c));
+      uint64_t best = ~uint64_t{0};
+      {
+        Run r = launch(l, compared, step1);
+        const std::vector<uint64_t> t = costs(r, compared.size());
+        for (size_t i = 0; i < step1.size(); ++i)
+          if (t[i] < best) best = t[i], pick = step1[i];
+      }
+      for (size_t c = 0; c < cand.size(); ++c)
+        if (cand[c].scheme == cand[pick].scheme && cand[c].spline != first_spline) step2.push_back(static_cast<uint8_t>(c));
+      if (!step2.empty()) {
+        Run r = launch(l, compared, step2);
+        const std::vector<uint64_t> t = costs(r, compared.size());
+        for (size_t i = 0; i < step2.size(); ++i)
+          if (t[i] < best) best = t[i], pick = step2[i];
+      }
+    }
+    config[l - 1] = cand[pick];
+    // The chosen configuration on every sample: its states are the samples' next, its codes
+    // (those of finite points, in visit order) what the level left.
+    Run fin = launch(l, all, {pick});
+    std::vector<uint8_t> c(n * kBoxVolume);
+    std::vector<unsigned long long> ob(n);
+    dev::copy_to_host(c.data(), fin.codes.get(), c.size(), s);
+    dev::copy_to_host(ob.data(), fin.obytes.get(), n * sizeof(unsigned long long), s);
+    dev::sync(s);
+    d_states = std::move(fin.states);
+    Pass passes[7];
+    const int np = level_passes(cand[pick].scheme, passes);
+    const int64_t st = int64_t{1} << (l - 1);
+    for (size_t k = 0; k < n; ++k) {
+      TuneLevelCodes& lc = codes[l - 1][k];
+      lc.outlier_bytes = ob[k];
+      const uint8_t* ck = c.data() + k * kBoxVolume;
+      int64_t visit = 0;
+      for (int pi = 0; pi < np; ++pi) {
+        const PassGrid pg = pass_grid(passes[pi], st, smp[k].g.w);
+        for (int64_t z = 0; z < pg.cnt[0]; ++z)
+          for (int64_t y = 0; y < pg.cnt[1]; ++y)
+            for (int64_t x = 0; x < pg.cnt[2]; ++x, ++visit) {
+              const int64_t off = (pg.start[0] + z * pg.step[0]) * kBoxPlane + (pg.start[1] + y * pg.step[1]) * kBox +
+                                  pg.start[2] + x * pg.step[2];
+              if (finite(smp[k].x[off])) lc.codes.push_back(ck[visit]);
+            }
+      }
+    }
+  }
+  dev::copy_to_host(states.data(), d_states.get(), states.size() * sizeof(T), s);
+  dev::sync(s);
+  for (size_t k = 0; k < n; ++k) std::copy(states.begin() + k * kBoxVolume, states.begin() + (k + 1) * kBoxVolume, smp[k].v.begin());
+}
+
+
 }  // namespace
 
 template <class T>
@@ -544,6 +736,9 @@ TuneInput<T> gather_cuda(const T* d_x, const Layout& L, cudaStream_t s) {
   dev::copy_to_host(in.boxes.data(), d_boxes.get(), in.boxes.size() * sizeof(T), s);
   dev::copy_to_host(in.anchors.data(), d_anchors.get(), na * sizeof(T), s);
   dev::sync(s);
+  in.block_search = [s](std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
+                        const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config,
+                        TuneSampleCodes& codes) { tune_block_levels_cuda<T>(smp, cand, ebs, ebc, config, codes, s); };
   return in;
 }
 

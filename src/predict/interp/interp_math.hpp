@@ -491,6 +491,21 @@ SCIZ_HD int32_t outlier_of_word(uint32_t w) {
   return (w & 1u) ? kMinQ - static_cast<int32_t>((w + 1) / 2) : static_cast<int32_t>(w / 2) + kMaxQ + 1;
 }
 
+// The tuner's cost of a prediction: |x - pred| in units of eb_l / 8, capped at kErrCap (an
+// exactly stored point); non-finite = the cap. In double, on either device.
+inline constexpr uint64_t kErrCap = uint64_t{1} << 20;
+template <class T>
+SCIZ_HD uint64_t err_cost(T x, T pred, const LevelQuant<T>& q) {
+  const double e = magnitude(static_cast<double>(x) - static_cast<double>(pred)) * static_cast<double>(q.inv) * 16.0;
+  return e < static_cast<double>(kErrCap) ? static_cast<uint64_t>(e) : kErrCap;
+}
+
+SCIZ_HD uint64_t leb128_bytes(uint32_t w) {
+  uint64_t n = 1;
+  while (w > 127) w >>= 7, ++n;
+  return n;
+}
+
 // ---- passes of a level ----
 
 // A pass is a set of points predicted together (independent of one another). On each axis its

@@ -24,7 +24,6 @@
 namespace sciz::interp {
 namespace {
 
-constexpr uint64_t kErrCap = uint64_t{1} << 20;  // cost of an exactly stored point
 constexpr double kSampleFraction = 0.002;        // of the blocks (section 5.1.3)
 constexpr uint64_t kMinSamples = 24;
 constexpr uint64_t kMaxShare = 4;
@@ -41,13 +40,6 @@ int sample_threads(size_t samples, int l, int hint) {
   if (hint > 0) return std::min(hint, thread_count(samples));
   const uint64_t points = static_cast<uint64_t>(samples) * kBoxVolume * 7 >> (3 * l);
   return thread_count(samples, points * sizeof(T));
-}
-
-// Cost of a prediction: |x - pred| in units of eb_l / 8, capped; non-finite = the cap.
-template <class T>
-uint64_t err_cost(T x, T pred, const LevelQuant<T>& q) {
-  const double e = std::fabs(static_cast<double>(x) - static_cast<double>(pred)) * static_cast<double>(q.inv) * 16.0;
-  return e < static_cast<double>(kErrCap) ? static_cast<uint64_t>(e) : kErrCap;
 }
 
 // The spline x scheme pairs that differ on a field of this extent (in 1-D every scheme is
@@ -67,11 +59,7 @@ std::vector<LevelConfig> candidates(const Layout& L, const TuneRequest& req) {
 }
 
 template <class T>
-struct Sample {
-  BoxGeom g;
-  std::vector<T> x;  // the box's original values
-  std::vector<T> v;  // its state: reconstructed up to the levels done so far
-};
+using Sample = TuneSample<T>;
 
 template <class T>
 std::vector<Sample<T>> load_samples(const TuneInput<T>& in, const Layout& L) {
@@ -116,12 +104,6 @@ void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, co
             });
 }
 
-uint64_t leb128_bytes(uint32_t w) {
-  uint64_t n = 1;
-  while (w > 127) w >>= 7, ++n;
-  return n;
-}
-
 // One sample's run of one block level: the state it left, its summed error cost, and what the
 // size estimate (sample_bits) reads of it: the codes of its finite points in the order the
 // level visits them, and its outliers' LEB128 bytes. A tuning pass and the pass that sizes the
@@ -157,11 +139,8 @@ void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, Level
 }
 
 // The samples' codes per block level (index l - 1), sample by sample: what sample_bits sizes.
-struct LevelCodes {
-  std::vector<uint8_t> codes;
-  uint64_t outlier_bytes = 0;
-};
-using SampleCodes = std::vector<std::vector<LevelCodes>>;  // [level - 1][sample]
+using LevelCodes = TuneLevelCodes;
+using SampleCodes = TuneSampleCodes;
 
 // Greedy per block level, coarsest first, on the samples (left in the chosen state). The
 // candidates are searched in two steps: the schemes with the first candidate's spline (cubic
@@ -438,7 +417,8 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   auto tune_configs = [&] {
     for (auto& sm : smp) sm.v = with_anchor_error(sm, ebs_now()[kBlockLevels]);
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
-    tune_block_levels<T>(smp, cand, ebs, ebc, ch.config, tuned_codes, req.threads);
+    if (in.block_search) in.block_search(smp, cand, ebs, ebc, ch.config, tuned_codes);
+    else tune_block_levels<T>(smp, cand, ebs, ebc, ch.config, tuned_codes, req.threads);
     tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
   };
   tune_configs();
