@@ -81,6 +81,14 @@ using BlockLevelSearch = std::function<void(std::vector<TuneSample<T>>& smp, con
                                             const std::vector<double>& ebs, double ebc,
                                             std::vector<LevelConfig>& config, TuneSampleCodes& codes)>;
 
+// The runs that size a configuration under other bounds (interp_tune_cpu.cpp's sample_bits):
+// the samples from `states` (their boxes after the anchor error) through block levels 4..1
+// with config[l - 1] under ebs[l - 1]; fills codes as the search does.
+template <class T>
+using SampleLevelRuns = std::function<void(const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<T>>& states,
+                                           const std::vector<LevelConfig>& config, const std::vector<double>& ebs,
+                                           double ebc, TuneSampleCodes& codes)>;
+
 template <class T>
 struct TuneInput {
   std::vector<uint64_t> blocks;  // sampled block ids
@@ -88,6 +96,7 @@ struct TuneInput {
   int64_t window[3] = {1, 1, 1};
   std::vector<T> anchors;        // the window of the anchor grid, z-y-x
   BlockLevelSearch<T> block_search;  // set by gather_cuda: the search on the GPU; empty: the host's
+  SampleLevelRuns<T> sample_levels;  // likewise for the sizing runs
 };
 std::vector<uint64_t> sample_blocks(const Layout& L);
 void anchor_window(const Layout& L, int64_t window[3]);

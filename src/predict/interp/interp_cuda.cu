@@ -575,11 +575,137 @@ __global__ void __launch_bounds__(kBoxThreads) tune_level_kernel(const T* states
   for (int i = threadIdx.x; i < kBoxVolume; i += kBoxThreads) out_states[pair * kBoxVolume + i] = v[i];
 }
 
+// The sampled boxes on the GPU and their level runs: one launch runs one block level for a
+// list of (sample, level table) pairs from the samples' current states.
+template <class T>
+class GpuSamples {
+ public:
+  struct Run {  // one launch's pairs (table-major) and what they left
+    std::vector<uint32_t> sample;
+    std::vector<uint8_t> table;
+    dev::Buffer<T> states;
+    dev::Buffer<uint8_t> codes;
+    dev::Buffer<unsigned long long> cost, obytes;
+  };
+
+  // states[k]: sample k's box (kBoxVolume values); tables: the level tables pairs refer to.
+  GpuSamples(const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<T>>& states,
+             const std::vector<LevelTable<T>>& tables, double ebc, cudaStream_t s)
+      : smp_(smp), ebc_(ebc), s_(s) {
+    const size_t n = smp.size();
+    std::vector<Box32> boxes(n);
+    std::vector<T> all(n * kBoxVolume);
+    for (size_t k = 0; k < n; ++k) {
+      const BoxGeom& g = smp[k].g;
+      boxes[k] = {{int(g.w[0]), int(g.w[1]), int(g.w[2])}, {int(g.own[0]), int(g.own[1]), int(g.own[2])}};
+      std::copy(states[k].begin(), states[k].begin() + kBoxVolume, all.begin() + k * kBoxVolume);
+    }
+    upload(boxes_, boxes, s);
+    upload(states_, all, s);
+    upload(tables_, tables, s);
+    allow_smem(tune_level_kernel<T>, kBoxVolume * sizeof(T));
+  }
+
+  Run launch(int l, const std::vector<uint32_t>& samples, const std::vector<uint8_t>& tabs) const {
+    Run r;
+    for (uint8_t t : tabs)
+      for (uint32_t k : samples) r.sample.push_back(k), r.table.push_back(t);
+    const size_t pairs = r.sample.size();
+    dev::Buffer<uint32_t> d_sample;
+    dev::Buffer<uint8_t> d_table;
+    upload(d_sample, r.sample, s_);
+    upload(d_table, r.table, s_);
+    r.states = dev::Buffer<T>(pairs * kBoxVolume, s_);
+    r.codes = dev::Buffer<uint8_t>(pairs * kBoxVolume, s_);
+    r.cost = dev::Buffer<unsigned long long>(pairs, s_);
+    r.obytes = dev::Buffer<unsigned long long>(pairs, s_);
+    if (pairs) {
+      tune_level_kernel<T><<<unsigned(pairs), kBoxThreads, kBoxVolume * sizeof(T), s_>>>(
+          states_.get(), boxes_.get(), d_sample.get(), d_table.get(), tables_.get(), l, ebc_, r.states.get(),
+          r.codes.get(), r.cost.get(), r.obytes.get());
+      SCIZ_CUDA_CHECK_LAUNCH("interp tune_level_kernel");
+    }
+    return r;
+  }
+
+  // Total cost per table of a launch over `per_table` samples each (one synchronization).
+  std::vector<uint64_t> costs(const Run& r, size_t per_table) const {
+    std::vector<unsigned long long> c(r.sample.size());
+    dev::copy_to_host(c.data(), r.cost.get(), c.size() * sizeof(unsigned long long), s_);
+    dev::sync(s_);
+    std::vector<uint64_t> total(per_table ? r.sample.size() / per_table : 0, 0);
+    for (size_t i = 0; i < c.size(); ++i) total[i / per_table] += c[i];
+    return total;
+  }
+
+  // Runs level l with one table on every sample, makes the results the samples' states, and
+  // returns what the level left in each (the codes of finite points in visit order: `scheme`
+  // fixes the passes).
+  std::vector<TuneLevelCodes> advance(int l, uint8_t table, uint8_t scheme) {
+    const size_t n = smp_.size();
+    std::vector<uint32_t> all(n);
+    for (size_t k = 0; k < n; ++k) all[k] = static_cast<uint32_t>(k);
+    Run fin = launch(l, all, {table});
+    std::vector<uint8_t> c(n * kBoxVolume);
+    std::vector<unsigned long long> ob(n);
+    dev::copy_to_host(c.data(), fin.codes.get(), c.size(), s_);
+    dev::copy_to_host(ob.data(), fin.obytes.get(), n * sizeof(unsigned long long), s_);
+    dev::sync(s_);
+    states_ = std::move(fin.states);
+    Pass passes[7];
+    const int np = level_passes(scheme, passes);
+    const int64_t st = int64_t{1} << (l - 1);
+    std::vector<TuneLevelCodes> out(n);
+    for (size_t k = 0; k < n; ++k) {
+      out[k].outlier_bytes = ob[k];
+      const uint8_t* ck = c.data() + k * kBoxVolume;
+      int64_t visit = 0;
+      for (int pi = 0; pi < np; ++pi) {
+        const PassGrid pg = pass_grid(passes[pi], st, smp_[k].g.w);
+        for (int64_t z = 0; z < pg.cnt[0]; ++z)
+          for (int64_t y = 0; y < pg.cnt[1]; ++y)
+            for (int64_t x = 0; x < pg.cnt[2]; ++x, ++visit) {
+              const int64_t off = (pg.start[0] + z * pg.step[0]) * kBoxPlane + (pg.start[1] + y * pg.step[1]) * kBox +
+                                  pg.start[2] + x * pg.step[2];
+              if (finite(smp_[k].x[off])) out[k].codes.push_back(ck[visit]);
+            }
+      }
+    }
+    return out;
+  }
+
+  // The samples' states, back on the host.
+  void states_to(std::vector<TuneSample<T>>& smp) const {
+    std::vector<T> all(smp.size() * kBoxVolume);
+    dev::copy_to_host(all.data(), states_.get(), all.size() * sizeof(T), s_);
+    dev::sync(s_);
+    for (size_t k = 0; k < smp.size(); ++k)
+      std::copy(all.begin() + k * kBoxVolume, all.begin() + (k + 1) * kBoxVolume, smp[k].v.begin());
+  }
+
+ private:
+  const std::vector<TuneSample<T>>& smp_;
+  double ebc_;
+  cudaStream_t s_;
+  dev::Buffer<Box32> boxes_;
+  dev::Buffer<T> states_;
+  dev::Buffer<LevelTable<T>> tables_;
+};
+
+// A level table whose every block level has configuration cfg[l - 1] and bound ebs[l - 1].
+template <class T>
+LevelTable<T> block_table(const std::vector<LevelConfig>& cfg, const std::vector<double>& ebs) {
+  Choice ch;
+  ch.config.assign(cfg.begin(), cfg.begin() + kBlockLevels);
+  ch.eb.assign(ebs.begin(), ebs.begin() + kBlockLevels);
+  return level_table<T>(ch);
+}
+
 // The same search as tune_block_levels, its level runs on the GPU: per level, the candidates
 // of the first spline on the compared samples in one launch, then the other spline with the
 // best scheme, the first least total cost winning as on the host; then the chosen
 // configuration on every sample (the host keeps the compared samples' runs instead: the same
-// results). The codes come back to the host, which keeps those of finite points in visit order.
+// results).
 template <class T>
 void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
                             const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config,
@@ -590,130 +716,52 @@ void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<L
     for (int l = 1; l <= kBlockLevels; ++l) config[l - 1] = cand[0];
     return;
   }
-  // A level table per candidate (its configuration on every block level, the level bounds).
   std::vector<LevelTable<T>> tables(cand.size());
-  for (size_t c = 0; c < cand.size(); ++c) {
-    Choice ch;
-    ch.config.assign(kBlockLevels, cand[c]);
-    ch.eb.assign(ebs.begin(), ebs.begin() + kBlockLevels);
-    tables[c] = level_table<T>(ch);
-  }
-  dev::Buffer<LevelTable<T>> d_tables;
-  upload(d_tables, tables, s);
-  std::vector<Box32> boxes(n);
-  std::vector<T> states(n * kBoxVolume);
-  for (size_t k = 0; k < n; ++k) {
-    const BoxGeom& g = smp[k].g;
-    boxes[k] = {{int(g.w[0]), int(g.w[1]), int(g.w[2])}, {int(g.own[0]), int(g.own[1]), int(g.own[2])}};
-    std::copy(smp[k].v.begin(), smp[k].v.begin() + kBoxVolume, states.begin() + k * kBoxVolume);
-  }
-  dev::Buffer<Box32> d_boxes;
-  upload(d_boxes, boxes, s);
-  dev::Buffer<T> d_states;
-  upload(d_states, states, s);
-  const size_t smem = kBoxVolume * sizeof(T);
-  allow_smem(tune_level_kernel<T>, smem);
-
-  struct Run {  // one launch's pairs and what they left
-    std::vector<uint32_t> sample;
-    std::vector<uint8_t> table;
-    dev::Buffer<T> states;
-    dev::Buffer<uint8_t> codes;
-    dev::Buffer<unsigned long long> cost, obytes;
-  };
-  auto launch = [&](int l, const std::vector<uint32_t>& samples, const std::vector<uint8_t>& tabs) {
-    Run r;
-    for (uint8_t t : tabs)
-      for (uint32_t k : samples) r.sample.push_back(k), r.table.push_back(t);
-    const size_t pairs = r.sample.size();
-    dev::Buffer<uint32_t> d_sample;
-    dev::Buffer<uint8_t> d_table;
-    upload(d_sample, r.sample, s);
-    upload(d_table, r.table, s);
-    r.states = dev::Buffer<T>(pairs * kBoxVolume, s);
-    r.codes = dev::Buffer<uint8_t>(pairs * kBoxVolume, s);
-    r.cost = dev::Buffer<unsigned long long>(pairs, s);
-    r.obytes = dev::Buffer<unsigned long long>(pairs, s);
-    tune_level_kernel<T><<<unsigned(pairs), kBoxThreads, smem, s>>>(
-        d_states.get(), d_boxes.get(), d_sample.get(), d_table.get(), d_tables.get(), l, ebc, r.states.get(),
-        r.codes.get(), r.cost.get(), r.obytes.get());
-    SCIZ_CUDA_CHECK_LAUNCH("interp tune_level_kernel");
-    return r;
-  };
-  // Total cost per table of a launch (its pairs are table-major).
-  auto costs = [&](Run& r, size_t per_table) {
-    std::vector<unsigned long long> c(r.sample.size());
-    dev::copy_to_host(c.data(), r.cost.get(), c.size() * sizeof(unsigned long long), s);
-    dev::sync(s);
-    std::vector<uint64_t> total(r.sample.size() / per_table, 0);
-    for (size_t i = 0; i < c.size(); ++i) total[i / per_table] += c[i];
-    return total;
-  };
-
+  for (size_t c = 0; c < cand.size(); ++c) tables[c] = block_table<T>(std::vector<LevelConfig>(kBlockLevels, cand[c]), ebs);
+  std::vector<std::vector<T>> states(n);
+  for (size_t k = 0; k < n; ++k) states[k] = smp[k].v;
+  GpuSamples<T> gs(smp, states, tables, ebc, s);
   for (int l = kBlockLevels; l >= 1; --l) {
     const size_t stride = l == 1 && n >= 8 ? 2 : 1;
-    std::vector<uint32_t> compared, all(n);
+    std::vector<uint32_t> compared;
     for (size_t k = 0; k < n; k += stride) compared.push_back(static_cast<uint32_t>(k));
-    for (size_t k = 0; k < n; ++k) all[k] = static_cast<uint32_t>(k);
     uint8_t pick = 0;
     if (cand.size() > 1) {
       uint8_t first_spline = cand[0].spline;  // cubic when it is a candidate
       for (const LevelConfig& c : cand)
         if (c.spline == kCubic) first_spline = kCubic;
+      uint64_t best = ~uint64_t{0};
+      auto consider = [&](const std::vector<uint8_t>& tabs) {
+        if (tabs.empty()) return;
+        const std::vector<uint64_t> t = gs.costs(gs.launch(l, compared, tabs), compared.size());
+        for (size_t i = 0; i < tabs.size(); ++i)
+          if (t[i] < best) best = t[i], pick = tabs[i];
+      };
       std::vector<uint8_t> step1, step2;
       for (size_t c = 0; c < cand.size(); ++c)
         if (cand[c].spline == first_spline) step1.push_back(static_cast<uint8_t>(c));
-      uint64_t best = ~uint64_t{0};
-      {
-        Run r = launch(l, compared, step1);
-        const std::vector<uint64_t> t = costs(r, compared.size());
-        for (size_t i = 0; i < step1.size(); ++i)
-          if (t[i] < best) best = t[i], pick = step1[i];
-      }
+      consider(step1);
       for (size_t c = 0; c < cand.size(); ++c)
         if (cand[c].scheme == cand[pick].scheme && cand[c].spline != first_spline) step2.push_back(static_cast<uint8_t>(c));
-      if (!step2.empty()) {
-        Run r = launch(l, compared, step2);
-        const std::vector<uint64_t> t = costs(r, compared.size());
-        for (size_t i = 0; i < step2.size(); ++i)
-          if (t[i] < best) best = t[i], pick = step2[i];
-      }
+      consider(step2);
     }
     config[l - 1] = cand[pick];
-    // The chosen configuration on every sample: its states are the samples' next, its codes
-    // (those of finite points, in visit order) what the level left.
-    Run fin = launch(l, all, {pick});
-    std::vector<uint8_t> c(n * kBoxVolume);
-    std::vector<unsigned long long> ob(n);
-    dev::copy_to_host(c.data(), fin.codes.get(), c.size(), s);
-    dev::copy_to_host(ob.data(), fin.obytes.get(), n * sizeof(unsigned long long), s);
-    dev::sync(s);
-    d_states = std::move(fin.states);
-    Pass passes[7];
-    const int np = level_passes(cand[pick].scheme, passes);
-    const int64_t st = int64_t{1} << (l - 1);
-    for (size_t k = 0; k < n; ++k) {
-      TuneLevelCodes& lc = codes[l - 1][k];
-      lc.outlier_bytes = ob[k];
-      const uint8_t* ck = c.data() + k * kBoxVolume;
-      int64_t visit = 0;
-      for (int pi = 0; pi < np; ++pi) {
-        const PassGrid pg = pass_grid(passes[pi], st, smp[k].g.w);
-        for (int64_t z = 0; z < pg.cnt[0]; ++z)
-          for (int64_t y = 0; y < pg.cnt[1]; ++y)
-            for (int64_t x = 0; x < pg.cnt[2]; ++x, ++visit) {
-              const int64_t off = (pg.start[0] + z * pg.step[0]) * kBoxPlane + (pg.start[1] + y * pg.step[1]) * kBox +
-                                  pg.start[2] + x * pg.step[2];
-              if (finite(smp[k].x[off])) lc.codes.push_back(ck[visit]);
-            }
-      }
-    }
+    codes[l - 1] = gs.advance(l, pick, cand[pick].scheme);
   }
-  dev::copy_to_host(states.data(), d_states.get(), states.size() * sizeof(T), s);
-  dev::sync(s);
-  for (size_t k = 0; k < n; ++k) std::copy(states.begin() + k * kBoxVolume, states.begin() + (k + 1) * kBoxVolume, smp[k].v.begin());
+  gs.states_to(smp);
 }
 
+// sample_bits' runs on the GPU: the samples from their anchor-error states (`states`) through
+// the block levels with configurations config under bounds ebs; what each level left.
+template <class T>
+void sample_levels_cuda(const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<T>>& states,
+                        const std::vector<LevelConfig>& config, const std::vector<double>& ebs, double ebc,
+                        TuneSampleCodes& codes, cudaStream_t s) {
+  codes.assign(kBlockLevels, std::vector<TuneLevelCodes>(smp.size()));
+  if (smp.empty()) return;
+  GpuSamples<T> gs(smp, states, {block_table<T>(config, ebs)}, ebc, s);
+  for (int l = kBlockLevels; l >= 1; --l) codes[l - 1] = gs.advance(l, 0, config[l - 1].scheme);
+}
 
 }  // namespace
 
@@ -739,6 +787,9 @@ TuneInput<T> gather_cuda(const T* d_x, const Layout& L, cudaStream_t s) {
   in.block_search = [s](std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
                         const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config,
                         TuneSampleCodes& codes) { tune_block_levels_cuda<T>(smp, cand, ebs, ebc, config, codes, s); };
+  in.sample_levels = [s](const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<T>>& states,
+                         const std::vector<LevelConfig>& config, const std::vector<double>& ebs, double ebc,
+                         TuneSampleCodes& codes) { sample_levels_cuda<T>(smp, states, config, ebs, ebc, codes, s); };
   return in;
 }
 

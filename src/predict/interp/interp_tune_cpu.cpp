@@ -240,11 +240,16 @@ double bits_of(const SampleCodes& codes, const TuneRequest& req, uint64_t* point
 // The same for the samples compressed under level bounds ebs with the configurations config.
 template <class T>
 double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& config,
-                   const std::vector<double>& ebs, double ebc, const TuneRequest& req, uint64_t* points = nullptr) {
+                   const std::vector<double>& ebs, double ebc, const TuneRequest& req,
+                   const SampleLevelRuns<T>& device_runs, uint64_t* points = nullptr) {
   const int64_t ns = static_cast<int64_t>(smp.size());
   std::vector<std::vector<T>> state(smp.size());
   for (size_t k = 0; k < smp.size(); ++k) state[k] = with_anchor_error(smp[k], ebs[kBlockLevels]);
   SampleCodes codes(kBlockLevels, std::vector<LevelCodes>(smp.size()));
+  if (device_runs) {
+    device_runs(smp, state, config, ebs, ebc, codes);
+    return bits_of<T>(codes, req, points);
+  }
   std::vector<LevelRun<T>> runs(smp.size());
   for (int l = kBlockLevels; l >= 1; --l) {
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
@@ -442,7 +447,8 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     double best = plain * (1 - kTightenMargin);
     if (points && plain / static_cast<double>(points) < kTightenRate)
       for (const auto& [alpha, beta] : {std::pair{1.25, 2.0}, std::pair{1.5, 2.0}}) {
-        const double bits = sample_bits<T>(smp, ch.config, level_bounds(eb, L.levels, alpha, beta), ebc, req);
+        const double bits =
+            sample_bits<T>(smp, ch.config, level_bounds(eb, L.levels, alpha, beta), ebc, req, in.sample_levels);
         if (bits < best) best = bits, ch.alpha = alpha, ch.beta = beta;
       }
     if (ch.alpha != 1) tune_configs();
