@@ -369,11 +369,20 @@ TEST(InterpTwin, TunerThreadsDoNotChangeTheChoice) {
       for (uint8_t v : c) nz += v != kCentre;
       return nz + c.size() / 8;
     };
+    // The Lorenzo estimate sizes its codes in sample order: a sum weighted by position sees
+    // any change of order.
+    one.lorenzo_codes_bytes = team.lorenzo_codes_bytes = [](std::span<const uint16_t> c) {
+      uint64_t h = 0;
+      for (size_t i = 0; i < c.size(); ++i) h += (i % 7 + 1) * (c[i] != 512);
+      return h / 8 + 1;
+    };
     const Choice a = tune_cpu<float>(x.data(), L, eb, one), b = tune_cpu<float>(x.data(), L, eb, team);
     EXPECT_EQ(a.eb, b.eb) << eb;
     EXPECT_EQ(a.alpha, b.alpha) << eb;
     EXPECT_EQ(a.beta, b.beta) << eb;
     EXPECT_EQ(std::memcmp(&a.interp_bits, &b.interp_bits, sizeof(double)), 0) << eb;
+    EXPECT_EQ(std::memcmp(&a.lorenzo_bits, &b.lorenzo_bits, sizeof(double)), 0) << eb;
+    EXPECT_GT(a.lorenzo_bits, 0) << eb;
     ASSERT_EQ(a.config.size(), b.config.size());
     for (size_t l = 0; l < a.config.size(); ++l) EXPECT_EQ(pack_config(a.config[l]), pack_config(b.config[l])) << eb;
   }

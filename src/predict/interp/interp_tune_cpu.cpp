@@ -274,41 +274,61 @@ template <class T>
 double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, double eb, const TuneRequest& req) {
   const auto p = lorenzo::make_params<T>(eb, lorenzo::kDefaultRadius);
   const int ndim = L.n[0] > 1 ? 3 : L.n[1] > 1 ? 2 : 1;
-  std::vector<uint16_t> codes;
-  uint64_t outliers = 0, exact = 0;
-  std::vector<int32_t> d(kBoxVolume);
-  std::vector<uint8_t> skip(kBoxVolume);  // NaN and Inf: the same runs for any predictor
   // A box's points past its extent (a block at the field's end) hold 0 and are counted as 0
   // prequantizes, without visiting them: a thin box is mostly such points.
   int32_t d0;
   const bool zero_exact = lorenzo::prequantize(T(0), p, d0) != lorenzo::Prequant::kQuantized;
-  uint64_t in_boxes = 0;
-  for (const auto& s : smp) in_boxes += static_cast<uint64_t>(s.g.w[0] * s.g.w[1] * s.g.w[2]);
-  codes.reserve(in_boxes);
-  for (const auto& s : smp) {
-    for (int64_t z = 0; z < s.g.w[0]; ++z)
-      for (int64_t y = 0; y < s.g.w[1]; ++y)
-        for (int64_t x = 0; x < s.g.w[2]; ++x) {
-          const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
-          skip[i] = !finite(s.x[i]);
-          if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++exact;
-        }
-    if (zero_exact) exact += static_cast<uint64_t>(kBoxVolume - s.g.w[0] * s.g.w[1] * s.g.w[2]);
-    // On the field's axes the predictor reads the point before, so the points start at 1 (none
-    // when the box is one point thick there); absent axes sit at 0.
-    const int64_t lo[3] = {ndim >= 3 ? 1 : 0, ndim >= 2 ? 1 : 0, 1};
-    auto at = [&](int z, int y, int x) { return d[z * kBoxPitch[0] + y * kBoxPitch[1] + x]; };
-    for (int64_t z = lo[0]; z < s.g.w[0]; ++z)
-      for (int64_t y = lo[1]; y < s.g.w[1]; ++y)
-        for (int64_t x = lo[2]; x < s.g.w[2]; ++x) {
-          if (skip[z * kBoxPitch[0] + y * kBoxPitch[1] + x]) continue;
-          const int32_t dl = ndim == 3   ? lorenzo::delta(at, int(z), int(y), int(x), 3)
-                             : ndim == 2 ? lorenzo::delta([&](int, int yy, int xx) { return at(0, yy, xx); }, 0, int(y), int(x), 2)
-                                         : lorenzo::delta([&](int, int, int xx) { return at(0, 0, xx); }, 0, 0, int(x), 1);
-          uint16_t c;
-          if (!lorenzo::to_code(dl, p.radius, c)) ++outliers;
-          codes.push_back(c);
-        }
+  // Sample by sample (in a team when the caller gave threads), then in sample order: the codes
+  // the coder sizes are the same whatever the team.
+  struct Part {
+    std::vector<uint16_t> codes;
+    uint64_t outliers = 0, exact = 0;
+  };
+  std::vector<Part> parts(smp.size());
+  const int64_t ns = static_cast<int64_t>(smp.size());
+  const int nt = req.threads > 0 ? std::min(req.threads, thread_count(smp.size())) : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    std::vector<int32_t> d(kBoxVolume);
+    std::vector<uint8_t> skip(kBoxVolume);  // NaN and Inf: the same runs for any predictor
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < ns; ++k) {
+      const Sample<T>& s = smp[static_cast<size_t>(k)];
+      Part& part = parts[static_cast<size_t>(k)];
+      part.codes.reserve(static_cast<size_t>(s.g.w[0] * s.g.w[1] * s.g.w[2]));
+      for (int64_t z = 0; z < s.g.w[0]; ++z)
+        for (int64_t y = 0; y < s.g.w[1]; ++y)
+          for (int64_t x = 0; x < s.g.w[2]; ++x) {
+            const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
+            skip[i] = !finite(s.x[i]);
+            if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++part.exact;
+          }
+      if (zero_exact) part.exact += static_cast<uint64_t>(kBoxVolume - s.g.w[0] * s.g.w[1] * s.g.w[2]);
+      // On the field's axes the predictor reads the point before, so the points start at 1
+      // (none when the box is one point thick there); absent axes sit at 0.
+      const int64_t lo[3] = {ndim >= 3 ? 1 : 0, ndim >= 2 ? 1 : 0, 1};
+      auto at = [&](int z, int y, int x) { return d[z * kBoxPitch[0] + y * kBoxPitch[1] + x]; };
+      for (int64_t z = lo[0]; z < s.g.w[0]; ++z)
+        for (int64_t y = lo[1]; y < s.g.w[1]; ++y)
+          for (int64_t x = lo[2]; x < s.g.w[2]; ++x) {
+            if (skip[z * kBoxPitch[0] + y * kBoxPitch[1] + x]) continue;
+            const int32_t dl =
+                ndim == 3   ? lorenzo::delta(at, int(z), int(y), int(x), 3)
+                : ndim == 2 ? lorenzo::delta([&](int, int yy, int xx) { return at(0, yy, xx); }, 0, int(y), int(x), 2)
+                            : lorenzo::delta([&](int, int, int xx) { return at(0, 0, xx); }, 0, 0, int(x), 1);
+            uint16_t c;
+            if (!lorenzo::to_code(dl, p.radius, c)) ++part.outliers;
+            part.codes.push_back(c);
+          }
+    }
+  }
+  std::vector<uint16_t> codes;
+  uint64_t outliers = 0, exact = 0, total = 0;
+  for (const Part& part : parts) total += part.codes.size();
+  codes.reserve(total);
+  for (const Part& part : parts) {
+    codes.insert(codes.end(), part.codes.begin(), part.codes.end());
+    outliers += part.outliers, exact += part.exact;
   }
   if (codes.empty()) return 0;
   const double bits = 8.0 * static_cast<double>(req.lorenzo_codes_bytes(codes)) + 64.0 * static_cast<double>(outliers) +
