@@ -194,6 +194,9 @@ __device__ inline GroupOf group_of(uint64_t first) {
           int(threadIdx.x / G)};
 }
 
+// 32-bit words of a bitmask over a box of box_vol points.
+__host__ __device__ constexpr int mask_words(int box_vol) { return (box_vol + 31) / 32; }
+
 // A block's box in 32-bit coordinates (it holds at most 17^3 points).
 struct Box32 {
   int w[3];    // extent of the box
@@ -428,6 +431,10 @@ __global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_decode_kern
   const GroupOf me = group_of<G>(first);
   if (me.block >= nblocks) return;
   T* v = reinterpret_cast<T*>(smem) + me.group * box_vol;
+  // The box's exactly stored points: they stay as every reader found them in out.
+  uint32_t* exact = reinterpret_cast<uint32_t*>(smem + size_t(cta_threads(G) / G) * box_vol * sizeof(T)) +
+                    me.group * mask_words(box_vol);
+  for (int i = me.lane; i < mask_words(box_vol); i += G) exact[i] = 0;
   const BoxGeom g = box_geom(L, me.block);
   const Box32 bx = box32(g);
   load_box<T, G>(v, nullptr, A, a, L, g, bx, me.lane);
@@ -444,18 +451,23 @@ __global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_decode_kern
       pos = code_index(L, gc);
     }
     const uint8_t code = rk.codes[pos];
-    if (code == kExactCode)  // scattered before any block ran; a block writes it back unchanged
+    if (code == kExactCode) {  // scattered before any block ran; no block writes it
       v[off] = ob[uint64_t(c[0]) * plane + uint64_t(c[1]) * row + uint64_t(c[2])];
-    else
+      atomicOr(&exact[off >> 5], 1u << (off & 31));
+    } else {
       v[off] = reconstruct<T>(code == kOutlierCode ? rk.residual(pos) : code_residual(code), pred, lv.q);
+    }
   });
   // The owned points leave once, row by row after the last pass (the passes visit them at
-  // strides of 2s, which scattered 4- or 8-byte stores over every sector many times). Exact
-  // values and the anchor go back with the bits they came in with.
+  // strides of 2s, which scattered 4- or 8-byte stores over every sector many times), but for
+  // the block's anchor (its local origin) and exactly stored points, which other blocks read
+  // from out meanwhile: as the CPU twin writes them.
   const int ox = bx.own[2], oy = bx.own[1], count = bx.own[0] * oy * ox;
   for (int i = me.lane; i < count; i += G) {
     const int x = i % ox, r = i / ox, y = r % oy, z = r / oy;
-    ob[uint64_t(z) * plane + uint64_t(y) * row + uint64_t(x)] = v[z * kBoxPlane + y * kBox + x];
+    const int off = z * kBoxPlane + y * kBox + x;
+    if (i == 0 || (exact[off >> 5] >> (off & 31) & 1u)) continue;
+    ob[uint64_t(z) * plane + uint64_t(y) * row + uint64_t(x)] = v[off];
   }
 }
 
@@ -503,7 +515,8 @@ void launch_blocks(const Layout& L, cudaStream_t s, Launch&& launch) {
   const int nd = effective_ndim(L);
   const int box_vol = nd == 3 ? kBoxVolume : nd == 2 ? kBoxPlane : kBox;
   const int groups = nd == 3 ? 1 : nd == 2 ? kThreads / 32 : kThreads;
-  const size_t smem = size_t(groups) * box_vol * sizeof(T);
+  // Each group's box, then each group's bitmask of exactly stored points (the decoder's).
+  const size_t smem = size_t(groups) * (box_vol * sizeof(T) + size_t(mask_words(box_vol)) * 4);
   const uint64_t nblocks = L.g[0] * L.g[1] * L.g[2];
   const uint64_t per_grid = uint64_t{1} << 30;
   for (uint64_t first = 0; first < nblocks; first += per_grid * groups) {
