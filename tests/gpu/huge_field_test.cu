@@ -65,15 +65,17 @@ TEST(HugeField, MoreThan2To32ValuesRoundTripOnTheGpu) {
   SCIZ_CUDA_CHECK(cudaGetLastError());
   unsigned long long* counters = nullptr;
   SCIZ_CUDA_CHECK(cudaMalloc(&counters, 16));
-  for (const char* p : {"delta", "szx", "lorenzo"}) {
+  for (const char* p : {"delta", "szx", "lorenzo", "interp-tp"}) {
     SCOPED_TRACE(p);
     CompressOptions o;
     o.eb = {EbMode::rel, 1e-3};
     o.pipeline = p;
     o.device = Device::cuda;
-    // delta: one chunk of all 5e9 values (the codec's own offsets past 2^32); the others in
-    // the default chunks (the container's).
-    o.chunk_mb = std::string(p) == "delta" ? 0 : 64;
+    // delta and interp-tp: one chunk of all 5e9 values (the codecs' own offsets past 2^32:
+    // interp's code positions, block origins and sparse lists); the others in the default
+    // chunks (the container's).
+    const bool one_chunk = std::string(p) == "delta" || std::string(p) == "interp-tp";
+    o.chunk_mb = one_chunk ? 0 : 64;
     DeviceBuffer st;
     try {
       st = compress_to_device({x, DType::f32, s, true}, o);

@@ -290,6 +290,19 @@ SCIZ_HD void with_stencil_shape(const StencilT<I>& st, F&& f) {
   }
 }
 
+// Whether every orthant neighbour of a cross stencil at coordinates c (distance s along each of
+// its axes) lies in the box of extents n.
+template <class I>
+SCIZ_HD_HOT bool cross_inside(const I c[3], const I n[3], I s, const StencilT<I>& st) {
+  bool inside = true;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int ax = 0; ax < 3; ++ax)
+    if (st.mask >> ax & 1u) inside = inside && c[ax] >= s && c[ax] + s < n[ax];
+  return inside;
+}
+
 // Prediction of any point of a pass, at coordinates c in a box of extents n: the cross
 // stencil where the scheme asks for it and all its neighbours lie in the box and are finite;
 // otherwise each axis' spline_rule, and the mean of those of highest order (section 5.1.2: a
@@ -299,17 +312,9 @@ SCIZ_HD void with_stencil_shape(const StencilT<I>& st, F&& f) {
 template <class T, class I>
 SCIZ_HD T predict_point(const T* v, std::type_identity_t<I> off, const I c[3], const I n[3], std::type_identity_t<I> s,
                         const StencilT<I>& st) {
-  if (st.cross) {
-    bool inside = true;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int a = 0; a < 3; ++a)
-      if (st.mask >> a & 1u) inside = inside && c[a] >= s && c[a] + s < n[a];
-    if (inside) {
-      const T p = cross_stencil(v, off, st);
-      if (finite(p)) return p;
-    }
+  if (st.cross && cross_inside(c, n, s, st)) {
+    const T p = cross_stencil(v, off, st);
+    if (finite(p)) return p;
   }
   T p[3] = {T(0), T(0), T(0)};
   int o[3] = {-1, -1, -1};
@@ -377,13 +382,7 @@ SCIZ_HD_HOT T predict_coord(const T* v, I off, const I c[3], const I n[3], I s, 
 template <class T, int K, bool CROSS, class I>
 SCIZ_HD_HOT T predict_box(const T* v, I off, const I c[3], const I n[3], I s, const StencilT<I>& st) {
   if constexpr (CROSS) {
-    bool inside = true;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int ax = 0; ax < 3; ++ax)
-      if (st.mask >> ax & 1u) inside = inside && c[ax] >= s && c[ax] + s < n[ax];
-    if (inside) {
+    if (cross_inside(c, n, s, st)) {
       const T p = cross_stencil_k<T, K>(v, off, st);
       if (finite(p)) return p;
     }
