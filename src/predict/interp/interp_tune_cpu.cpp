@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/omp_threads.hpp"
+#include "core/trace.hpp"
 #include "predict/interp/interp.hpp"
 #include "predict/interp/interp_walk.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
@@ -435,15 +436,23 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   const bool tune_bounds = req.alpha <= 0;
   ch.alpha = tune_bounds ? 1 : req.alpha;
   ch.beta = tune_bounds ? 1 : std::max(req.beta, 1.0);
-  std::vector<Sample<T>> smp = load_samples(in, L);
+  std::vector<Sample<T>> smp;
+  {
+    TracePhase t("interp tune: load samples");
+    smp = load_samples(in, L);
+  }
   auto ebs_now = [&] { return level_bounds(eb, L.levels, ch.alpha, ch.beta); };
   // The samples' codes under the configurations last tuned and their bounds.
   SampleCodes tuned_codes;
   auto tune_configs = [&] {
     for (auto& sm : smp) sm.v = with_anchor_error(sm, ebs_now()[kBlockLevels]);
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
-    if (in.block_search) in.block_search(smp, cand, ebs, ebc, ch.config, tuned_codes);
-    else tune_block_levels<T>(smp, cand, ebs, ebc, ch.config, tuned_codes, req.threads);
+    {
+      TracePhase t("interp tune: block levels");
+      if (in.block_search) in.block_search(smp, cand, ebs, ebc, ch.config, tuned_codes);
+      else tune_block_levels<T>(smp, cand, ebs, ebc, ch.config, tuned_codes, req.threads);
+    }
+    TracePhase t("interp tune: anchor levels");
     tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
   };
   tune_configs();
@@ -461,6 +470,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     // (alpha 1.25 to 2, beta 2 to 4) only these two ever won: above kTightenRate bits per
     // value, or for others, the samples are not sized again (each costs a pass over them).
     constexpr double kTightenRate = 0.5;
+    TracePhase t("interp tune: tightening");
     uint64_t points = 0;
     const double plain = bits_of<T>(tuned_codes, req, &points);  // tuned without tightening
     if (points) plain_points = points, ch.interp_bits = plain / static_cast<double>(points);
@@ -475,11 +485,15 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   }
   ch.eb = level_bounds(eb, L.levels, ch.alpha, ch.beta);
   if (req.codes_bytes && !(plain_points && ch.alpha == 1)) {
+    TracePhase t("interp tune: size codes");
     uint64_t points = 0;
     const double bits = bits_of<T>(tuned_codes, req, &points);  // tuned last under ch.eb
     ch.interp_bits = points ? bits / static_cast<double>(points) : 0;
   }
-  if (req.lorenzo_codes_bytes) ch.lorenzo_bits = lorenzo_sample_bits<T>(smp, L, eb, req);
+  if (req.lorenzo_codes_bytes) {
+    TracePhase t("interp tune: lorenzo estimate");
+    ch.lorenzo_bits = lorenzo_sample_bits<T>(smp, L, eb, req);
+  }
   return ch;
 }
 
