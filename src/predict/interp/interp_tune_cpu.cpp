@@ -13,6 +13,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <future>
+#include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -57,6 +61,24 @@ std::vector<LevelConfig> candidates(const Layout& L, const TuneRequest& req) {
       out.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
     }
   return out;
+}
+
+// f on a thread of its own, its result or exception through the future; where no thread can
+// be had, f runs here (the caller sees the same result either way).
+template <class R, class F>
+std::future<R> start(F&& f) {
+  try {
+    return std::async(std::launch::async, std::forward<F>(f));
+  } catch (const std::system_error&) {
+    std::promise<R> p;
+    try {
+      if constexpr (std::is_void_v<R>) f(), p.set_value();
+      else p.set_value(f());
+    } catch (...) {
+      p.set_exception(std::current_exception());
+    }
+    return p.get_future();
+  }
 }
 
 template <class T>
@@ -442,18 +464,35 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     smp = load_samples(in, L);
   }
   auto ebs_now = [&] { return level_bounds(eb, L.levels, ch.alpha, ch.beta); };
+  // A caller with cores to spare (TuneRequest::threads) gets the independent parts beside each
+  // other: the anchor levels (the anchor window; they write only the levels above the blocks')
+  // beside the block levels, and the Lorenzo estimate (the samples' original values) beside
+  // all of it. On the GPU path the block levels mostly wait on round trips to the device.
+  const bool overlap = req.threads > 1;
+  std::future<double> lorenzo;
+  if (overlap && req.lorenzo_codes_bytes)
+    lorenzo = start<double>([&] {
+      TracePhase t("interp tune: lorenzo estimate");
+      return lorenzo_sample_bits<T>(smp, L, eb, req);
+    });
   // The samples' codes under the configurations last tuned and their bounds.
   SampleCodes tuned_codes;
   auto tune_configs = [&] {
     for (auto& sm : smp) sm.v = with_anchor_error(sm, ebs_now()[kBlockLevels]);
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
+    auto anchors = [&] {
+      TracePhase t("interp tune: anchor levels");
+      tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
+    };
+    std::future<void> beside;
+    if (overlap) beside = start<void>(anchors);
     {
       TracePhase t("interp tune: block levels");
       if (in.block_search) in.block_search(smp, cand, ebs, ebc, ch.config, tuned_codes);
       else tune_block_levels<T>(smp, cand, ebs, ebc, ch.config, tuned_codes, req.threads);
     }
-    TracePhase t("interp tune: anchor levels");
-    tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
+    if (beside.valid()) beside.get();
+    else anchors();
   };
   tune_configs();
   uint64_t plain_points = 0;  // the samples' size without tightening, when it was measured
@@ -490,7 +529,9 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     const double bits = bits_of<T>(tuned_codes, req, &points);  // tuned last under ch.eb
     ch.interp_bits = points ? bits / static_cast<double>(points) : 0;
   }
-  if (req.lorenzo_codes_bytes) {
+  if (lorenzo.valid()) {
+    ch.lorenzo_bits = lorenzo.get();
+  } else if (req.lorenzo_codes_bytes) {
     TracePhase t("interp tune: lorenzo estimate");
     ch.lorenzo_bits = lorenzo_sample_bits<T>(smp, L, eb, req);
   }
