@@ -37,7 +37,7 @@ slow='HugeField.*:SharedDataGpu.*:CrossDevice.*'
 # InterpCuda: only its small-field tests (every configuration, NaN/Inf, the GPU tuner, the stage
 # kernels); its fixture and multi-shape sweeps ran past 280 s each under racecheck on an H100.
 interp_small='InterpCuda.TwinEqualsCpuTwinForEveryConfiguration:InterpCuda.SpecialValuesAndNanLand:InterpCuda.GpuTunerChoosesWhatTheHostChooses:InterpCuda.EveryStageAloneAndSomeListsWriteTheCpuBytes'
-kernels="BitpackCuda.*:HuffmanCuda.*:RleCuda.*:ZrleCuda.*:StagesCuda.*:DigestCuda.*:ExactRunsCuda.*:LorenzoCuda.*:SzxCuda.*:DeltaCuda.*:ValueRangeCuda.*:CoreKernelTemplates.*:$interp_small"
+kernels="BitpackCuda.*:HuffmanCuda.*:RleCuda.*:ZrleCuda.*:StagesCuda.*:DigestCuda.*:ExactRunsCuda.*:LorenzoCuda.*:SzxCuda.*:DeltaCuda.*:ValueRangeCuda.*:CoreKernelTemplates.*:MdrCuda.*:$interp_small"
 memcheck_filter=${SCIZ_SANITIZE_FILTER:-"*-$slow"}
 kernel_filter=${SCIZ_SANITIZE_FILTER:-$kernels}
 
