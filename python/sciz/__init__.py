@@ -9,7 +9,8 @@
 
 CuPy arrays and PyTorch CUDA tensors (any DLPack or __cuda_array_interface__ producer) are
 compressed on their GPU, on their current stream. Codecs for Zarr v3 (sciz.zarr.Sciz),
-numcodecs (sciz.numcodecs.Sciz) and HDF5 (sciz.h5.filter) are in submodules.
+numcodecs (sciz.numcodecs.Sciz) and HDF5 (sciz.h5.filter) are in submodules. Progressive
+retrieval (mdr): sciz.refactor(x) once, then sciz.Retriever(file).retrieve(rel=...) at any bound.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ._api import (  # noqa: E402
     release_cached_memory,
 )
 from ._arrays import CopyWarning  # noqa: E402
+from ._mdr import Retriever, refactor, retrieve  # noqa: E402
 
 __version__: str = _core.__version__
 FORMAT_VERSION: int = _core.format_version
@@ -57,6 +59,7 @@ __all__ = [
     "InternalError",
     "InvalidArgument",
     "NoDevice",
+    "Retriever",
     "Unsupported",
     "compress",
     "compress_on_device",
@@ -64,5 +67,7 @@ __all__ = [
     "decompress",
     "info",
     "pipelines",
+    "refactor",
     "release_cached_memory",
+    "retrieve",
 ]

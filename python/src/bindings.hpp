@@ -11,5 +11,6 @@ void bind_errors(nanobind::module_& m);
 void bind_codec(nanobind::module_& m);
 void bind_device(nanobind::module_& m);
 void bind_metrics(nanobind::module_& m);
+void bind_mdr(nanobind::module_& m);
 
 }  // namespace sciz::py

@@ -6,4 +6,5 @@ NB_MODULE(_core, m) {
   sciz::py::bind_codec(m);
   sciz::py::bind_device(m);
   sciz::py::bind_metrics(m);
+  sciz::py::bind_mdr(m);
 }

@@ -321,6 +321,7 @@ def test_stub_lists_what_the_module_has():
     tree = ast.parse((Path(sciz.__file__).parent / "_core.pyi").read_text())
     stubbed = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     stubbed |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign)}
+    stubbed |= {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     actual = {n for n in dir(_core) if not n.startswith("__")}
     assert {n for n in stubbed if not n.startswith("__")} == actual
 
