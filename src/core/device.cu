@@ -1,4 +1,5 @@
 // Device memory from the stream-ordered pool and checked copies; see device.hpp.
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -74,6 +75,75 @@ const DeviceAllocator* current_allocator() { return t_allocator; }
 AllocatorScope::AllocatorScope(const DeviceAllocator* a) : prev_(t_allocator) { t_allocator = a; }
 AllocatorScope::~AllocatorScope() { t_allocator = prev_; }
 
+namespace {
+
+// Small blocks kept per worker stream. A chunk's encoder or decoder allocates about a hundred
+// small buffers (level tables, counts, sort scratch, per-launch lists); from the pool each is a
+// cudaMallocAsync and a cudaFreeAsync, and with several workers those calls contend in the
+// driver (CUPTI: 1,730 of each, 10 us on average, in one 16-chunk interp call). A block freed
+// on a stream is handed out again only on that stream, which orders its new use after every
+// earlier use there: the pool's own rule for same-stream reuse. Only the engine's streams
+// (make_stream: one per worker, never destroyed) keep blocks; a caller's stream never does.
+constexpr int kMinClassLog = 8;                  // 256 B
+constexpr int kMaxClassLog = 22;                 // 4 MiB: larger blocks go to the pool
+constexpr int kClasses = kMaxClassLog - kMinClassLog + 1;
+constexpr size_t kKeptPerStream = size_t{64} << 20;
+
+struct StreamCache {
+  int device = 0;
+  std::mutex mu;
+  std::vector<void*> free[kClasses];
+  size_t bytes = 0;
+};
+
+std::mutex g_caches_mu;
+std::vector<std::pair<cudaStream_t, StreamCache*>> g_caches;  // entries never removed
+std::atomic<uint64_t> g_kept_bytes[64];                         // per device, for free_memory
+
+StreamCache* cache_of(cudaStream_t s) {
+  if (!s) return nullptr;
+  thread_local cudaStream_t t_last = nullptr;
+  thread_local StreamCache* t_cache = nullptr;
+  if (s == t_last) return t_cache;
+  StreamCache* c = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_caches_mu);
+    for (const auto& [st, sc] : g_caches)
+      if (st == s) c = sc;
+  }
+  t_last = s, t_cache = c;
+  return c;
+}
+
+// The class of a request, or -1 for one the caches do not take.
+int class_of(size_t bytes) {
+  if (bytes > (size_t{1} << kMaxClassLog)) return -1;
+  int k = kMinClassLog;
+  while ((size_t{1} << k) < bytes) ++k;
+  return k - kMinClassLog;
+}
+
+// Every kept block back to the pool (before trimming it, or when an allocation failed).
+void drop_kept_blocks() {
+  std::lock_guard<std::mutex> lock(g_caches_mu);
+  int was = 0;
+  if (cudaGetDevice(&was) != cudaSuccess) (void)cudaGetLastError();
+  for (const auto& [st, c] : g_caches) {
+    std::lock_guard<std::mutex> l(c->mu);
+    if (c->bytes && cudaSetDevice(c->device) != cudaSuccess) (void)cudaGetLastError();
+    for (auto& list : c->free) {
+      for (void* p : list)
+        if (cudaFreeAsync(p, st) != cudaSuccess) (void)cudaGetLastError();
+      list.clear();
+    }
+    if (c->device >= 0 && c->device < 64) g_kept_bytes[c->device] -= c->bytes;
+    c->bytes = 0;
+  }
+  if (cudaSetDevice(was) != cudaSuccess) (void)cudaGetLastError();
+}
+
+}  // namespace
+
 void* alloc(size_t bytes, cudaStream_t s) {
   require_available();
   if (const DeviceAllocator* a = t_allocator) {
@@ -83,18 +153,33 @@ void* alloc(size_t bytes, cudaStream_t s) {
                                          std::to_string(bytes) + " bytes");
     return p;
   }
+  StreamCache* c = cache_of(s);
+  const int k = c ? class_of(bytes) : -1;
+  if (k >= 0) {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (!c->free[k].empty()) {
+      void* p = c->free[k].back();
+      c->free[k].pop_back();
+      c->bytes -= size_t{1} << (k + kMinClassLog);
+      g_kept_bytes[c->device] -= size_t{1} << (k + kMinClassLog);
+      return p;
+    }
+  }
+  // A block a stream may keep has its class's size, so that any request of the class fits it.
+  const size_t want = k >= 0 ? size_t{1} << (k + kMinClassLog) : bytes ? bytes : 1;
   int device = 0;
   SCIZ_CUDA_CHECK(cudaGetDevice(&device));
   keep_pool_memory(device);
   void* p = nullptr;
-  cudaError_t err = cudaMallocAsync(&p, bytes ? bytes : 1, s);
+  cudaError_t err = cudaMallocAsync(&p, want, s);
   if (err == cudaErrorMemoryAllocation) {
-    // Memory the pool holds idle may sit in blocks too small for this request: hand it back to
-    // the device and try once more before giving up.
+    // Memory the pool and the streams hold idle may sit in blocks too small for this request:
+    // hand it back to the device and try once more before giving up.
     (void)cudaGetLastError();
+    drop_kept_blocks();
     cudaMemPool_t pool;
     if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess && cudaMemPoolTrimTo(pool, 0) == cudaSuccess)
-      err = cudaMallocAsync(&p, bytes ? bytes : 1, s);
+      err = cudaMallocAsync(&p, want, s);
     else
       (void)cudaGetLastError();
   }
@@ -115,10 +200,24 @@ void release(void* p, size_t bytes, cudaStream_t s, const DeviceAllocator* a) no
     a->deallocate(a->ctx, p, bytes, s);
     return;
   }
+  // alloc gave a block of the class's size for the same (bytes, stream): it may be kept.
+  if (StreamCache* c = cache_of(s)) {
+    if (const int k = class_of(bytes); k >= 0) {
+      const size_t size = size_t{1} << (k + kMinClassLog);
+      std::lock_guard<std::mutex> lock(c->mu);
+      if (c->bytes + size <= kKeptPerStream) {
+        c->free[k].push_back(p);
+        c->bytes += size;
+        g_kept_bytes[c->device] += size;
+        return;
+      }
+    }
+  }
   if (cudaFreeAsync(p, s) != cudaSuccess) (void)cudaGetLastError();
 }
 
 void trim_pools() {
+  drop_kept_blocks();
   const int n = device_count();
   const int was = n ? current_device() : 0;
   for (int d = 0; d < n; ++d) {
@@ -179,7 +278,7 @@ uint64_t free_memory() {
   if (t_allocator) return f;  // the caller's allocator does not draw on sciz's pool
   int device = 0;
   SCIZ_CUDA_CHECK(cudaGetDevice(&device));
-  return f + pool_idle(device);
+  return f + pool_idle(device) + (device >= 0 && device < 64 ? g_kept_bytes[device].load() : 0);
 }
 
 bool is_pinned_host_pointer(const void* p) {
@@ -244,6 +343,12 @@ cudaStream_t make_stream(int device) {
   cudaStream_t s = nullptr;
   SCIZ_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   SCIZ_CUDA_CHECK(cudaSetDevice(prev));
+  if (device >= 0 && device < 64 && !std::getenv("SCIZ_NO_STREAM_CACHE")) {  // the env: a measurement switch
+    auto* c = new StreamCache;  // lives as long as the stream: the process
+    c->device = device;
+    std::lock_guard<std::mutex> lock(g_caches_mu);
+    g_caches.emplace_back(s, c);
+  }
   return s;
 }
 
