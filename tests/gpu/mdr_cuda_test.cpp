@@ -112,6 +112,13 @@ constexpr DType dtype_of() {
   return sizeof(T) == 4 ? DType::f32 : DType::f64;
 }
 
+// One non-blocking stream for the tests that order work on a stream of their own (streams from
+// make_stream live as long as the process).
+cudaStream_t side_stream() {
+  static const cudaStream_t s = dev::make_stream(dev::current_device());
+  return s;
+}
+
 // "" when the files are equal, else where they first differ (inside the header or not).
 std::string file_difference(const std::vector<uint8_t>& cpu, const std::vector<uint8_t>& gpu) {
   if (cpu == gpu) return "";
@@ -172,7 +179,7 @@ void expect_cpu_file(const std::vector<T>& x, const std::vector<uint64_t>& dims,
   ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void**>(&h), x.size() * sizeof(T), cudaHostAllocDefault), cudaSuccess);
   std::memcpy(h, x.data(), x.size() * sizeof(T));
   mdr::RefactorOptions p = o;
-  p.stream = dev::make_stream(dev::current_device());
+  p.stream = side_stream();
   const auto got = mdr::refactor({h, dtype_of<T>(), Shape{dims}}, p);
   cudaFreeHost(h);
   ASSERT_EQ(file_difference(cpu, got), "") << "from pinned memory on a stream of its own";
@@ -292,7 +299,7 @@ void expect_device_retrieval(const std::vector<T>& x, const std::vector<uint64_t
   first.retrieve({EbMode::rel, 1e-2}, y.data(), bytes);
   mdr::Retriever resumed(mdr::memory_source(file), first.state());
   mdr::Retriever fresh(mdr::memory_source(file));
-  const cudaStream_t s = dev::make_stream(dev::current_device());
+  const cudaStream_t s = side_stream();
   for (double rel : {1e-2, 1e-5}) {
     const mdr::Retrieval a = fresh.retrieve({EbMode::rel, rel}, y.data(), bytes);
     const mdr::Retrieval b = resumed.retrieve_to_device({EbMode::rel, rel}, d.buf.get(), bytes, s);

@@ -74,7 +74,7 @@ CodedLevels code_groups(const std::vector<LevelDigits<W>>& levels, const Refacto
   };
   std::vector<Task> tasks;
   uint64_t bytes = 0;
-  for (size_t l = 0; l < levels.size(); ++l) {
+  for (size_t l = levels.size(); l-- > 0;) {  // the large fine levels first: no long task starts last
     const LevelInfo& lv = *levels[l].info;
     out[l].resize(lv.groups());
     for (int g = 0; g < lv.groups(); ++g) tasks.push_back({static_cast<int>(l), g});
