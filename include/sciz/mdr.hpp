@@ -32,11 +32,11 @@ struct RefactorOptions {
   double min_ratio = 1.0;
   // Where the field is decomposed and quantized: cpu, cuda (the GPU twin: the field's pass,
   // decomposition, digits, error tables and planes on the current GPU, the groups coded on the
-  // host as by the CPU twin; docs/MDR.md section 8), or auto (cuda for a field in device
-  // memory, cpu for one in host memory). Both write the same file, byte for byte. The GPU twin
+  // host as by the CPU twin; docs/MDR.md section 8), or auto (cuda for a field marked
+  // FieldView::on_device, else cpu). Both write the same file, byte for byte. The GPU twin
   // takes a field in host memory (uploaded once; pinned memory is copied fastest) or in the
-  // current device's memory (FieldView::on_device, or found to be by the pointer check); the
-  // CPU twin downloads a field in device memory first.
+  // current device's memory (marked on_device, or found to be by the pointer check); the CPU
+  // twin downloads a field marked on_device first.
   Device device = Device::cpu;
   Stream stream = nullptr;  // cuda: the CUDA stream the work is ordered on (synchronized before returning)
 };

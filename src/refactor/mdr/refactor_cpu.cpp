@@ -84,14 +84,14 @@ std::vector<uint8_t> refactor(const FieldView& field, const RefactorOptions& opt
   SCIZ_REQUIRE(field.data != nullptr || field.shape.count() == 0, Status::invalid_argument, "mdr: no field data");
   // auto: the GPU twin for a field in device memory, the CPU twin for one in host memory (the
   // GPU twin codes the groups on the host too; what it saves there is not measured yet). Both
-  // write the same bytes, so the choice changes only where the work runs.
-  const bool on_device = field.on_device || dev::is_device_pointer(field.data);
+  // write the same bytes, so the choice changes only where the work runs. No pointer check
+  // here: it would start a CUDA context for every CPU refactoring on a machine with a GPU.
   Device d = opt.device;
-  if (d == Device::auto_select) d = on_device ? Device::cuda : Device::cpu;
+  if (d == Device::auto_select) d = field.on_device ? Device::cuda : Device::cpu;
   if (d == Device::cuda) return refactor_cuda(field, opt);
   const void* data = field.data;
   std::vector<uint8_t> copy;
-  if (on_device) {  // the CPU twin reads a host copy
+  if (field.on_device) {  // the CPU twin reads a host copy
     SCIZ_REQUIRE(dev::is_device_pointer(field.data), Status::invalid_argument,
                  "mdr: the field is marked on_device but its data is not device memory (a host pointer?)");
     copy.resize(field.shape.count() * dtype_size(field.dtype));
