@@ -30,7 +30,15 @@ struct RefactorOptions {
   // coder (Huffman or RLE) is used only where its estimated ratio exceeds min_ratio.
   uint64_t copy_below = 256;
   double min_ratio = 1.0;
-  Device device = Device::cpu;  // the CPU twin (cuda: not yet)
+  // Where the field is decomposed and quantized: cpu, cuda (the GPU twin: the field's pass,
+  // decomposition, digits, error tables and planes on the current GPU, the groups coded on the
+  // host as by the CPU twin; docs/MDR.md section 8), or auto (cuda for a field marked
+  // FieldView::on_device, else cpu). Both write the same file, byte for byte. The GPU twin
+  // takes a field in host memory (uploaded once; pinned memory is copied fastest) or in the
+  // current device's memory (marked on_device, or found to be by the pointer check); the CPU
+  // twin downloads a field marked on_device first.
+  Device device = Device::cpu;
+  Stream stream = nullptr;  // cuda: the CUDA stream the work is ordered on (synchronized before returning)
 };
 
 // The whole refactored file in memory.
@@ -82,6 +90,12 @@ class Retriever {
   // out: exactly count x sizeof(dtype) bytes. A bound below finest_bound reads everything and
   // reports met = false.
   Retrieval retrieve(const ErrorBound& eb, void* out, uint64_t out_bytes);
+  // The same, into device memory of the current GPU: the segments are read and decoded on the
+  // host as by retrieve() (the retriever's state is one and the same), then the coefficients,
+  // the recomposition, the cast and the special values run on the GPU, ordered on `stream`; the
+  // field is retrieve()'s bit for bit. Returns once the work is queued (the host's buffers are
+  // already read): out holds the field when `stream` has been synchronized.
+  Retrieval retrieve_to_device(const ErrorBound& eb, void* out, uint64_t out_bytes, Stream stream = nullptr);
   // What a fresh retrieve(eb) would read and guarantee, from the index alone (nothing read,
   // nothing decoded): requested, bound, met, segments, and bytes_read = total_bytes_read.
   Retrieval plan(const ErrorBound& eb) const;

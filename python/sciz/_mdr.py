@@ -27,7 +27,8 @@ def refactor(array: Any, *, planes_per_group: int = 1, device: str = "auto") -> 
         array: a numpy array (or anything numpy can view).
         planes_per_group: bitplanes per segment, 1..32 (float32) or 1..52 (float64): fewer
             give a finer choice of what to read.
-        device: "auto" or "cpu" ("cuda" where this build's mdr runs on the GPU).
+        device: "auto" (the GPU for a CUDA array, the CPU for a host array), "cpu" or "cuda"
+            (a build with CUDA); the file is the same.
 
     Returns:
         The file: a :class:`Retriever` reads any bound from it.

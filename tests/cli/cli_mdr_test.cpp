@@ -123,6 +123,30 @@ TEST_F(CliMdr, RefactorThenRetrieveWithinTheReportedBound) {
   }
 }
 
+// --device: cpu writes the default's file; cuda writes the same file on a GPU, and without one
+// is refused in one line naming the device (exit 1), leaving no output behind.
+TEST_F(CliMdr, RefactorDeviceChoosesWhereNotWhat) {
+  const Shape s{{9, 31, 17}};
+  auto x = test::smooth_field<float>(s, 11);
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  x[400] = -0.0f;
+  write("in.raw", x);
+  ASSERT_EQ(run("refactor -i in.raw -t f32 -d 9x31x17 -o a.sciz -q").rc, 0);
+  Result r = run("refactor -i in.raw -t f32 -d 9x31x17 -o b.sciz --device cpu --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("\"device\": \"cpu\""), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(path("a.sciz")), slurp(path("b.sciz")));
+  expect_error("refactor -i in.raw -t f32 -d 9x31x17 -o c.sciz --device tpu", "tpu", 2);
+  if (sciz::cuda_available()) {
+    r = run("refactor -i in.raw -t f32 -d 9x31x17 -o c.sciz --device cuda -q");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(slurp(path("a.sciz")), slurp(path("c.sciz")));
+  } else {
+    expect_error("refactor -i in.raw -t f32 -d 9x31x17 -o c.sciz --device cuda", "cuda", 1);
+    EXPECT_FALSE(fs::exists(path("c.sciz")));
+  }
+}
+
 TEST_F(CliMdr, StateRefinesToTheFreshResult) {
   const Shape s{{30, 70}};
   write("in.raw", test::smooth_field<double>(s, 7));

@@ -50,7 +50,7 @@ const std::vector<Spec>& specs() {
       {"-r", "--rel", true, bounded},
       {"-a", "--abs", true, bounded},
       {"-p", "--pipeline", true, data_in},
-      {nullptr, "--device", true, {C::compress, C::decompress, C::eval}},
+      {nullptr, "--device", true, {C::compress, C::decompress, C::eval, C::refactor}},
       {nullptr, "--radius", true, data_in},
       {nullptr, "--lossless", true, data_in},
       {nullptr, "--stages", true, data_in},
@@ -195,7 +195,7 @@ void apply(Options& o, const Spec& s, const std::string& name, const std::string
     else if (ln == "--rel") o.rel = parse_bound(name, v), o.rel_arg = v;
     else if (ln == "--abs") o.abs = parse_bound(name, v), o.abs_arg = v;
     else if (ln == "--pipeline") o.pipeline = v;
-    else if (ln == "--device") o.device = parse_device(v);
+    else if (ln == "--device") o.device = parse_device(v), o.device_given = true;
     else if (ln == "--radius") o.radius = static_cast<int32_t>(parse_int(name, v, 1, 32768));
     else if (ln == "--lossless") o.lossless = parse_lossless(v), o.lossless_arg = v;
     else if (ln == "--stages") {

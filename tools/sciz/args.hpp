@@ -23,6 +23,7 @@ struct Options {
   std::optional<double> rel, abs;
   std::string pipeline = "lorenzo";
   Device device = Device::auto_select;
+  bool device_given = false;  // refactor keeps to the CPU unless told
   int32_t radius = 512;
   Lossless lossless = Lossless::auto_select;
   std::string lossless_arg;  // as typed, when given

@@ -29,7 +29,8 @@ const char* kUsage =
     "  sciz info       -i IN.sciz [--json]\n"
     "  sciz eval       -i IN [-o OUT.sciz] [-t f32|f64] [-d DIMS] (-r REL | -a ABS) [-p PIPELINE]\n"
     "                  [--device cpu|cuda|auto] [--radius N] [--lossless S | --stages L] [--delta-chain C] [--szx-block N] [--interp-*] [--runs N] [--json] [-q]\n"
-    "  sciz refactor   -i IN -o OUT.sciz [-t f32|f64] [-d DIMS] [--planes-per-group N] [--json] [-q]\n"
+    "  sciz refactor   -i IN -o OUT.sciz [-t f32|f64] [-d DIMS] [--planes-per-group N] [--device cpu|cuda|auto]\n"
+    "                  [--json] [-q]\n"
     "  sciz retrieve   -i IN.sciz -o OUT (-r REL | -a ABS) [--state S] [--json] [-q]\n"
     "  sciz retrieve   --qoi vtotal|magnitude|linear -i A.sciz,B.sciz[,...] -o A,B[,...] --tol REL\n"
     "                  [--method cp|ma|mape] [--weights W1,W2,...] [--json] [-q]\n"
@@ -191,7 +192,8 @@ std::string help_text(std::optional<Command> cmd) {
              "  -q, --quiet          no progress on stderr\n\n" +
              input_text() + "\n" + kExit;
     case Command::refactor:
-      return "usage: sciz refactor -i IN -o OUT.sciz [-t f32|f64] [-d DIMS] [--planes-per-group N] [--json] [-q]\n\n"
+      return "usage: sciz refactor -i IN -o OUT.sciz [-t f32|f64] [-d DIMS] [--planes-per-group N]\n"
+             "                     [--device cpu|cuda|auto] [--json] [-q]\n\n"
              "Refactors a field once into one file of separately readable segments (a multilevel\n"
              "decomposition, bitplanes of every level, each group of planes coded on its own, an index\n"
              "at the head; docs/MDR.md), from which 'sciz retrieve' reads any bound later. The file\n"
@@ -204,6 +206,8 @@ std::string help_text(std::optional<Command> cmd) {
              "      --planes-per-group N  bitplanes per segment, 1..32 (f32) or 1..52 (f64); default 1:\n"
              "                       the finest choice of what to read (the paper's 4 reads up to 16x\n"
              "                       more precision than asked for)\n"
+             "      --device D       cpu, cuda or auto (default cpu). cuda decomposes and quantizes on\n"
+             "                       the GPU and codes the groups on the host; the file is the same\n"
              "      --json           one JSON object on stdout instead of the summary line\n"
              "  -q, --quiet          no summary on stderr\n\n" +
              input_text() + "\n" + kExit;

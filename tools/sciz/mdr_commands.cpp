@@ -35,13 +35,16 @@ mdr::Source open_source(const std::string& path) {
 }  // namespace
 
 int run_refactor(const Options& o) {
+  // The CPU unless --device says otherwise: both twins write the same file.
+  const Device d = resolve(o.device_given ? o.device : Device::cpu);
   Progress progress(o.quiet);
   OutputFile out(o.output);
   const Field f = read_field(o, progress);
   mdr::RefactorOptions ro;
   ro.planes_per_group = o.planes_per_group;
+  ro.device = d;
   const auto t0 = std::chrono::steady_clock::now();
-  progress.phase("refactoring");
+  progress.phase(std::string("refactoring on ") + device_name(d));
   const std::vector<uint8_t> file =
       in_context("refactor " + quote(o.input), [&] { return mdr::refactor({f.data.data(), f.dtype, f.shape}, ro); });
   const double secs = seconds_since(t0);
@@ -55,6 +58,7 @@ int run_refactor(const Options& o) {
         .add("output", o.output)
         .add_raw("dims", Json::array(dims_json(f.shape)))
         .add("dtype", dtype_name(f.dtype))
+        .add("device", device_name(d))
         .add("original_bytes", f.bytes())
         .add("file_bytes", static_cast<uint64_t>(file.size()))
         .add("header_bytes", info.header_bytes)

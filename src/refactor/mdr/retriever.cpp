@@ -9,6 +9,7 @@
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
+#include "core/device.hpp"
 #include "core/error_bound.hpp"
 #include "core/exact_runs.hpp"
 #include "core/omp_threads.hpp"
@@ -16,6 +17,7 @@
 #include "refactor/mdr/bound.hpp"
 #include "refactor/mdr/format.hpp"
 #include "refactor/mdr/hybrid.hpp"
+#include "refactor/mdr/retrieve_cuda.hpp"
 #include "refactor/mdr/split.hpp"
 #include "refactor/multilevel/multilevel.hpp"
 
@@ -55,9 +57,14 @@ struct Retriever::Impl {
   void ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes);
   template <class W>
   void apply(const std::vector<Pending>& pending, std::vector<W>& nb);
+  std::vector<LevelRecon> recon_levels() const;
   template <class T>
   void reconstruct(T* out) const;
+  template <class T>
+  void reconstruct_device(T* d_out, cudaStream_t s) const;
   uint64_t prefix_for(double bound) const;
+  Retrieval advance(const ErrorBound& eb, uint64_t out_bytes);
+  double resolve(const ErrorBound& eb) const;
 };
 
 void Retriever::Impl::open(Source s) {
@@ -198,21 +205,28 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>&
   }
 }
 
+std::vector<LevelRecon> Retriever::Impl::recon_levels() const {
+  std::vector<LevelRecon> v;
+  for (size_t l = 0; l < h.levels.size(); ++l) {
+    const LevelInfo& lv = h.levels[l];
+    v.push_back({lay.level_offset[l], lv.count, lv.exponent,
+                 bitplanes::unknown_digits(lv.top, lv.group_planes, groups_read[l]), groups_read[l] > 0});
+  }
+  return v;
+}
+
 template <class T>
 void Retriever::Impl::reconstruct(T* out) const {
   using D = bitplanes::Digits<T>;
   const uint64_t n = lay.grid.count();
   std::vector<double> coeff(n);
-  for (size_t l = 0; l < h.levels.size(); ++l) {
-    const LevelInfo& lv = h.levels[l];
-    const int unknown = bitplanes::unknown_digits(lv.top, lv.group_planes, groups_read[l]);
-    const uint64_t off = lay.level_offset[l];
+  for (const LevelRecon& l : recon_levels()) {
     if constexpr (sizeof(T) == 4)
-      bitplanes::reconstruct_cpu(nb32.data() + off, lv.count, unknown, D::count, lv.exponent, D::scale, groups_read[l] > 0,
-                                 coeff.data() + off);
+      bitplanes::reconstruct_cpu(nb32.data() + l.offset, l.count, l.unknown, D::count, l.exponent, D::scale, l.read,
+                                 coeff.data() + l.offset);
     else
-      bitplanes::reconstruct_cpu(nb64.data() + off, lv.count, unknown, D::count, lv.exponent, D::scale, groups_read[l] > 0,
-                                 coeff.data() + off);
+      bitplanes::reconstruct_cpu(nb64.data() + l.offset, l.count, l.unknown, D::count, l.exponent, D::scale, l.read,
+                                 coeff.data() + l.offset);
   }
   std::vector<double> x(n);
   multilevel::recompose_cpu(lay, coeff.data(), x.data());
@@ -220,6 +234,12 @@ void Retriever::Impl::reconstruct(T* out) const {
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);
   for (size_t k = 0; k < exact_idx.size(); ++k) std::memcpy(out + exact_idx[k], &exact_bits[k], sizeof(T));
+}
+
+template <class T>
+void Retriever::Impl::reconstruct_device(T* d_out, cudaStream_t s) const {
+  if constexpr (sizeof(T) == 4) reconstruct_into_device<T>(lay, recon_levels(), nb32.data(), exact_idx, exact_bits, d_out, s);
+  else reconstruct_into_device<T>(lay, recon_levels(), nb64.data(), exact_idx, exact_bits, d_out, s);
 }
 
 Retriever::Retriever(Source src) : impl_(std::make_unique<Impl>()) { impl_->open(std::move(src)); }
@@ -256,39 +276,62 @@ Retriever& Retriever::operator=(Retriever&&) noexcept = default;
 
 const FileInfo& Retriever::info() const { return impl_->info; }
 
-double Retriever::resolve(const ErrorBound& eb) const {
+double Retriever::resolve(const ErrorBound& eb) const { return impl_->resolve(eb); }
+
+double Retriever::Impl::resolve(const ErrorBound& eb) const {
   validate_bound(eb);
   ValueRange vr;
-  vr.min = impl_->h.value_min;
-  vr.max = impl_->h.value_max;
+  vr.min = h.value_min;
+  vr.max = h.value_max;
   vr.finite = std::isnan(vr.min) ? 0 : 1;
   return resolve_bound(eb, vr);
 }
 
-Retrieval Retriever::retrieve(const ErrorBound& eb, void* out, uint64_t out_bytes) {
-  Impl& m = *impl_;
-  const uint64_t need = m.lay.grid.count() * dtype_size(m.h.dtype);
+// Reads and decodes what eb needs beyond what is held; the caller reconstructs.
+Retrieval Retriever::Impl::advance(const ErrorBound& eb, uint64_t out_bytes) {
+  const uint64_t need = lay.grid.count() * dtype_size(h.dtype);
   SCIZ_REQUIRE(out_bytes == need, Status::invalid_argument,
                "mdr: output of " + std::to_string(out_bytes) + " bytes, the field needs " + std::to_string(need));
   Retrieval res;
   res.requested = resolve(eb);
-  const uint64_t want = std::max(m.prefix, m.prefix_for(res.requested));
-  res.bytes_read = m.pending_header;
-  m.pending_header = 0;
-  if (want > m.prefix) {
-    const uint64_t from = m.h.segments[m.prefix].offset;
-    const uint64_t to = m.h.segments[want - 1].offset + m.h.segments[want - 1].length;
+  const uint64_t want = std::max(prefix, prefix_for(res.requested));
+  res.bytes_read = pending_header;
+  pending_header = 0;
+  if (want > prefix) {
+    const uint64_t from = h.segments[prefix].offset;
+    const uint64_t to = h.segments[want - 1].offset + h.segments[want - 1].length;
     std::vector<uint8_t> bytes(to - from);
-    m.src.read(from, bytes.size(), bytes.data());
-    m.ingest(m.prefix, want, bytes);
+    src.read(from, bytes.size(), bytes.data());
+    ingest(prefix, want, bytes);
     res.bytes_read += bytes.size();
   }
+  res.bound = prefix_bound[prefix];
+  res.met = res.bound <= res.requested;
+  res.segments = prefix;
+  res.total_bytes_read = info.header_bytes + held.size();
+  return res;
+}
+
+Retrieval Retriever::retrieve(const ErrorBound& eb, void* out, uint64_t out_bytes) {
+  Impl& m = *impl_;
+  const Retrieval res = m.advance(eb, out_bytes);
   if (m.h.dtype == DType::f32) m.reconstruct(static_cast<float*>(out));
   else m.reconstruct(static_cast<double*>(out));
-  res.bound = m.prefix_bound[m.prefix];
-  res.met = res.bound <= res.requested;
-  res.segments = m.prefix;
-  res.total_bytes_read = m.info.header_bytes + m.held.size();
+  return res;
+}
+
+Retrieval Retriever::retrieve_to_device(const ErrorBound& eb, void* out, uint64_t out_bytes, Stream stream) {
+  Impl& m = *impl_;
+  dev::require_available();
+  SCIZ_REQUIRE(dev::is_device_pointer(out), Status::invalid_argument,
+               "mdr: the output is not device memory (a host pointer? retrieve() writes host memory)");
+  const int where = dev::device_of_pointer(out), here = dev::current_device();
+  SCIZ_REQUIRE(where == here, Status::invalid_argument,
+               "mdr: the output is on CUDA device " + std::to_string(where) + ", the current device is " +
+                   std::to_string(here) + " (make it current first)");
+  const Retrieval res = m.advance(eb, out_bytes);
+  if (m.h.dtype == DType::f32) m.reconstruct_device(static_cast<float*>(out), stream);
+  else m.reconstruct_device(static_cast<double*>(out), stream);
   return res;
 }
 
