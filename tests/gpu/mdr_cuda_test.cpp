@@ -139,17 +139,7 @@ void salt(std::vector<T>& x) {
   for (size_t i = 5; i < x.size(); i += 101) x[i] = inf;
   for (size_t i = 9; i < x.size(); i += 103) x[i] = -inf;
   for (size_t i = 11; i + 1 < x.size(); i += 53) x[i] = T(-0.0), x[i + 1] = T(0.0);
-  if (x.size() > 2) {
-    T payload;
-    if constexpr (sizeof(T) == 4) {
-      const uint32_t b = 0xffc12345u;
-      std::memcpy(&payload, &b, 4);
-    } else {
-      const uint64_t b = 0xfff0000000abcdefull;
-      std::memcpy(&payload, &b, 8);
-    }
-    x[2] = payload;
-  }
+  if (x.size() > 2) x[2] = test::nan_with_payload<T>();
 }
 
 // The GPU twin's file from pageable host memory, from device memory (flagged, found by the

@@ -9,21 +9,12 @@
 #include "lossless/stages/framing.hpp"
 #include "lossless/stages/stages.hpp"
 #include "support/stage_inputs.hpp"
+#include "support/test_data.hpp"
 
 using namespace sciz;
 using namespace sciz::stages;
 
 namespace {
-
-template <class F>
-Status status_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.status();
-  }
-  return Status::ok;
-}
 
 Context u8_codes() { return Context{1, 256, 128}; }
 Context u16_codes() { return Context{2, 1024, 512}; }
@@ -62,7 +53,7 @@ TEST(StageRegistry, ChainsParseAndRefuseWhatBreaksTheRules) {
   EXPECT_EQ(chain_name(parse_chain("interp-cr")), "huffman,rre4,tcms8,rze1");
   EXPECT_EQ(parse_chain("zrle+huffman"), Chain{StageId::zrle_huffman});
   for (const char* bad : {"", "rre3", "huffman,,rze1", "rre4,huffman", "tcms1,bit1,rre1,", "rre1,rre1,rre1,rre1,rre1,rre1,rre1,rre1,rre1"}) {
-    EXPECT_EQ(status_of([&] { parse_chain(bad); }), Status::invalid_argument) << bad;
+    EXPECT_EQ(test::status_of([&] { parse_chain(bad); }), Status::invalid_argument) << bad;
   }
   try {
     parse_chain("huffman,rre5");
@@ -70,9 +61,9 @@ TEST(StageRegistry, ChainsParseAndRefuseWhatBreaksTheRules) {
     EXPECT_NE(std::string(e.what()).find("'rre5'"), std::string::npos) << e.what();
   }
   // A stage list read from a stream is refused as corrupt.
-  EXPECT_EQ(status_of([] { check_chain(Chain{StageId::rre1, StageId::rle}, Status::corrupt_stream); }),
+  EXPECT_EQ(test::status_of([] { check_chain(Chain{StageId::rre1, StageId::rle}, Status::corrupt_stream); }),
             Status::corrupt_stream);
-  EXPECT_EQ(status_of([] { check_chain(Chain{static_cast<StageId>(0x14)}, Status::corrupt_stream); }),
+  EXPECT_EQ(test::status_of([] { check_chain(Chain{static_cast<StageId>(0x14)}, Status::corrupt_stream); }),
             Status::corrupt_stream);
 }
 
@@ -93,8 +84,8 @@ TEST(StageRegistry, StageListsAsFormat5WouldRecordThem) {
       {}, {1}, {0, 2}, {9, 2, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30}, {1, 3, 0x30}, {1, 0, 0x30},
       {2, 2, 0x30}, {1, 2, 0x14}, {1, 2, 0x00}, {2, 1, 0x30, 0x02}};
   for (const auto& v : bad)
-    EXPECT_EQ(status_of([&] { read_stage_list(v, used); }), Status::corrupt_stream) << ::testing::PrintToString(v);
-  EXPECT_EQ(status_of([] { write_stage_list({Chain{StageId::rre1}, 4}); }), Status::invalid_argument);
+    EXPECT_EQ(test::status_of([&] { read_stage_list(v, used); }), Status::corrupt_stream) << ::testing::PrintToString(v);
+  EXPECT_EQ(test::status_of([] { write_stage_list({Chain{StageId::rre1}, 4}); }), Status::invalid_argument);
 }
 
 TEST(StageChains, NamedChainsRoundTripOnQuantCodes) {
@@ -129,17 +120,17 @@ TEST(StageChains, CodesStagesPerWidth) {
     EXPECT_EQ(declared_bytes(id, b, Context{2, 256, 128}), u16.size());
   }
   // Inputs a codes stage cannot take.
-  EXPECT_EQ(status_of([&] { encode_stage_cpu(StageId::huffman, std::vector<uint8_t>(3, 0), u16_codes()); }),
+  EXPECT_EQ(test::status_of([&] { encode_stage_cpu(StageId::huffman, std::vector<uint8_t>(3, 0), u16_codes()); }),
             Status::invalid_argument);  // not whole 2-byte codes
-  EXPECT_EQ(status_of([&] { encode_stage_cpu(StageId::huffman, std::vector<uint8_t>{1, 200}, Context{1, 100, 50}); }),
+  EXPECT_EQ(test::status_of([&] { encode_stage_cpu(StageId::huffman, std::vector<uint8_t>{1, 200}, Context{1, 100, 50}); }),
             Status::invalid_argument);  // outside the alphabet
-  EXPECT_EQ(status_of([&] { encode_stage_cpu(StageId::huffman, u8, Context{1, 1024, 512}); }),
+  EXPECT_EQ(test::status_of([&] { encode_stage_cpu(StageId::huffman, u8, Context{1, 1024, 512}); }),
             Status::invalid_argument);  // no 1-byte alphabet of 1024
   // A blob of codes above 255 is refused by a 1-byte decoder.
   const std::vector<uint8_t> wide = test::symbols(200, 2, [](uint64_t i) { return 250 + i % 10; });
   for (StageId id : {StageId::huffman, StageId::rle, StageId::bitpack}) {
     const auto blob = encode_stage_cpu(id, wide, Context{2, 1024, 255});
-    EXPECT_EQ(status_of([&] { decode_stage_cpu(id, blob, 1000, Context{1, 256, 128}); }), Status::corrupt_stream)
+    EXPECT_EQ(test::status_of([&] { decode_stage_cpu(id, blob, 1000, Context{1, 256, 128}); }), Status::corrupt_stream)
         << stage_name(id);
   }
 }
@@ -157,7 +148,7 @@ TEST(StageChains, LorenzoChoicesAreChainsWithTheSameBytes) {
           << lossless_name(l) << " on " << f.name;
     }
   }
-  EXPECT_EQ(status_of([] { chain_for_lossless(Lossless::auto_select); }), Status::invalid_argument);
+  EXPECT_EQ(test::status_of([] { chain_for_lossless(Lossless::auto_select); }), Status::invalid_argument);
 }
 
 TEST(StageChains, DamagedChainBlobsAreRefusedCleanly) {
@@ -165,7 +156,7 @@ TEST(StageChains, DamagedChainBlobsAreRefusedCleanly) {
   for (const Chain& chain : {parse_chain("interp-cr"), parse_chain("interp-tp")}) {
     const auto blob = encode_cpu(chain, in, u8_codes());
     for (uint64_t len = 0; len < blob.size(); ++len)
-      EXPECT_EQ(status_of([&] {
+      EXPECT_EQ(test::status_of([&] {
                   decode_cpu(chain, std::vector<uint8_t>(blob.begin(), blob.begin() + int64_t(len)), in.size(), u8_codes());
                 }),
                 Status::corrupt_stream)
@@ -173,19 +164,19 @@ TEST(StageChains, DamagedChainBlobsAreRefusedCleanly) {
     for (uint64_t pos = 0; pos < blob.size(); pos += pos < 64 ? 1 : 5) {
       auto bad = blob;
       bad[pos] ^= 0x5A;
-      const Status s = status_of([&] {
+      const Status s = test::status_of([&] {
         const auto out = decode_cpu(chain, bad, in.size(), u8_codes());
         EXPECT_EQ(out.size(), in.size());
       });
       EXPECT_TRUE(s == Status::ok || s == Status::corrupt_stream) << chain_name(chain) << " pos " << pos;
     }
     // The wrong output size, or the wrong chain, is refused too.
-    EXPECT_EQ(status_of([&] { decode_cpu(chain, blob, in.size() + 1, u8_codes()); }), Status::corrupt_stream);
+    EXPECT_EQ(test::status_of([&] { decode_cpu(chain, blob, in.size() + 1, u8_codes()); }), Status::corrupt_stream);
   }
   // A blob decoded by another stage list is refused by the stage byte of its header.
   const auto blob = encode_cpu(parse_chain("interp-tp"), in, u8_codes());
   for (const char* other : {"tcms1,bit1,rze1", "tcms1,bit1,rre2", "tcms2,bit1,rre1", "tcms1,bit2,rre1"})
-    EXPECT_EQ(status_of([&] { decode_cpu(parse_chain(other), blob, in.size(), u8_codes()); }), Status::corrupt_stream)
+    EXPECT_EQ(test::status_of([&] { decode_cpu(parse_chain(other), blob, in.size(), u8_codes()); }), Status::corrupt_stream)
         << other;
 }
 
@@ -195,13 +186,13 @@ TEST(StageChains, BombsAreRefusedBeforeAllocating) {
   const uint64_t n = uint64_t(1) << 60;  // a codes blob opens with its symbol count
   std::memcpy(bomb.data(), &n, 8);
   for (StageId id : {StageId::huffman, StageId::rle, StageId::rle_huffman, StageId::zrle_huffman, StageId::bitpack})
-    EXPECT_EQ(status_of([&] { decode_stage_cpu(id, bomb, UINT64_MAX, u16_codes()); }), Status::corrupt_stream)
+    EXPECT_EQ(test::status_of([&] { decode_stage_cpu(id, bomb, UINT64_MAX, u16_codes()); }), Status::corrupt_stream)
         << stage_name(id);
   // An intermediate blob larger than any encoder could have written for the expected output.
   const auto in = test::synthetic_u8_codes(1000, 0.1, 1);
   auto inner = encode_stage_cpu(StageId::rre1, std::vector<uint8_t>(1 << 20, 0));  // 1 MiB of zeros
   auto outer = encode_stage_cpu(StageId::rre4, inner);
-  EXPECT_EQ(status_of([&] { decode_cpu(Chain{StageId::rre1, StageId::rre4}, outer, 1 << 20); }), Status::ok);
-  EXPECT_EQ(status_of([&] { decode_cpu(Chain{StageId::rre1, StageId::rre4}, outer, in.size()); }),
+  EXPECT_EQ(test::status_of([&] { decode_cpu(Chain{StageId::rre1, StageId::rre4}, outer, 1 << 20); }), Status::ok);
+  EXPECT_EQ(test::status_of([&] { decode_cpu(Chain{StageId::rre1, StageId::rre4}, outer, in.size()); }),
             Status::corrupt_stream);
 }

@@ -26,17 +26,6 @@ struct ThreadsScope {
 };
 #endif
 
-// Status of the Error f throws (ok when it throws none).
-template <class F>
-Status status_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.status();
-  }
-  return Status::ok;
-}
-
 }  // namespace
 
 // A field whose finite maximum (or minimum) is a zero met as -0 in one thread's share and as
@@ -78,15 +67,15 @@ TEST(MdrRefactor, DeviceChoiceIsRefusedClearly) {
   // Host memory said to be device memory is refused, not read as device memory.
   const FieldView on_dev{x.data(), DType::f32, Shape{{20, 30}}, true};
   o.device = Device::cpu;
-  EXPECT_EQ(status_of([&] { mdr::refactor(on_dev, o); }), Status::invalid_argument);
+  EXPECT_EQ(test::status_of([&] { mdr::refactor(on_dev, o); }), Status::invalid_argument);
   if (cuda_available()) return;  // the GPU tests cover the rest
   o.device = Device::cuda;
-  EXPECT_EQ(status_of([&] { test::refactor_vec(x, {20, 30}, o); }), Status::no_device);
+  EXPECT_EQ(test::status_of([&] { test::refactor_vec(x, {20, 30}, o); }), Status::no_device);
   o.device = Device::auto_select;  // a host field: the CPU twin
   EXPECT_TRUE(test::refactor_vec(x, {20, 30}, o) == test::refactor_vec(x, {20, 30}));
   const auto file = test::refactor_vec(x, {20, 30});
   mdr::Retriever r(mdr::memory_source(file));
   std::vector<float> y(x.size());
-  EXPECT_EQ(status_of([&] { r.retrieve_to_device({EbMode::rel, 1e-3}, y.data(), y.size() * 4); }), Status::no_device);
+  EXPECT_EQ(test::status_of([&] { r.retrieve_to_device({EbMode::rel, 1e-3}, y.data(), y.size() * 4); }), Status::no_device);
   EXPECT_EQ(r.held_bytes(), r.info().header_bytes) << "a refused retrieval read segments";
 }

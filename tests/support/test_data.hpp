@@ -44,13 +44,10 @@ std::vector<T> smooth_1d(uint64_t n, uint32_t seed) {
   return v;
 }
 
-// smooth_1d salted with what a codec must carry exactly: NaN (one with a payload) and +-Inf
-// at periodic places, a 128-value stretch with no finite value (at 1024), a constant stretch
-// with NaNs (at 2048) and a 4096-value NaN run (at 8192), each where n has room for it.
+// A negative NaN with a payload (neither the default quiet NaN nor a signalling one): what a
+// codec must carry bit for bit.
 template <class T>
-std::vector<T> special_values_1d(uint64_t n, uint32_t seed) {
-  auto x = smooth_1d<T>(n, seed);
-  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+T nan_with_payload() {
   T payload;
   if constexpr (sizeof(T) == 4) {
     const uint32_t b = 0xffc12345u;
@@ -59,6 +56,28 @@ std::vector<T> special_values_1d(uint64_t n, uint32_t seed) {
     const uint64_t b = 0xfff0000000abcdefull;
     std::memcpy(&payload, &b, 8);
   }
+  return payload;
+}
+
+// Status of the Error f throws (ok when it throws none).
+template <class F>
+Status status_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.status();
+  }
+  return Status::ok;
+}
+
+// smooth_1d salted with what a codec must carry exactly: NaN (one with a payload) and +-Inf
+// at periodic places, a 128-value stretch with no finite value (at 1024), a constant stretch
+// with NaNs (at 2048) and a 4096-value NaN run (at 8192), each where n has room for it.
+template <class T>
+std::vector<T> special_values_1d(uint64_t n, uint32_t seed) {
+  auto x = smooth_1d<T>(n, seed);
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const T payload = nan_with_payload<T>();
   for (size_t i = 0; i < x.size(); i += 37) x[i] = nan;
   for (size_t i = 5; i < x.size(); i += 101) x[i] = inf;
   for (size_t i = 9; i < x.size(); i += 103) x[i] = -inf;
