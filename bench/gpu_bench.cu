@@ -24,6 +24,7 @@
 #include "lossless/bitpack/bitpack.hpp"
 #include "lossless/bitpack/bitpack_cuda.cuh"
 #include "lossless/codes/codes.hpp"
+#include "lossless/codes/stats_cuda.hpp"
 #include "lossless/huffman/huffman.hpp"
 #include "lossless/huffman/huffman_cuda.cuh"
 #include "lossless/rle/rle.hpp"
@@ -198,6 +199,23 @@ int main(int argc, char** argv) try {
                                           huffman::kDefaultChunk, d_tables.get(), d_codes2.get(), d_err.get(), nullptr);
                   }), code_bytes});
   if (!same_on_device(d_codes.get(), d_codes2.get(), n)) std::printf("ERROR: huffman decode did not return the codes\n");
+  {  // the device encoders' one counting pass (codes/stats_cuda.cu), per flag set the choice asks for
+    const uint64_t tiles = codes::cuda::stats_tiles(n);
+    dev::Buffer<uint64_t> sc(codes::cuda::kScalarWords, nullptr), h(alphabet, nullptr), zr(65536, nullptr),
+        rv(alphabet, nullptr), rl(65536, nullptr), tt(tiles, nullptr), tr(tiles, nullptr);
+    const codes::cuda::StatsOut out{sc.get(), h.get(), zr.get(), rv.get(), rl.get(), tt.get(), tr.get()};
+    auto zero_all = [&] {
+      for (auto* b : {&sc, &h, &zr, &rv, &rl}) SCIZ_CUDA_CHECK(cudaMemsetAsync(b->get(), 0, b->size() * 8, nullptr));
+    };
+    const std::pair<const char*, uint32_t> sets[] = {
+        {"codes stats: histogram", codes::cuda::kStatsHist},
+        {"codes stats: histogram + zero runs", codes::cuda::kStatsHist | codes::cuda::kStatsTokens},
+        {"codes stats: runs", codes::cuda::kStatsRuns},
+        {"codes stats: all three (auto)", codes::cuda::kStatsHist | codes::cuda::kStatsTokens | codes::cuda::kStatsRuns}};
+    for (const auto& [name, flags] : sets)
+      rows.push_back({name, time_gpu(a, [&] { codes::cuda::launch_stats(d_codes.get(), n, alphabet, centre, flags, out, nullptr); },
+                                     zero_all), code_bytes});
+  }
   uint64_t r0 = 0;
   rows.push_back({"rle run count", time_gpu(a, [&] { r0 = rle::count_runs_cuda(d_codes.get(), n, nullptr); }), code_bytes});
   rle::DeviceRuns rr;

@@ -113,10 +113,15 @@ class Committer {
 };
 
 // Workers per device: enough that one chunk's synchronization and launches hide behind
-// another's kernels. Measured on the H100 (4 GB field, 32 chunks, three runs each): four
-// encoding workers gave delta 581-598 GB/s against 458-512 with three, lorenzo 195-202 against
-// 170-179; six decoding workers were 10% faster on 32 chunks but 15-25% slower on 4 (500 MB),
-// so decoding keeps three. SCIZ_WORKERS / SCIZ_DECODE_WORKERS override them for measurements.
+// another's kernels. Streaming calls (host memory, memory caps, several GPUs) keep four
+// encoding and three decoding workers: measured on the H100 (4 GB field, 32 chunks), four gave
+// delta 581-598 GB/s against 458-512 with three. Device-resident calls take more since each
+// worker keeps its own freed device blocks (core/device.cu) and allocates without a driver
+// call: 4 GB and 500 MB Isabel, rel 1e-3, median of 20, GB/s compress / decompress with 4 / 3,
+// 6 / 4 and 8 / 6 workers: delta 4 GB 713-737 / 1069-1146, 749 / 1192, 769 / 1229; lorenzo 4 GB
+// 222-230 / 249-255, 240 / 271, 241 / 289; szx 4 GB 521-535 / 803-813, 510 / 824, 513 / 846;
+// 500 MB decompress delta 739-799 -> 855-891, lorenzo 190-193 -> 218-227, szx 675-679 ->
+// 700-719. SCIZ_WORKERS / SCIZ_DECODE_WORKERS override all four for measurements.
 int workers_from_env(const char* name, int fallback) {
   const char* v = std::getenv(name);
   const int k = v ? std::atoi(v) : 0;
@@ -124,6 +129,17 @@ int workers_from_env(const char* name, int fallback) {
 }
 const int kWorkersPerDevice = workers_from_env("SCIZ_WORKERS", 4);
 const int kDecodeWorkersPerDevice = workers_from_env("SCIZ_DECODE_WORKERS", 3);
+const int kResidentWorkers = workers_from_env("SCIZ_WORKERS", 8);
+const int kResidentDecodeWorkers = workers_from_env("SCIZ_DECODE_WORKERS", 6);
+
+// Workers for a device-resident call: no more than the device's free memory holds each a
+// chunk's working memory (a caller whose fields fill the device still gets one).
+int resident_workers(int most, uint64_t chunks, uint64_t chunk_bytes) {
+  const uint64_t k = std::min<uint64_t>(chunks, static_cast<uint64_t>(most));
+  if (k <= 1) return static_cast<int>(k);
+  const uint64_t fit = dev::free_memory() / 10 * 9 / chunk_working_bytes(chunk_bytes);
+  return static_cast<int>(std::clamp<uint64_t>(fit, 1, k));
+}
 
 }  // namespace
 
@@ -147,7 +163,7 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
   std::atomic<uint64_t> next{0};
   const int device = dev::current_device();
   const DeviceAllocator* alloc = dev::current_allocator();
-  const int k = static_cast<int>(std::min<uint64_t>(plan.count, kWorkersPerDevice));
+  const int k = resident_workers(kResidentWorkers, plan.count, plan.rows_per_chunk * plan.row_values * w);
   std::vector<dev::Event> done(k);
   for (auto& e : done) e = dev::make_event();
   struct Events {
@@ -412,7 +428,7 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
   const uint64_t budget = memory_budget(opt.gpu_memory);
   (void)workers_within(budget, chunk_in, opt.gpu_memory != 0);  // a cap or a device too small for any chunk
   if (devices.size() == 1 && devices[0] == dev::current_device() &&
-      bytes + max_stream + kWorkersPerDevice * chunk_working_bytes(chunk_in) <= budget) {
+      bytes + max_stream + kResidentWorkers * chunk_working_bytes(chunk_in) <= budget) {
     // The whole field fits: up once, compressed device to device, each chunk down as soon as it
     // is written (into the caller's buffer) or the stream down once (into a new vector).
     dev::Buffer<uint8_t> d_field(bytes, s), d_stream(max_stream, s);
@@ -558,7 +574,8 @@ void decompress_device(const uint8_t* d_stream, const DeviceHead& dh, uint64_t r
   dev::record(verified, s);
   const int device = dev::current_device();
   const DeviceAllocator* alloc = dev::current_allocator();
-  const int k = static_cast<int>(std::min<uint64_t>(last - first, kDecodeWorkersPerDevice));
+  const int k = resident_workers(kResidentDecodeWorkers, last - first,
+                                 ps.plan.rows_per_chunk * ps.plan.row_values * dtype_size(ps.header.dtype));
   std::vector<dev::Event> done(k);
   for (auto& e : done) e = dev::make_event();
   struct Events {
@@ -644,7 +661,7 @@ bool fits(const ParsedStream& ps, uint64_t row_begin, uint64_t row_end, uint64_t
   const uint64_t budget = memory_budget(opt.gpu_memory);
   return (opt.devices.size() <= 1) &&
          stream_bytes + (row_end - row_begin) * row_bytes +
-             std::max(kWorkersPerDevice, kDecodeWorkersPerDevice) * chunk_working_bytes(chunk_out) <= budget;
+             std::max(kResidentWorkers, kResidentDecodeWorkers) * chunk_working_bytes(chunk_out) <= budget;
 }
 
 void decompress_streamed(std::span<const uint8_t> stream, const ParsedStream& ps, uint64_t row_begin,
