@@ -11,6 +11,7 @@
 
 #include "gpu/gpu_util.hpp"
 #include "lossless/bitpack/bitpack_math.hpp"
+#include "lossless/codes/codes.hpp"
 #include "lossless/codes/stats_cpu.hpp"
 #include "lossless/codes/stats_cuda.hpp"
 #include "lossless/huffman/huffman.hpp"
@@ -127,6 +128,9 @@ TEST(CodesStatsCuda, EveryCountEqualsTheDefinition) {
         ASSERT_EQ(tok.scalars[cs::kTail], want.scalars[cs::kTail]);
         const Counts run = on_device(v, alphabet, centre, cs::kStatsRuns);
         ASSERT_TRUE(run.rlen == want.rlen && run.rval == want.rval && run.tile_run == want.tile_run);
+        const Counts chg = on_device(v, alphabet, centre, cs::kStatsHist | cs::kStatsTokens | cs::kStatsChanges);
+        ASSERT_TRUE(chg.zrun == want.zrun && chg.tile_tok == want.tile_tok && chg.hist == want.hist);
+        ASSERT_EQ(chg.scalars[cs::kChanges], want.scalars[cs::kChanges]);
         const Counts wid = on_device(v, alphabet, centre, cs::kStatsWidths);
         ASSERT_EQ(wid.scalars[cs::kWidthWords], want.scalars[cs::kWidthWords]);
       }
@@ -154,4 +158,41 @@ TEST(CodesStatsCuda, TheDefinitionIsTheCpuCounters) {
       ASSERT_TRUE(same(rs.len_m1, want.rlen));
       ASSERT_EQ(rle::count_runs_cpu(v), want.scalars[cs::kChanges] + 1);
     }
+}
+
+// `auto` counts the runs in a second pass only when their floor says they can win: where they
+// do win (long runs of any value), where they nearly do and where they cannot, the device
+// chooses what the CPU twin chooses and writes its bytes.
+TEST(CodesStatsCuda, AutoChoiceEqualsTheCpuTwinWhereRunsWinOrNot) {
+  if (!sciz::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  std::mt19937 rng(5);
+  auto runs_of = [&](uint64_t n, uint32_t longest, uint32_t alphabet) {
+    std::vector<uint16_t> v(n);
+    for (uint64_t i = 0; i < n;) {
+      const uint16_t c = static_cast<uint16_t>(rng() % alphabet);
+      for (uint64_t k = 1 + rng() % longest; k > 0 && i < n; --k) v[i++] = c;
+    }
+    return v;
+  };
+  std::vector<Lossless> seen;
+  for (uint64_t n : {1ull, 8193ull, 65536ull, 65537ull, 300007ull})
+    for (uint32_t longest : {1u, 3u, 40u, 5000u})
+      for (double p : {0.0, 0.05}) {
+        SCOPED_TRACE("n=" + std::to_string(n) + " longest=" + std::to_string(longest) + " p=" + std::to_string(p));
+        std::vector<uint16_t> v = runs_of(n, longest, 1024);
+        if (p > 0) v = make_codes(n, p, 1024, 512, static_cast<uint32_t>(n + longest));
+        const codes::Encoded cpu = codes::encode_cpu(v, 1024, 512, Lossless::auto_select);
+        auto d = test::upload(v);
+        const codes::Encoded gpu = codes::encode_cuda(d.get(), n, 1024, 512, Lossless::auto_select, nullptr);
+        ASSERT_EQ(static_cast<int>(gpu.stage), static_cast<int>(cpu.stage));
+        ASSERT_TRUE(gpu.bytes == cpu.bytes);
+        dev::Buffer<uint16_t> back(n, nullptr);
+        codes::decode_cuda(gpu.stage, gpu.bytes, back.get(), n, nullptr);
+        ASSERT_TRUE(test::download(back.get(), n) == v);
+        seen.push_back(gpu.stage);
+      }
+  // The cases reach both run stages and at least one other.
+  auto has = [&](Lossless l) { return std::find(seen.begin(), seen.end(), l) != seen.end(); };
+  EXPECT_TRUE(has(Lossless::rle) || has(Lossless::rle_huffman));
+  EXPECT_TRUE(has(Lossless::huffman) || has(Lossless::zrle_huffman));
 }
