@@ -59,10 +59,12 @@ CompressJob lorenzo_job(const CompressJob& job, const interp_codes::Plan& plan) 
 }
 
 // Threads the tuner may use when a GPU codes the chunk: its host thread would otherwise wait
-// on the tuner while the host's other cores idle; the engine runs four encoding workers a
-// device (api/gpu_engine.cpp), so a quarter of the cores each.
+// on the tuner while the host's other cores idle. The engine runs up to eight encoding workers
+// a device in a device-resident call (four in a streaming one; api/gpu_engine.cpp), so an
+// eighth of the cores each: more would have OpenMP teams of several chunks' tuners spin
+// against each other on the same cores.
 int gpu_tune_threads() {
-  static const int n = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 4);
+  static const int n = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 8);
   return n;
 }
 
