@@ -47,7 +47,8 @@ std::vector<W> known_down_to(const std::vector<W>& nb, int low) {
 
 template <class W>
 void round_trips() {
-  for (uint64_t n : {uint64_t(1), uint64_t(3), uint64_t(31), uint64_t(33), uint64_t(1023), uint64_t(1025), uint64_t(5000)}) {
+  for (uint64_t n : {uint64_t(1), uint64_t(3), uint64_t(31), uint64_t(33), uint64_t(1023), uint64_t(1025), uint64_t(5000),
+                     uint64_t(70001)}) {  // the last: three blocks of the parallel walk
     const auto q = level_of<W>(n, static_cast<uint32_t>(n));
     for (int g : {1, 3, 7}) {
       for (int first = 0; first < q.top; first += g) {
