@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <memory>
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
@@ -174,34 +176,93 @@ void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint
   prefix = last;
 }
 
-// Decodes the groups in file order onto copies of their levels' digits (a split segment reads
-// which coefficients are significant from the groups before it, which may be in this batch),
-// and only when every one decoded, keeps the copies: a damaged segment changes nothing.
+// Decodes the groups into coefficient-order planes and ORs each level's planes into its digits
+// once, and only when every group decoded: a damaged segment changes nothing. The stage
+// decoding of every group is independent and runs in parallel over the groups; a split group
+// then walks its streams with the level's significance, which the groups before it in the
+// level settle, so each level's walks run in file order (each one parallel inside). A failure
+// reports the first failing segment in file order, as decoding them one by one would.
 template <class W>
 void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>& nb) {
-  std::vector<std::vector<W>> scratch(h.levels.size());
-  std::vector<uint8_t> touched(h.levels.size(), 0);
-  std::vector<int> added(h.levels.size(), 0);
-  for (const Pending& p : pending) {
-    const int l = p.sg->level, g = p.sg->group;
-    const LevelInfo& lv = h.levels[l];
-    const uint64_t off = lay.level_offset[l];
-    if (!touched[l]) scratch[l].assign(nb.begin() + off, nb.begin() + off + lv.count), touched[l] = 1;
-    const int high = lv.group_high(g), planes = lv.group_size(g);
-    if (p.seg[0] == static_cast<uint8_t>(Coding::split)) {
-      decode_split<W>(p.seg, scratch[l].data(), lv.count, high, planes, p.what);
-    } else {
-      const std::vector<uint8_t> raw = decode_group(p.seg, group_raw_bytes(lv, g), p.what);
-      std::vector<uint32_t> words(raw.size() / 4);  // aligned: whole u32 words
-      if (!raw.empty()) std::memcpy(words.data(), raw.data(), raw.size());
-      bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, scratch[l].data());
-    }
-    ++added[l];
+  const size_t levels = h.levels.size(), count = pending.size();
+  struct Level {
+    std::vector<size_t> items;    // indices into pending, in file order
+    int planes = 0;               // planes of its groups in this batch
+    bool split = false;           // any split group (then the walk needs the significance)
+    std::vector<uint32_t> bits;   // planes x plane_words(count) words
+  };
+  std::vector<Level> lvs(levels);
+  std::vector<int> first_plane(count);  // the group's first plane within its level's bits
+  uint64_t seg_bytes = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const Pending& p = pending[k];
+    Level& L = lvs[p.sg->level];
+    first_plane[k] = L.planes;
+    L.planes += h.levels[p.sg->level].group_size(p.sg->group);
+    L.split = L.split || p.seg[0] == static_cast<uint8_t>(Coding::split);
+    L.items.push_back(k);
+    seg_bytes += p.seg.size();
   }
-  for (size_t l = 0; l < h.levels.size(); ++l) {
-    if (!touched[l]) continue;
-    std::copy(scratch[l].begin(), scratch[l].end(), nb.begin() + lay.level_offset[l]);
-    groups_read[l] += added[l];
+  for (size_t l = 0; l < levels; ++l)
+    if (!lvs[l].items.empty()) lvs[l].bits.resize(bitplanes::plane_words(h.levels[l].count) * lvs[l].planes);
+
+  std::vector<std::exception_ptr> err(count);
+  std::vector<SplitStreams> streams(count);
+  const int nt = thread_count(count, seg_bytes);
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+  for (size_t k = 0; k < count; ++k) {
+    const Pending& p = pending[k];
+    const LevelInfo& lv = h.levels[p.sg->level];
+    const int g = p.sg->group, planes = lv.group_size(g);
+    try {
+      if (p.seg[0] == static_cast<uint8_t>(Coding::split)) {
+        streams[k] = read_split(p.seg, lv.count, planes, p.what);
+      } else {
+        const std::vector<uint8_t> raw = decode_group(p.seg, group_raw_bytes(lv, g), p.what);
+        std::vector<uint32_t> words(raw.size() / 4);  // aligned: whole u32 words
+        if (!raw.empty()) std::memcpy(words.data(), raw.data(), raw.size());
+        uint32_t* out = lvs[p.sg->level].bits.data() + bitplanes::plane_words(lv.count) * first_plane[k];
+        bitplanes::coefficient_order_cpu(words.data(), lv.count, planes, out);
+      }
+    } catch (...) {
+      err[k] = std::current_exception();
+    }
+  }
+
+  for (size_t l = 0; l < levels; ++l) {
+    Level& L = lvs[l];
+    if (!L.split) continue;
+    const LevelInfo& lv = h.levels[l];
+    const uint64_t pw = bitplanes::plane_words(lv.count);
+    std::vector<uint32_t> sig(pw, 0);
+    if (groups_read[l] > 0) bitplanes::significance_cpu(nb.data() + lay.level_offset[l], lv.count, lv.group_high(groups_read[l]), sig.data());
+    for (size_t k : L.items) {
+      if (err[k]) break;  // the level's later groups would walk with a wrong significance
+      const Pending& p = pending[k];
+      const int planes = lv.group_size(p.sg->group);
+      uint32_t* out = L.bits.data() + pw * first_plane[k];
+      if (p.seg[0] == static_cast<uint8_t>(Coding::split)) {
+        try {
+          walk_split(streams[k], lv.count, planes, sig.data(), out, p.what);
+        } catch (...) {
+          err[k] = std::current_exception();
+        }
+        streams[k] = {};
+      } else {
+        for (int q = 0; q < planes; ++q)
+          for (uint64_t w = 0; w < pw; ++w) sig[w] |= out[q * pw + w];
+      }
+    }
+  }
+  for (size_t k = 0; k < count; ++k)
+    if (err[k]) std::rethrow_exception(err[k]);
+
+  for (size_t l = 0; l < levels; ++l) {
+    const Level& L = lvs[l];
+    if (L.items.empty()) continue;
+    const LevelInfo& lv = h.levels[l];
+    bitplanes::or_planes_cpu(L.bits.data(), lv.count, lv.group_high(groups_read[l]), L.planes, nb.data() + lay.level_offset[l]);
+    groups_read[l] += static_cast<int>(L.items.size());
   }
 }
 
