@@ -279,18 +279,28 @@ std::vector<LevelRecon> Retriever::Impl::recon_levels() const {
 template <class T>
 void Retriever::Impl::reconstruct(T* out) const {
   using D = bitplanes::Digits<T>;
+  using W = typename D::Word;
   const uint64_t n = lay.grid.count();
-  std::vector<double> coeff(n);
-  for (const LevelRecon& l : recon_levels()) {
-    if constexpr (sizeof(T) == 4)
-      bitplanes::reconstruct_cpu(nb32.data() + l.offset, l.count, l.unknown, D::count, l.exponent, D::scale, l.read,
-                                 coeff.data() + l.offset);
-    else
-      bitplanes::reconstruct_cpu(nb64.data() + l.offset, l.count, l.unknown, D::count, l.exponent, D::scale, l.read,
-                                 coeff.data() + l.offset);
-  }
-  std::vector<double> x(n);
-  multilevel::recompose_cpu(lay, coeff.data(), x.data());
+  // Each run of coefficients is reconstructed from its digits where the recomposition needs
+  // it: no array of every coefficient, and one pass over the field fewer.
+  struct Ctx {
+    const W* nb;
+    const multilevel::Layout* lay;
+    std::vector<LevelRecon> levels;
+  };
+  Ctx ctx{nullptr, &lay, recon_levels()};
+  if constexpr (sizeof(T) == 4) ctx.nb = nb32.data();
+  else ctx.nb = nb64.data();
+  const multilevel::CoeffSource src{[](const void* p, size_t ci, uint64_t k, uint64_t count, double* dst) {
+                                      const Ctx& c = *static_cast<const Ctx*>(p);
+                                      const LevelRecon& l = c.levels[c.lay->class_level[ci]];
+                                      bitplanes::reconstruct_run_cpu(c.nb + c.lay->class_offset[ci] + k, count, l.unknown,
+                                                                     D::count, l.exponent, D::scale, l.read, dst);
+                                    },
+                                    &ctx};
+  // Every point is written by the recomposition before it is read: no zero fill.
+  const std::unique_ptr<double[]> x(new double[n]);
+  multilevel::recompose_cpu(lay, src, x.get());
   const int nt = thread_count(n, n * sizeof(T));
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);

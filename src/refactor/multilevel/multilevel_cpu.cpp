@@ -4,7 +4,9 @@
 
 #include <sciz/error.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "core/omp_threads.hpp"
@@ -101,16 +103,98 @@ void decompose_cpu(const Layout& l, const double* x, double* coeff) {
   }
 }
 
-void recompose_cpu(const Layout& l, const double* coeff, double* x) {
+namespace {
+
+// predict() for a node whose every +s neighbour exists (all but the last node or row of each
+// axis of the class): the same corners in the same order and the same halvings, with the
+// corner offsets worked out once per class instead of a walk over the corners a node.
+template <int N>
+inline double predict_inside(const double* x, uint64_t at, const int64_t* delta) {
+  double v[1 << N];
+  for (int k = 0; k < (1 << N); ++k) v[k] = x[at + delta[k]];
+  for (int b = N - 1; b >= 0; --b)
+    for (int k = 0; k < (1 << b); ++k) v[k] = mean2(v[k], v[k + (1 << b)]);
+  return v[0];
+}
+
+// One run of at most kRecomposeRun nodes along the fastest axis of a class's row: nodes
+// a0 .. a0 + len - 1 of row r.
+template <int N>
+void recompose_run(const Grid& g, const Class& c, const int64_t* delta, uint64_t r, uint64_t a0, uint64_t len,
+                   const double* coeff, double* x) {
+  uint64_t i[kAxes];
+  i[0] = coord(c, 0, r / (c.m[1] * c.m[2]));
+  i[1] = coord(c, 1, (r / c.m[2]) % c.m[1]);
+  i[2] = coord(c, 2, r % c.m[2]);
+  i[3] = coord(c, 3, a0);
+  // The slower axes' +s neighbours are the row's; the fastest axis's only the last node lacks.
+  bool inside = true;
+  for (int b = 0; b < N; ++b)
+    if (c.ax[b] != kAxes - 1) inside = inside && i[c.ax[b]] + c.s < g.e[c.ax[b]];
+  const bool fastest = (c.q >> (kAxes - 1)) & 1;
+  const uint64_t step = coord(c, 3, 1) - coord(c, 3, 0);
+  uint64_t at = field_index(g, i);
+  auto load = [x](uint64_t p) { return x[p]; };
+  for (uint64_t a = 0; a < len; ++a, i[3] += step, at += step) {
+    const bool in = inside && (!fastest || i[3] + c.s < g.e[kAxes - 1]);
+    x[at] = (in ? predict_inside<N>(x, at, delta) : predict(g, c, i, at, load)) + coeff[a];
+  }
+}
+
+template <int N>
+void recompose_class(const Grid& g, const Class& c, size_t ci, CoeffSource src, double* x) {
+  int64_t delta[1 << N];
+  for (int k = 0; k < (1 << N); ++k) {
+    delta[k] = 0;
+    for (int b = 0; b < N; ++b) delta[k] += (k >> b) & 1 ? static_cast<int64_t>(c.step[b]) : -static_cast<int64_t>(c.step[b]);
+  }
+  // Runs, not rows, are the unit of parallel work: a 1-D field is one row a class.
+  const uint64_t rows = c.m[0] * c.m[1] * c.m[2], per_row = (c.m[3] + kRecomposeRun - 1) / kRecomposeRun;
+  const uint64_t items = rows * per_row;
+  const int nt = thread_count(items, c.count() * 8);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (uint64_t it = 0; it < items; ++it) {
+    const uint64_t r = it / per_row, a0 = (it % per_row) * kRecomposeRun;
+    const uint64_t len = std::min(kRecomposeRun, c.m[3] - a0);
+    double coeff[kRecomposeRun];
+    src.fill(src.ctx, ci, r * c.m[3] + a0, len, coeff);
+    recompose_run<N>(g, c, delta, r, a0, len, coeff, x);
+  }
+}
+
+}  // namespace
+
+void recompose_cpu(const Layout& l, CoeffSource coeff, double* x) {
   const Grid& g = l.grid;
   for (size_t ci = 0; ci < l.classes.size(); ++ci) {
     const Class& c = l.classes[ci];
-    const double* in = coeff + l.class_offset[ci];
-    const bool level0 = l.class_level[ci] == 0;
-    for_each_node(g, c, [&](uint64_t k, const uint64_t* i, uint64_t at) {
-      x[at] = level0 ? in[k] : predict(g, c, i, at, [&](uint64_t p) { return x[p]; }) + in[k];
-    });
+    if (l.class_level[ci] == 0) {
+      // Level 0 is the coefficients themselves, in the class's storage order.
+      std::vector<double> v(c.count());
+      for (uint64_t k = 0; k < v.size(); k += kRecomposeRun) coeff.fill(coeff.ctx, ci, k, std::min(kRecomposeRun, v.size() - k), v.data() + k);
+      for_each_node(g, c, [&](uint64_t k, const uint64_t*, uint64_t at) { x[at] = v[k]; });
+      continue;
+    }
+    switch (c.nax) {
+      case 1: recompose_class<1>(g, c, ci, coeff, x); break;
+      case 2: recompose_class<2>(g, c, ci, coeff, x); break;
+      case 3: recompose_class<3>(g, c, ci, coeff, x); break;
+      default: recompose_class<4>(g, c, ci, coeff, x); break;
+    }
   }
+}
+
+void recompose_cpu(const Layout& l, const double* coeff, double* x) {
+  struct Ctx {
+    const Layout* l;
+    const double* coeff;
+  } ctx{&l, coeff};
+  const CoeffSource src{[](const void* p, size_t ci, uint64_t k, uint64_t count, double* dst) {
+                          const Ctx& c = *static_cast<const Ctx*>(p);
+                          std::memcpy(dst, c.coeff + c.l->class_offset[ci] + k, count * sizeof(double));
+                        },
+                        &ctx};
+  recompose_cpu(l, src, x);
 }
 
 }  // namespace sciz::multilevel
