@@ -45,7 +45,7 @@ void decode_planes_cpu(const uint32_t* words, uint64_t n, int high, int planes, 
 template <class W>
 void reconstruct_cpu(const W* nb, uint64_t n, int unknown, int digits, int exponent, int scale, bool read, double* c);
 // The same values for one run of coefficients, on the calling thread (retrieval reconstructs
-// a row at a time inside the recomposition).
+// a row at a time inside the recomposition). nb is not read when `read` is false.
 template <class W>
 void reconstruct_run_cpu(const W* nb, uint64_t n, int unknown, int digits, int exponent, int scale, bool read, double* c);
 
@@ -60,9 +60,10 @@ void coefficient_order_cpu(const uint32_t* words, uint64_t n, int planes, uint32
 template <class W>
 void significance_cpu(const W* nb, uint64_t n, int high, uint32_t* bits);
 // ORs `planes` coefficient-order planes, the first being digit `high`, the next high-1, ...,
-// into nb: decode_planes_cpu for planes in coefficient order.
+// into nb: decode_planes_cpu for planes in coefficient order. fresh: nb holds nothing yet (not
+// even zeros) and every digit word is written, not ORed.
 template <class W>
-void or_planes_cpu(const uint32_t* bits, uint64_t n, int high, int planes, W* nb);
+void or_planes_cpu(const uint32_t* bits, uint64_t n, int high, int planes, W* nb, bool fresh = false);
 
 // ---- CUDA twin (bitplanes_cuda.cu): the same words and values, device pointers, work on s ----
 

@@ -127,8 +127,12 @@ void decode_planes_cpu(const uint32_t* words, uint64_t n, int high, int planes, 
 
 template <class W>
 void reconstruct_run_cpu(const W* nb, uint64_t n, int unknown, int digits, int exponent, int scale, bool read, double* c) {
+  if (!read) {
+    std::fill(c, c + n, 0.0);  // reconstruct()'s value without a group read
+    return;
+  }
   const int k = exponent - scale - 1;
-  if (!read || k < -1022 || k > 1023) {
+  if (k < -1022 || k > 1023) {
     for (uint64_t i = 0; i < n; ++i) c[i] = reconstruct(nb[i], unknown, digits, exponent, scale, read);
     return;
   }
@@ -193,7 +197,7 @@ void significance_cpu(const W* nb, uint64_t n, int high, uint32_t* bits) {
 }
 
 template <class W>
-void or_planes_cpu(const uint32_t* bits, uint64_t n, int high, int planes, W* nb) {
+void or_planes_cpu(const uint32_t* bits, uint64_t n, int high, int planes, W* nb, bool fresh) {
   const uint64_t pw = plane_words(n);
   const int nt = threads_for(pw, 4 * static_cast<uint64_t>(planes) + 32 * sizeof(W));
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
@@ -206,14 +210,17 @@ void or_planes_cpu(const uint32_t* bits, uint64_t n, int high, int planes, W* nb
       half[d / 32][d % 32] = x;
       any |= x;
     }
-    if (!any) continue;
+    const uint64_t first = 32 * w, count = std::min<uint64_t>(32, n - first);
+    if (!any) {
+      if (fresh) std::fill(nb + first, nb + first + count, W(0));
+      continue;
+    }
     // Row d held digit d of the 32 coefficients; transposed, row j is coefficient j's digits.
     for (int h = 0; h < kHalves<W>; ++h) transpose32(half[h]);
-    const uint64_t first = 32 * w, count = std::min<uint64_t>(32, n - first);
     for (uint64_t j = 0; j < count; ++j) {
       uint64_t v = 0;
       for (int h = 0; h < kHalves<W>; ++h) v |= static_cast<uint64_t>(half[h][j]) << (32 * h);
-      nb[first + j] |= static_cast<W>(v);
+      nb[first + j] = static_cast<W>(v) | (fresh ? W(0) : nb[first + j]);
     }
   }
 }
@@ -226,7 +233,7 @@ void or_planes_cpu(const uint32_t* bits, uint64_t n, int high, int planes, W* nb
   template void reconstruct_cpu<W>(const W*, uint64_t, int, int, int, int, bool, double*);                 \
   template void reconstruct_run_cpu<W>(const W*, uint64_t, int, int, int, int, bool, double*);             \
   template void significance_cpu<W>(const W*, uint64_t, int, uint32_t*);                                   \
-  template void or_planes_cpu<W>(const uint32_t*, uint64_t, int, int, W*);
+  template void or_planes_cpu<W>(const uint32_t*, uint64_t, int, int, W*, bool);
 SCIZ_BITPLANES(uint32_t)
 SCIZ_BITPLANES(uint64_t)
 #undef SCIZ_BITPLANES

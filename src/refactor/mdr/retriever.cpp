@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
@@ -15,6 +16,7 @@
 #include "core/error_bound.hpp"
 #include "core/exact_runs.hpp"
 #include "core/omp_threads.hpp"
+#include "core/trace.hpp"
 #include "refactor/bitplanes/bitplanes.hpp"
 #include "refactor/mdr/bound.hpp"
 #include "refactor/mdr/format.hpp"
@@ -39,9 +41,11 @@ struct Retriever::Impl {
   BoundModel model;
   std::vector<double> prefix_bound;  // [p]: the bound with the first p segments held
   uint64_t min_prefix = 0;           // the exact values are always read
-  // Digits read so far, per coefficient (the f32 or the f64 words).
-  std::vector<uint32_t> nb32;
-  std::vector<uint64_t> nb64;
+  // Digits read so far, per coefficient (the f32 or the f64 words). A level's are written when
+  // its first groups are applied and undefined before (never read: its coefficients are 0), so
+  // a retriever is not a serial zero fill of a field's worth of words before anything is read.
+  std::unique_ptr<uint32_t[]> nb32;
+  std::unique_ptr<uint64_t[]> nb64;
   std::vector<int> groups_read;
   uint64_t prefix = 0;
   std::vector<uint8_t> held;  // the prefix's segment bytes as read
@@ -58,7 +62,7 @@ struct Retriever::Impl {
   void open(Source s);
   void ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes);
   template <class W>
-  void apply(const std::vector<Pending>& pending, std::vector<W>& nb);
+  void apply(const std::vector<Pending>& pending, W* nb);
   std::vector<LevelRecon> recon_levels() const;
   template <class T>
   void reconstruct(T* out) const;
@@ -100,8 +104,8 @@ void Retriever::Impl::open(Source s) {
   min_prefix = h.special ? 1 : 0;
   groups_read.assign(h.levels.size(), 0);
   const uint64_t n = lay.grid.count();
-  if (h.dtype == DType::f32) nb32.assign(n, 0);
-  else nb64.assign(n, 0);
+  if (h.dtype == DType::f32) nb32.reset(new uint32_t[n]);
+  else nb64.reset(new uint64_t[n]);
 
   info.version = h.version;
   info.dtype = h.dtype;
@@ -123,13 +127,15 @@ uint64_t Retriever::Impl::prefix_for(double bound) const {
   return prefix_bound.size() - 1;
 }
 
-// Segments [first, last) whose bytes, back to back, are `bytes`. Every segment is checked and
-// decoded before any digit is applied, so a damaged one leaves what is held untouched.
+// Segments [first, last) whose bytes, back to back, are `bytes` (the tail of `held`; the caller
+// drops them again if this throws). Every segment is checked and decoded before any digit is
+// applied, so a damaged one leaves the digits held untouched.
 void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes) {
   std::vector<Pending> pending;
   std::vector<uint64_t> idx;
   std::vector<uint64_t> bits;
   uint64_t at = 0;
+  std::optional<TracePhase> t(std::in_place, "mdr retrieve: checksums, exact values");
   for (uint64_t k = first; k < last; ++k) {
     const Segment& sg = h.segments[k];
     std::span<const uint8_t> seg = bytes.subspan(at, sg.length);
@@ -169,10 +175,10 @@ void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint
                      std::to_string(h.version) + " file");
     pending.push_back({&sg, seg, std::move(what)});
   }
-  if (h.dtype == DType::f32) apply(pending, nb32);
-  else apply(pending, nb64);
+  t.reset();
+  if (h.dtype == DType::f32) apply(pending, nb32.get());
+  else apply(pending, nb64.get());
   if (!idx.empty()) exact_idx = std::move(idx), exact_bits = std::move(bits);
-  held.insert(held.end(), bytes.begin(), bytes.end());
   prefix = last;
 }
 
@@ -183,7 +189,7 @@ void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint
 // level settle, so each level's walks run in file order (each one parallel inside). A failure
 // reports the first failing segment in file order, as decoding them one by one would.
 template <class W>
-void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>& nb) {
+void Retriever::Impl::apply(const std::vector<Pending>& pending, W* nb) {
   const size_t levels = h.levels.size(), count = pending.size();
   struct Level {
     std::vector<size_t> items;    // indices into pending, in file order
@@ -208,6 +214,7 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>&
 
   std::vector<std::exception_ptr> err(count);
   std::vector<SplitStreams> streams(count);
+  std::optional<TracePhase> t(std::in_place, "mdr retrieve: stage decoding");
   const int nt = thread_count(count, seg_bytes);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
   for (size_t k = 0; k < count; ++k) {
@@ -229,13 +236,14 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>&
     }
   }
 
+  t.emplace("mdr retrieve: split walks");
   for (size_t l = 0; l < levels; ++l) {
     Level& L = lvs[l];
     if (!L.split) continue;
     const LevelInfo& lv = h.levels[l];
     const uint64_t pw = bitplanes::plane_words(lv.count);
     std::vector<uint32_t> sig(pw, 0);
-    if (groups_read[l] > 0) bitplanes::significance_cpu(nb.data() + lay.level_offset[l], lv.count, lv.group_high(groups_read[l]), sig.data());
+    if (groups_read[l] > 0) bitplanes::significance_cpu(nb + lay.level_offset[l], lv.count, lv.group_high(groups_read[l]), sig.data());
     for (size_t k : L.items) {
       if (err[k]) break;  // the level's later groups would walk with a wrong significance
       const Pending& p = pending[k];
@@ -257,11 +265,13 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>&
   for (size_t k = 0; k < count; ++k)
     if (err[k]) std::rethrow_exception(err[k]);
 
+  t.emplace("mdr retrieve: planes into digits");
   for (size_t l = 0; l < levels; ++l) {
     const Level& L = lvs[l];
     if (L.items.empty()) continue;
     const LevelInfo& lv = h.levels[l];
-    bitplanes::or_planes_cpu(L.bits.data(), lv.count, lv.group_high(groups_read[l]), L.planes, nb.data() + lay.level_offset[l]);
+    bitplanes::or_planes_cpu(L.bits.data(), lv.count, lv.group_high(groups_read[l]), L.planes, nb + lay.level_offset[l],
+                             groups_read[l] == 0);
     groups_read[l] += static_cast<int>(L.items.size());
   }
 }
@@ -289,8 +299,8 @@ void Retriever::Impl::reconstruct(T* out) const {
     std::vector<LevelRecon> levels;
   };
   Ctx ctx{nullptr, &lay, recon_levels()};
-  if constexpr (sizeof(T) == 4) ctx.nb = nb32.data();
-  else ctx.nb = nb64.data();
+  if constexpr (sizeof(T) == 4) ctx.nb = nb32.get();
+  else ctx.nb = nb64.get();
   const multilevel::CoeffSource src{[](const void* p, size_t ci, uint64_t k, uint64_t count, double* dst) {
                                       const Ctx& c = *static_cast<const Ctx*>(p);
                                       const LevelRecon& l = c.levels[c.lay->class_level[ci]];
@@ -298,6 +308,7 @@ void Retriever::Impl::reconstruct(T* out) const {
                                                                      D::count, l.exponent, D::scale, l.read, dst);
                                     },
                                     &ctx};
+  TracePhase t("mdr retrieve: reconstruct, recompose, cast");
   // Every point is written by the recomposition before it is read: no zero fill.
   const std::unique_ptr<double[]> x(new double[n]);
   multilevel::recompose_cpu(lay, src, x.get());
@@ -309,8 +320,8 @@ void Retriever::Impl::reconstruct(T* out) const {
 
 template <class T>
 void Retriever::Impl::reconstruct_device(T* d_out, cudaStream_t s) const {
-  if constexpr (sizeof(T) == 4) reconstruct_into_device<T>(lay, recon_levels(), nb32.data(), exact_idx, exact_bits, d_out, s);
-  else reconstruct_into_device<T>(lay, recon_levels(), nb64.data(), exact_idx, exact_bits, d_out, s);
+  if constexpr (sizeof(T) == 4) reconstruct_into_device<T>(lay, recon_levels(), nb32.get(), exact_idx, exact_bits, d_out, s);
+  else reconstruct_into_device<T>(lay, recon_levels(), nb64.get(), exact_idx, exact_bits, d_out, s);
 }
 
 Retriever::Retriever(Source src) : impl_(std::make_unique<Impl>()) { impl_->open(std::move(src)); }
@@ -338,7 +349,8 @@ Retriever::Retriever(Source src, std::span<const uint8_t> state) : impl_(std::ma
   SCIZ_REQUIRE(bytes == expect && r.remaining() == bytes + 8, Status::corrupt_stream,
                "mdr state: " + std::to_string(bytes) + " segment bytes for " + std::to_string(prefix) + " segments (expected " +
                    std::to_string(expect) + ")");
-  m.ingest(0, prefix, state.subspan(r.pos(), bytes));
+  m.held.assign(state.begin() + r.pos(), state.begin() + r.pos() + bytes);
+  m.ingest(0, prefix, m.held);
 }
 
 Retriever::~Retriever() = default;
@@ -371,10 +383,20 @@ Retrieval Retriever::Impl::advance(const ErrorBound& eb, uint64_t out_bytes) {
   if (want > prefix) {
     const uint64_t from = h.segments[prefix].offset;
     const uint64_t to = h.segments[want - 1].offset + h.segments[want - 1].length;
-    std::vector<uint8_t> bytes(to - from);
-    src.read(from, bytes.size(), bytes.data());
-    ingest(prefix, want, bytes);
-    res.bytes_read += bytes.size();
+    // Read straight behind the bytes held (the state keeps them): one copy of the segments, not two.
+    const size_t before = held.size();
+    try {
+      {
+        TracePhase t("mdr retrieve: read segments");
+        held.resize(before + (to - from));
+        src.read(from, to - from, held.data() + before);
+      }
+      ingest(prefix, want, {held.data() + before, to - from});
+    } catch (...) {
+      held.resize(before);
+      throw;
+    }
+    res.bytes_read += to - from;
   }
   res.bound = prefix_bound[prefix];
   res.met = res.bound <= res.requested;
