@@ -9,6 +9,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
@@ -309,12 +310,16 @@ void Retriever::Impl::reconstruct(T* out) const {
                                     },
                                     &ctx};
   TracePhase t("mdr retrieve: reconstruct, recompose, cast");
-  // Every point is written by the recomposition before it is read: no zero fill.
-  const std::unique_ptr<double[]> x(new double[n]);
-  multilevel::recompose_cpu(lay, src, x.get());
-  const int nt = thread_count(n, n * sizeof(T));
+  if constexpr (std::is_same_v<T, double>) {
+    multilevel::recompose_cpu(lay, src, out);  // the output is the recomposition's own type
+  } else {
+    // Every point is written by the recomposition before it is read: no zero fill.
+    const std::unique_ptr<double[]> x(new double[n]);
+    multilevel::recompose_cpu(lay, src, x.get());
+    const int nt = thread_count(n, n * sizeof(T));
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);
+    for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);
+  }
   for (size_t k = 0; k < exact_idx.size(); ++k) std::memcpy(out + exact_idx[k], &exact_bits[k], sizeof(T));
 }
 
