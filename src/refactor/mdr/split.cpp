@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "core/byteio.hpp"
 #include "core/omp_threads.hpp"
 #include "refactor/bitplanes/bitplanes.hpp"
@@ -128,6 +132,63 @@ inline uint32_t deposit(const DepositTable& d, uint32_t src, uint32_t mask) {
   return r;
 }
 
+// The bit operations of the walk on any target.
+struct PortableBits {
+  const DepositTable* table;
+  int ones(uint32_t x) const { return sciz::mdr::ones(x); }
+  uint32_t deposit(uint32_t src, uint32_t mask) const { return sciz::mdr::deposit(*table, src, mask); }
+};
+
+constexpr uint64_t kBlockWords = 1024;  // the unit of parallel work: 32768 coefficients
+
+// One plane of one block, words [w0, w1) of pw: the digits to o, the significance updated, the
+// streams read from ai and as. Returns the block's insignificant coefficients after the plane.
+template <class Bits>
+inline uint64_t walk_block(const Bits& bits, const SplitStreams& s, uint32_t* sig, uint32_t* o, uint64_t w0, uint64_t w1,
+                           uint64_t pw, uint32_t tail, uint64_t ai, uint64_t as) {
+  uint64_t next = 0;
+  for (uint64_t w = w0; w < w1; ++w) {
+    const uint32_t v = w + 1 == pw ? tail : ~uint32_t(0), on = sig[w], off = ~on & v;
+    const int ka = bits.ones(off), ks = (w + 1 == pw ? bits.ones(v) : 32) - ka;
+    uint32_t d;
+    if (on == 0) d = take_bits(s.ins, ai, ka);
+    else if (off == 0) d = take_bits(s.sig, as, ks);
+    else d = bits.deposit(take_bits(s.ins, ai, ka), off) | bits.deposit(take_bits(s.sig, as, ks), on);
+    ai += ka, as += ks;
+    o[w] = d;
+    sig[w] = on | d;
+    next += ka - bits.ones(d & off);  // the insignificant ones that stayed so
+  }
+  return next;
+}
+
+uint64_t walk_block_portable(const SplitStreams& s, uint32_t* sig, uint32_t* o, uint64_t w0, uint64_t w1, uint64_t pw,
+                             uint32_t tail, uint64_t ai, uint64_t as) {
+  static const DepositTable table;
+  return walk_block(PortableBits{&table}, s, sig, o, w0, w1, pw, tail, ai, as);
+}
+
+// x86-64 with BMI2: PDEP and POPCNT halved the walks' time on Isabel (Zen 4). The block is
+// compiled for that target alone (flatten inlines the walk and both instructions into it) and
+// called only where the CPU has them; Zen 1 and 2 run PDEP in microcode, slower than the table.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SCIZ_SPLIT_BMI2 1
+struct Bmi2Bits {
+  [[gnu::target("bmi2,popcnt")]] int ones(uint32_t x) const { return __builtin_popcount(x); }
+  [[gnu::target("bmi2,popcnt")]] uint32_t deposit(uint32_t src, uint32_t mask) const { return _pdep_u32(src, mask); }
+};
+[[gnu::target("bmi2,popcnt"), gnu::flatten]] uint64_t walk_block_bmi2(const SplitStreams& s, uint32_t* sig, uint32_t* o,
+                                                                       uint64_t w0, uint64_t w1, uint64_t pw, uint32_t tail,
+                                                                       uint64_t ai, uint64_t as) {
+  return walk_block(Bmi2Bits{}, s, sig, o, w0, w1, pw, tail, ai, as);
+}
+bool fast_pdep() {
+  static const bool yes = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
+                          !__builtin_cpu_is("znver1") && !__builtin_cpu_is("znver2");
+  return yes;
+}
+#endif
+
 }  // namespace
 
 // The digits of one plane split by significance are, 32 coefficients at a time, a run of the
@@ -135,19 +196,23 @@ inline uint32_t deposit(const DepositTable& d, uint32_t src, uint32_t mask) {
 // plane's significance is fixed before it (a digit 1 counts from the next plane on), so the
 // bit counts of the bitmap give every block of coefficients its place in both streams and the
 // blocks of a plane decode in parallel.
-void walk_split(const SplitStreams& s, uint64_t n, int planes, uint32_t* sig, uint32_t* out, const std::string& what) {
-  static const DepositTable table;
-  constexpr uint64_t kBlockWords = 1024;  // 32768 coefficients
+void walk_split(const SplitStreams& s, uint64_t n, int planes, uint32_t* sig, uint32_t* out, const std::string& what,
+                bool portable) {
   const uint64_t pw = (n + 31) / 32, blocks = (pw + kBlockWords - 1) / kBlockWords;
   const uint32_t tail = n % 32 ? (uint32_t(1) << (n % 32)) - 1 : ~uint32_t(0);
-  auto valid = [&](uint64_t w) { return w + 1 == pw ? tail : ~uint32_t(0); };
+  auto walk = walk_block_portable;
+#if defined(SCIZ_SPLIT_BMI2)
+  if (!portable && fast_pdep()) walk = walk_block_bmi2;
+#endif
+  (void)portable;
   // ins[b]: the insignificant coefficients of block b in the plane about to be walked.
   std::vector<uint64_t> ins(blocks), at_ins(blocks), at_sig(blocks);
   const int nt = thread_count(blocks, n);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (uint64_t b = 0; b < blocks; ++b) {
     uint64_t c = 0;
-    for (uint64_t w = b * kBlockWords; w < std::min(pw, (b + 1) * kBlockWords); ++w) c += ones(~sig[w] & valid(w));
+    for (uint64_t w = b * kBlockWords; w < std::min(pw, (b + 1) * kBlockWords); ++w)
+      c += ones(~sig[w] & (w + 1 == pw ? tail : ~uint32_t(0)));
     ins[b] = c;
   }
   uint64_t used_ins = 0, used_sig = 0;
@@ -163,22 +228,8 @@ void walk_split(const SplitStreams& s, uint64_t n, int planes, uint32_t* sig, ui
                  what + ": the digits do not match the declared split");
     uint32_t* o = out + static_cast<uint64_t>(p) * pw;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (uint64_t b = 0; b < blocks; ++b) {
-      uint64_t ai = at_ins[b], as = at_sig[b], next = 0;
-      for (uint64_t w = b * kBlockWords; w < std::min(pw, (b + 1) * kBlockWords); ++w) {
-        const uint32_t v = valid(w), on = sig[w], off = ~on & v;
-        const int ka = ones(off), ks = (w + 1 == pw ? ones(v) : 32) - ka;
-        uint32_t d;
-        if (on == 0) d = take_bits(s.ins, ai, ka);
-        else if (off == 0) d = take_bits(s.sig, as, ks);
-        else d = deposit(table, take_bits(s.ins, ai, ka), off) | deposit(table, take_bits(s.sig, as, ks), on);
-        ai += ka, as += ks;
-        o[w] = d;
-        sig[w] = on | d;
-        next += ka - ones(d & off);  // the insignificant ones that stayed so
-      }
-      ins[b] = next;
-    }
+    for (uint64_t b = 0; b < blocks; ++b)
+      ins[b] = walk(s, sig, o, b * kBlockWords, std::min(pw, (b + 1) * kBlockWords), pw, tail, at_ins[b], at_sig[b]);
     used_ins = a, used_sig = bsig;
   }
   SCIZ_REQUIRE(used_ins == s.ins_bits && used_sig == s.sig_bits, Status::corrupt_stream,

@@ -33,9 +33,10 @@ SplitStreams read_split(std::span<const uint8_t> seg, uint64_t n, int planes, co
 // p below the group's first, is words [p * plane_words(n), (p + 1) * plane_words(n)) of out).
 // `significant` is the level's significance bitmap before the group (bitplanes'
 // significance_cpu of the digits held) and after it on return. The walk must use both streams
-// up exactly; `what` names the segment.
+// up exactly; `what` names the segment. portable: the table deposit even on a CPU with BMI2's
+// (tests compare the two).
 void walk_split(const SplitStreams& s, uint64_t n, int planes, uint32_t* significant, uint32_t* out,
-                const std::string& what);
+                const std::string& what, bool portable = false);
 
 // ORs the group's digits into `digits` (a level's digits as held before the group: every
 // higher group applied), from a segment of coding 2 (seg[0] == 2). Every length is checked, and
