@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "refactor/mdr/bound.hpp"
 #include "refactor/multilevel/multilevel.hpp"
@@ -155,6 +156,16 @@ TEST(Multilevel, RecompositionIsThePredictionOfEveryNode) {
     std::vector<double> got(c.size());
     recompose_cpu(l, c.data(), got.data());
     ASSERT_EQ(std::memcmp(got.data(), want.data(), 8 * got.size()), 0) << Shape{dims}.str();
+    // Straight to f32, through the even points' grid: the same values rounded once.
+    const CoeffSource src{[](const void* p, size_t ci, uint64_t k, uint64_t count, double* dst) {
+                            const auto* a = static_cast<const std::pair<const Layout*, const double*>*>(p);
+                            std::memcpy(dst, a->second + a->first->class_offset[ci] + k, count * sizeof(double));
+                          }};
+    const std::pair<const Layout*, const double*> ctx{&l, c.data()};
+    std::vector<float> narrow(c.size(), std::nanf("")), want_f(c.size());
+    recompose_cpu<float>(l, {src.fill, &ctx}, narrow.data());
+    for (size_t i = 0; i < want.size(); ++i) want_f[i] = static_cast<float>(want[i]);
+    ASSERT_EQ(std::memcmp(narrow.data(), want_f.data(), 4 * narrow.size()), 0) << Shape{dims}.str();
   }
 }
 

@@ -9,7 +9,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
-#include <type_traits>
+#include <utility>
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
@@ -30,6 +30,27 @@ namespace sciz::mdr {
 
 namespace {
 inline constexpr char kStateMagic[4] = {'S', 'Z', 'M', 'S'};
+
+// A byte allocator whose resize leaves the new bytes unwritten: the segments are read over
+// them at once, and a zero fill first was one more serial pass over every byte read.
+template <class T>
+struct Unfilled : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = Unfilled<U>;
+  };
+  Unfilled() = default;
+  template <class U>
+  Unfilled(const Unfilled<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
 inline constexpr uint16_t kStateVersion = 1;
 inline constexpr size_t kStateFixed = 32;  // magic, version, flags, file checksum, prefix, bytes
 }  // namespace
@@ -49,7 +70,7 @@ struct Retriever::Impl {
   std::unique_ptr<uint64_t[]> nb64;
   std::vector<int> groups_read;
   uint64_t prefix = 0;
-  std::vector<uint8_t> held;  // the prefix's segment bytes as read
+  std::vector<uint8_t, Unfilled<uint8_t>> held;  // the prefix's segment bytes as read
   std::vector<uint64_t> exact_idx;
   std::vector<uint64_t> exact_bits;  // bit patterns: NaN payloads come back as they were
   uint64_t pending_header = 0;       // header bytes not yet reported by a retrieve()
@@ -291,7 +312,6 @@ template <class T>
 void Retriever::Impl::reconstruct(T* out) const {
   using D = bitplanes::Digits<T>;
   using W = typename D::Word;
-  const uint64_t n = lay.grid.count();
   // Each run of coefficients is reconstructed from its digits where the recomposition needs
   // it: no array of every coefficient, and one pass over the field fewer.
   struct Ctx {
@@ -310,16 +330,9 @@ void Retriever::Impl::reconstruct(T* out) const {
                                     },
                                     &ctx};
   TracePhase t("mdr retrieve: reconstruct, recompose, cast");
-  if constexpr (std::is_same_v<T, double>) {
-    multilevel::recompose_cpu(lay, src, out);  // the output is the recomposition's own type
-  } else {
-    // Every point is written by the recomposition before it is read: no zero fill.
-    const std::unique_ptr<double[]> x(new double[n]);
-    multilevel::recompose_cpu(lay, src, x.get());
-    const int nt = thread_count(n, n * sizeof(T));
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);
-  }
+  // f64: the output is the recomposition's own array; f32: only the even points are kept in
+  // double on the way (multilevel.hpp).
+  multilevel::recompose_cpu(lay, src, out);
   for (size_t k = 0; k < exact_idx.size(); ++k) std::memcpy(out + exact_idx[k], &exact_bits[k], sizeof(T));
 }
 

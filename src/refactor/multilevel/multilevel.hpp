@@ -47,6 +47,11 @@ struct CoeffSource {
   const void* ctx;
 };
 void recompose_cpu(const Layout& l, CoeffSource coeff, double* x);
+// The same values cast to T (round to nearest), written to out: only the even points are kept
+// in double on the way (the finest level's nodes are no other's corners), an eighth of the
+// field's doubles in 3-D. T = float.
+template <class T>
+void recompose_cpu(const Layout& l, CoeffSource coeff, T* out);
 
 // CUDA twin (multilevel_cuda.cu): the same values bit for bit, device pointers, one kernel per
 // class queued on s, no synchronization.
