@@ -279,8 +279,10 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, W* nb) {
         }
         streams[k] = {};
       } else {
-        for (int q = 0; q < planes; ++q)
-          for (uint64_t w = 0; w < pw; ++w) sig[w] |= out[q * pw + w];
+        const int ot = thread_count(pw, pw * 4 * planes);
+#pragma omp parallel for num_threads(ot) schedule(static) if (ot > 1)
+        for (uint64_t w = 0; w < pw; ++w)
+          for (int q = 0; q < planes; ++q) sig[w] |= out[q * pw + w];
       }
     }
   }
