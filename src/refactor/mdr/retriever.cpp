@@ -30,6 +30,8 @@ namespace sciz::mdr {
 
 namespace {
 inline constexpr char kStateMagic[4] = {'S', 'Z', 'M', 'S'};
+inline constexpr uint16_t kStateVersion = 1;
+inline constexpr size_t kStateFixed = 32;  // magic, version, flags, file checksum, prefix, bytes
 
 // A byte allocator whose resize leaves the new bytes unwritten: the segments are read over
 // them at once, and a zero fill first was one more serial pass over every byte read.
@@ -51,8 +53,7 @@ struct Unfilled : std::allocator<T> {
     ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
   }
 };
-inline constexpr uint16_t kStateVersion = 1;
-inline constexpr size_t kStateFixed = 32;  // magic, version, flags, file checksum, prefix, bytes
+
 }  // namespace
 
 struct Retriever::Impl {
@@ -217,7 +218,7 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, W* nb) {
     std::vector<size_t> items;    // indices into pending, in file order
     int planes = 0;               // planes of its groups in this batch
     bool split = false;           // any split group (then the walk needs the significance)
-    std::vector<uint32_t> bits;   // planes x plane_words(count) words
+    std::vector<uint32_t> bits;   // `planes` planes of the level in coefficient order
   };
   std::vector<Level> lvs(levels);
   std::vector<int> first_plane(count);  // the group's first plane within its level's bits
@@ -265,7 +266,8 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, W* nb) {
     const LevelInfo& lv = h.levels[l];
     const uint64_t pw = bitplanes::plane_words(lv.count);
     std::vector<uint32_t> sig(pw, 0);
-    if (groups_read[l] > 0) bitplanes::significance_cpu(nb + lay.level_offset[l], lv.count, lv.group_high(groups_read[l]), sig.data());
+    if (groups_read[l] > 0)
+      bitplanes::significance_cpu(nb + lay.level_offset[l], lv.count, lv.group_high(groups_read[l]), sig.data());
     for (size_t k : L.items) {
       if (err[k]) break;  // the level's later groups would walk with a wrong significance
       const Pending& p = pending[k];

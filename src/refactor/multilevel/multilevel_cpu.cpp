@@ -172,7 +172,8 @@ void recompose_cpu(const Layout& l, CoeffSource coeff, double* x) {
     if (l.class_level[ci] == 0) {
       // Level 0 is the coefficients themselves, in the class's storage order.
       std::vector<double> v(c.count());
-      for (uint64_t k = 0; k < v.size(); k += kRecomposeRun) coeff.fill(coeff.ctx, ci, k, std::min(kRecomposeRun, v.size() - k), v.data() + k);
+      for (uint64_t k = 0; k < v.size(); k += kRecomposeRun)
+        coeff.fill(coeff.ctx, ci, k, std::min<uint64_t>(kRecomposeRun, v.size() - k), v.data() + k);
       for_each_node(g, c, [&](uint64_t k, const uint64_t*, uint64_t at) { x[at] = v[k]; });
       continue;
     }
