@@ -342,6 +342,7 @@ void Retriever::Impl::reconstruct(T* out) const {
 
 template <class T>
 void Retriever::Impl::reconstruct_device(T* d_out, cudaStream_t s) const {
+  TracePhase t("mdr retrieve: upload, reconstruct on the GPU", true, s);  // synchronizes s only when tracing
   if constexpr (sizeof(T) == 4) reconstruct_into_device<T>(lay, recon_levels(), nb32.get(), exact_idx, exact_bits, d_out, s);
   else reconstruct_into_device<T>(lay, recon_levels(), nb64.get(), exact_idx, exact_bits, d_out, s);
 }
