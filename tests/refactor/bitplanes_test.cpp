@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "refactor/bitplanes/bitplanes.hpp"
@@ -105,6 +106,64 @@ void planes_round_trip(int digits) {
 }
 TEST(Bitplanes, PlanesRoundTripF32Words) { planes_round_trip<uint32_t>(32); }
 TEST(Bitplanes, PlanesRoundTripF64Words) { planes_round_trip<uint64_t>(52); }
+
+// Retrieval's coefficient-order planes: the register-block words reordered hold digit d of
+// coefficient i at bit i % 32 of word i / 32; ORed back they give the digits, and the
+// significance bitmap names the coefficients with a digit above any plane.
+template <class W>
+void coefficient_order_round_trip(int digits) {
+  std::mt19937_64 rng(12);
+  std::vector<uint64_t> counts = kCounts;
+  counts.push_back(70001);  // many full regions and a short last one
+  for (uint64_t n : counts) {
+    std::vector<W> nb(n);
+    for (auto& v : nb) v = static_cast<W>((rng() & ((uint64_t(1) << digits) - 1)) >> (rng() % digits));
+    const std::vector<uint32_t> w = encode_planes_cpu(nb.data(), n, digits);
+    const uint64_t pw = plane_words(n);
+    std::vector<uint32_t> bits(w.size(), 0xdeadbeef);
+    coefficient_order_cpu(w.data(), n, digits, bits.data());
+    for (int p = 0; p < digits; ++p)
+      for (uint64_t i = 0; i < pw * 32; ++i) {
+        const unsigned expect = i < n ? static_cast<unsigned>((nb[i] >> (digits - 1 - p)) & 1) : 0;
+        ASSERT_EQ((bits[p * pw + i / 32] >> (i % 32)) & 1, expect) << "n " << n << " plane " << p << " coefficient " << i;
+      }
+    std::vector<W> got(n, 0);
+    std::vector<uint32_t> sig(pw);
+    for (int p = 0; p < digits; p += 5) {
+      const int planes = std::min(5, digits - p), high = digits - 1 - p;
+      significance_cpu(got.data(), n, high, sig.data());
+      for (uint64_t i = 0; i < pw * 32; ++i)
+        ASSERT_EQ((sig[i / 32] >> (i % 32)) & 1, i < n && got[i] != 0 ? 1u : 0u) << "n " << n << " coefficient " << i;
+      or_planes_cpu(bits.data() + p * pw, n, high, planes, got.data());
+      const W mask = static_cast<W>(((uint64_t(1) << digits) - 1) & ~((uint64_t(1) << (high - planes + 1)) - 1));
+      for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], nb[i] & mask) << "n " << n << " after plane " << p + planes;
+    }
+  }
+}
+TEST(Bitplanes, CoefficientOrderPlanesRoundTripF32Words) { coefficient_order_round_trip<uint32_t>(32); }
+TEST(Bitplanes, CoefficientOrderPlanesRoundTripF64Words) { coefficient_order_round_trip<uint64_t>(52); }
+
+// reconstruct_run_cpu (a product by 2^k where that is a normal double) gives reconstruct()'s
+// ldexp bit for bit, subnormal and huge results included.
+template <class W>
+void runs_reconstruct_alike(int scale, int digits) {
+  std::mt19937_64 rng(13);
+  std::vector<W> nb(3001);
+  for (auto& v : nb) v = static_cast<W>((rng() & ((uint64_t(1) << digits) - 1)) >> (rng() % digits));
+  std::vector<double> got(nb.size());
+  for (int e : {-1073, -1060, -1030, -1000, -990, -5, 0, 1, 40, 990, 1024})
+    for (int k : {0, 1, 7, digits - 1}) {
+      for (bool read : {false, true}) {
+        reconstruct_run_cpu(nb.data(), nb.size(), k, digits, e, scale, read, got.data());
+        for (size_t i = 0; i < nb.size(); ++i) {
+          const double expect = reconstruct(nb[i], k, digits, e, scale, read);
+          ASSERT_EQ(std::memcmp(&got[i], &expect, 8), 0) << "e " << e << " k " << k << " value " << i;
+        }
+      }
+    }
+}
+TEST(Bitplanes, RunsReconstructLikeTheSharedMathF32) { runs_reconstruct_alike<uint32_t>(30, 32); }
+TEST(Bitplanes, RunsReconstructLikeTheSharedMathF64) { runs_reconstruct_alike<uint64_t>(50, 52); }
 
 // err[t] is what the decoder's reconstruction misses by, at most (never less: it is a bound)
 // and at least (no slack beyond its upward rounding, or the 2^-20 of a saturated scan), and

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <utility>
 
 #include "refactor/mdr/bound.hpp"
 #include "refactor/multilevel/multilevel.hpp"
@@ -123,6 +125,47 @@ TEST(Multilevel, RecompositionInvertsDecompositionWithinRounding) {
       for (size_t i = 0; i < x.size(); ++i)
         ASSERT_LE(std::fabs(x[i] - y[i]), allowed) << Shape{dims}.str() << " point " << i << " scale " << scale;
     }
+  }
+}
+
+// The recomposition (a fast path for nodes with every +s neighbour, runs of coefficients made
+// on demand) is, bit for bit, predict() + c of every node, coarse to fine, on any grid.
+TEST(Multilevel, RecompositionIsThePredictionOfEveryNode) {
+  std::vector<std::vector<uint64_t>> shapes = kShapes;
+  shapes.push_back({3, 1100});       // rows longer than a run
+  shapes.push_back({9, 6, 1037});    // and an odd last run
+  shapes.push_back({2, 5, 4, 600});
+  uint32_t seed = 40;
+  for (const auto& dims : shapes) {
+    const Layout l = layout_of(grid_of(dims));
+    const auto c = test::random_field<double>(l.grid.count(), ++seed, 1.0);
+    std::vector<double> want(c.size());
+    for (size_t ci = 0; ci < l.classes.size(); ++ci) {
+      const Class& cl = l.classes[ci];
+      uint64_t k = 0;
+      for (uint64_t a0 = 0; a0 < cl.m[0]; ++a0)
+        for (uint64_t a1 = 0; a1 < cl.m[1]; ++a1)
+          for (uint64_t a2 = 0; a2 < cl.m[2]; ++a2)
+            for (uint64_t a3 = 0; a3 < cl.m[3]; ++a3, ++k) {
+              const uint64_t i[4] = {coord(cl, 0, a0), coord(cl, 1, a1), coord(cl, 2, a2), coord(cl, 3, a3)};
+              const uint64_t at = field_index(l.grid, i);
+              const double v = c[l.class_offset[ci] + k];
+              want[at] = l.class_level[ci] == 0 ? v : predict(l.grid, cl, i, at, [&](uint64_t p) { return want[p]; }) + v;
+            }
+    }
+    std::vector<double> got(c.size());
+    recompose_cpu(l, c.data(), got.data());
+    ASSERT_EQ(std::memcmp(got.data(), want.data(), 8 * got.size()), 0) << Shape{dims}.str();
+    // Straight to f32, through the even points' grid: the same values rounded once.
+    const CoeffSource src{[](const void* p, size_t ci, uint64_t k, uint64_t count, double* dst) {
+                            const auto* a = static_cast<const std::pair<const Layout*, const double*>*>(p);
+                            std::memcpy(dst, a->second + a->first->class_offset[ci] + k, count * sizeof(double));
+                          }};
+    const std::pair<const Layout*, const double*> ctx{&l, c.data()};
+    std::vector<float> narrow(c.size(), std::nanf("")), want_f(c.size());
+    recompose_cpu<float>(l, {src.fill, &ctx}, narrow.data());
+    for (size_t i = 0; i < want.size(); ++i) want_f[i] = static_cast<float>(want[i]);
+    ASSERT_EQ(std::memcmp(narrow.data(), want_f.data(), 4 * narrow.size()), 0) << Shape{dims}.str();
   }
 }
 

@@ -47,7 +47,8 @@ std::vector<W> known_down_to(const std::vector<W>& nb, int low) {
 
 template <class W>
 void round_trips() {
-  for (uint64_t n : {uint64_t(1), uint64_t(3), uint64_t(31), uint64_t(33), uint64_t(1023), uint64_t(1025), uint64_t(5000)}) {
+  for (uint64_t n : {uint64_t(1), uint64_t(3), uint64_t(31), uint64_t(33), uint64_t(1023), uint64_t(1025), uint64_t(5000),
+                     uint64_t(70001)}) {  // the last: three blocks of the parallel walk
     const auto q = level_of<W>(n, static_cast<uint32_t>(n));
     for (int g : {1, 3, 7}) {
       for (int first = 0; first < q.top; first += g) {
@@ -66,6 +67,28 @@ void round_trips() {
 
 TEST(MdrSplit, DecodesToTheGroupsDigitsF32) { round_trips<uint32_t>(); }
 TEST(MdrSplit, DecodesToTheGroupsDigitsF64) { round_trips<uint64_t>(); }
+
+// The walk's two builds of its bit operations (a table deposit anywhere, PDEP and POPCNT where
+// the CPU has them fast) give the same planes and the same significance.
+TEST(MdrSplit, PortableAndBmi2WalksAgree) {
+  for (uint64_t n : {uint64_t(1), uint64_t(33), uint64_t(1025), uint64_t(70001)}) {
+    const auto q = level_of<uint32_t>(n, static_cast<uint32_t>(n) + 5);
+    for (int first = 0; first < q.top; first += 3) {
+      const int high = q.top - 1 - first, count = std::min(3, q.top - first);
+      const auto seg = encode_split<uint32_t>(q.nb.data(), n, high, count, {});
+      const SplitStreams st = read_split(seg, n, count, "test");
+      const auto held = known_above(q.nb, high);
+      const uint64_t pw = bitplanes::plane_words(n);
+      std::vector<uint32_t> sig_a(pw), sig_b(pw), out_a(pw * count), out_b(pw * count);
+      bitplanes::significance_cpu(held.data(), n, high, sig_a.data());
+      sig_b = sig_a;
+      walk_split(st, n, count, sig_a.data(), out_a.data(), "test", true);
+      walk_split(st, n, count, sig_b.data(), out_b.data(), "test", false);
+      EXPECT_EQ(out_a, out_b) << "n " << n << " from plane " << first;
+      EXPECT_EQ(sig_a, sig_b) << "n " << n << " from plane " << first;
+    }
+  }
+}
 
 TEST(MdrSplit, DamagedSplitsAreRefusedByName) {
   const uint64_t n = 20000;

@@ -44,6 +44,26 @@ void decode_planes_cpu(const uint32_t* words, uint64_t n, int high, int planes, 
 // group read at all; without, every c is 0).
 template <class W>
 void reconstruct_cpu(const W* nb, uint64_t n, int unknown, int digits, int exponent, int scale, bool read, double* c);
+// The same values for one run of coefficients, on the calling thread (retrieval reconstructs
+// a row at a time inside the recomposition). nb is not read when `read` is false.
+template <class W>
+void reconstruct_run_cpu(const W* nb, uint64_t n, int unknown, int digits, int exponent, int scale, bool read, double* c);
+
+// ---- Coefficient-order planes (retrieval, CPU): the digits of one plane as a bitmap, word w
+// holding coefficients 32 w .. 32 w + 31 in bits 0 .. 31; plane_words(n) words, like a
+// register-block plane. Retrieval gathers every plane it decodes in this order and ORs them
+// into the digits once, 32 coefficients at a time, instead of a pass over the digits a plane.
+
+// Register-block planes (encode_planes_cpu's words) to coefficient order, `planes` planes.
+void coefficient_order_cpu(const uint32_t* words, uint64_t n, int planes, uint32_t* out);
+// bits[w] bit j: coefficient 32 w + j has a non-zero digit above `high` (significant before it).
+template <class W>
+void significance_cpu(const W* nb, uint64_t n, int high, uint32_t* bits);
+// ORs `planes` coefficient-order planes, the first being digit `high`, the next high-1, ...,
+// into nb: decode_planes_cpu for planes in coefficient order. fresh: nb holds nothing yet (not
+// even zeros) and every digit word is written, not ORed.
+template <class W>
+void or_planes_cpu(const uint32_t* bits, uint64_t n, int high, int planes, W* nb, bool fresh = false);
 
 // ---- CUDA twin (bitplanes_cuda.cu): the same words and values, device pointers, work on s ----
 

@@ -51,11 +51,25 @@ void reconstruct_into_device(const multilevel::Layout& lay, const std::vector<Le
   const uint64_t n = lay.grid.count();
   dev::Buffer<double> d_c(n, s);
   {
+    // Only the levels read hold digits (the host leaves the others undefined, and their
+    // coefficients are 0): each run of adjacent read levels goes up in one copy.
     dev::Buffer<W> d_nb(n, s);
-    dev::upload(d_nb.get(), nb, n * sizeof(W), s);
-    for (const LevelRecon& l : levels)
-      bitplanes::reconstruct_cuda<W>(d_nb.get() + l.offset, l.count, l.unknown, D::count, l.exponent, D::scale, l.read,
-                                     d_c.get() + l.offset, s);
+    for (size_t a = 0; a < levels.size();) {
+      size_t b = a;
+      while (b < levels.size() && levels[b].read) ++b;
+      if (b > a) {
+        const uint64_t from = levels[a].offset, to = levels[b - 1].offset + levels[b - 1].count;
+        dev::upload(d_nb.get() + from, nb + from, (to - from) * sizeof(W), s);
+      }
+      a = b + 1;
+    }
+    for (const LevelRecon& l : levels) {
+      if (l.read)
+        bitplanes::reconstruct_cuda<W>(d_nb.get() + l.offset, l.count, l.unknown, D::count, l.exponent, D::scale, true,
+                                       d_c.get() + l.offset, s);
+      else  // all zero bytes: +0.0, what reconstruct() gives a level with nothing read
+        SCIZ_CUDA_CHECK(cudaMemsetAsync(d_c.get() + l.offset, 0, l.count * sizeof(double), s));
+    }
   }
   dev::Buffer<double> d_x(n, s);
   multilevel::recompose_cuda(lay, d_c.get(), d_x.get(), s);

@@ -19,9 +19,9 @@ struct LevelRecon {
   bool read = false;  // any group read (else every coefficient is 0)
 };
 
-// nb: the whole field's digits in host memory (read before returning). exact_bits: the special
-// values' bit patterns, low sizeof(T) bytes. Queued on s; d_out holds the field once s is
-// synchronized.
+// nb: the field's digits in host memory, read before returning and only in the levels read
+// (the others may be undefined). exact_bits: the special values' bit patterns, low sizeof(T)
+// bytes. Queued on s; d_out holds the field once s is synchronized.
 template <class T>
 void reconstruct_into_device(const multilevel::Layout& lay, const std::vector<LevelRecon>& levels,
                              const typename bitplanes::Digits<T>::Word* nb, const std::vector<uint64_t>& exact_idx,

@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <utility>
 
 #include "core/byteio.hpp"
 #include "core/checksum.hpp"
@@ -13,6 +17,7 @@
 #include "core/error_bound.hpp"
 #include "core/exact_runs.hpp"
 #include "core/omp_threads.hpp"
+#include "core/trace.hpp"
 #include "refactor/bitplanes/bitplanes.hpp"
 #include "refactor/mdr/bound.hpp"
 #include "refactor/mdr/format.hpp"
@@ -27,6 +32,28 @@ namespace {
 inline constexpr char kStateMagic[4] = {'S', 'Z', 'M', 'S'};
 inline constexpr uint16_t kStateVersion = 1;
 inline constexpr size_t kStateFixed = 32;  // magic, version, flags, file checksum, prefix, bytes
+
+// A byte allocator whose resize leaves the new bytes unwritten: the segments are read over
+// them at once, and a zero fill first was one more serial pass over every byte read.
+template <class T>
+struct Unfilled : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = Unfilled<U>;
+  };
+  Unfilled() = default;
+  template <class U>
+  Unfilled(const Unfilled<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+
 }  // namespace
 
 struct Retriever::Impl {
@@ -37,12 +64,14 @@ struct Retriever::Impl {
   BoundModel model;
   std::vector<double> prefix_bound;  // [p]: the bound with the first p segments held
   uint64_t min_prefix = 0;           // the exact values are always read
-  // Digits read so far, per coefficient (the f32 or the f64 words).
-  std::vector<uint32_t> nb32;
-  std::vector<uint64_t> nb64;
+  // Digits read so far, per coefficient (the f32 or the f64 words). A level's are written when
+  // its first groups are applied and undefined before (never read: its coefficients are 0), so
+  // a retriever is not a serial zero fill of a field's worth of words before anything is read.
+  std::unique_ptr<uint32_t[]> nb32;
+  std::unique_ptr<uint64_t[]> nb64;
   std::vector<int> groups_read;
   uint64_t prefix = 0;
-  std::vector<uint8_t> held;  // the prefix's segment bytes as read
+  std::vector<uint8_t, Unfilled<uint8_t>> held;  // the prefix's segment bytes as read
   std::vector<uint64_t> exact_idx;
   std::vector<uint64_t> exact_bits;  // bit patterns: NaN payloads come back as they were
   uint64_t pending_header = 0;       // header bytes not yet reported by a retrieve()
@@ -56,7 +85,7 @@ struct Retriever::Impl {
   void open(Source s);
   void ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes);
   template <class W>
-  void apply(const std::vector<Pending>& pending, std::vector<W>& nb);
+  void apply(const std::vector<Pending>& pending, W* nb);
   std::vector<LevelRecon> recon_levels() const;
   template <class T>
   void reconstruct(T* out) const;
@@ -98,8 +127,8 @@ void Retriever::Impl::open(Source s) {
   min_prefix = h.special ? 1 : 0;
   groups_read.assign(h.levels.size(), 0);
   const uint64_t n = lay.grid.count();
-  if (h.dtype == DType::f32) nb32.assign(n, 0);
-  else nb64.assign(n, 0);
+  if (h.dtype == DType::f32) nb32.reset(new uint32_t[n]);
+  else nb64.reset(new uint64_t[n]);
 
   info.version = h.version;
   info.dtype = h.dtype;
@@ -121,13 +150,15 @@ uint64_t Retriever::Impl::prefix_for(double bound) const {
   return prefix_bound.size() - 1;
 }
 
-// Segments [first, last) whose bytes, back to back, are `bytes`. Every segment is checked and
-// decoded before any digit is applied, so a damaged one leaves what is held untouched.
+// Segments [first, last) whose bytes, back to back, are `bytes` (the tail of `held`; the caller
+// drops them again if this throws). Every segment is checked and decoded before any digit is
+// applied, so a damaged one leaves the digits held untouched.
 void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint8_t> bytes) {
   std::vector<Pending> pending;
   std::vector<uint64_t> idx;
   std::vector<uint64_t> bits;
   uint64_t at = 0;
+  std::optional<TracePhase> t(std::in_place, "mdr retrieve: checksums, exact values");
   for (uint64_t k = first; k < last; ++k) {
     const Segment& sg = h.segments[k];
     std::span<const uint8_t> seg = bytes.subspan(at, sg.length);
@@ -167,41 +198,107 @@ void Retriever::Impl::ingest(uint64_t first, uint64_t last, std::span<const uint
                      std::to_string(h.version) + " file");
     pending.push_back({&sg, seg, std::move(what)});
   }
-  if (h.dtype == DType::f32) apply(pending, nb32);
-  else apply(pending, nb64);
+  t.reset();
+  if (h.dtype == DType::f32) apply(pending, nb32.get());
+  else apply(pending, nb64.get());
   if (!idx.empty()) exact_idx = std::move(idx), exact_bits = std::move(bits);
-  held.insert(held.end(), bytes.begin(), bytes.end());
   prefix = last;
 }
 
-// Decodes the groups in file order onto copies of their levels' digits (a split segment reads
-// which coefficients are significant from the groups before it, which may be in this batch),
-// and only when every one decoded, keeps the copies: a damaged segment changes nothing.
+// Decodes the groups into coefficient-order planes and ORs each level's planes into its digits
+// once, and only when every group decoded: a damaged segment changes nothing. The stage
+// decoding of every group is independent and runs in parallel over the groups; a split group
+// then walks its streams with the level's significance, which the groups before it in the
+// level settle, so each level's walks run in file order (each one parallel inside). A failure
+// reports the first failing segment in file order, as decoding them one by one would.
 template <class W>
-void Retriever::Impl::apply(const std::vector<Pending>& pending, std::vector<W>& nb) {
-  std::vector<std::vector<W>> scratch(h.levels.size());
-  std::vector<uint8_t> touched(h.levels.size(), 0);
-  std::vector<int> added(h.levels.size(), 0);
-  for (const Pending& p : pending) {
-    const int l = p.sg->level, g = p.sg->group;
-    const LevelInfo& lv = h.levels[l];
-    const uint64_t off = lay.level_offset[l];
-    if (!touched[l]) scratch[l].assign(nb.begin() + off, nb.begin() + off + lv.count), touched[l] = 1;
-    const int high = lv.group_high(g), planes = lv.group_size(g);
-    if (p.seg[0] == static_cast<uint8_t>(Coding::split)) {
-      decode_split<W>(p.seg, scratch[l].data(), lv.count, high, planes, p.what);
-    } else {
-      const std::vector<uint8_t> raw = decode_group(p.seg, group_raw_bytes(lv, g), p.what);
-      std::vector<uint32_t> words(raw.size() / 4);  // aligned: whole u32 words
-      if (!raw.empty()) std::memcpy(words.data(), raw.data(), raw.size());
-      bitplanes::decode_planes_cpu(words.data(), lv.count, high, planes, scratch[l].data());
-    }
-    ++added[l];
+void Retriever::Impl::apply(const std::vector<Pending>& pending, W* nb) {
+  const size_t levels = h.levels.size(), count = pending.size();
+  struct Level {
+    std::vector<size_t> items;    // indices into pending, in file order
+    int planes = 0;               // planes of its groups in this batch
+    bool split = false;           // any split group (then the walk needs the significance)
+    std::vector<uint32_t> bits;   // `planes` planes of the level in coefficient order
+  };
+  std::vector<Level> lvs(levels);
+  std::vector<int> first_plane(count);  // the group's first plane within its level's bits
+  uint64_t seg_bytes = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const Pending& p = pending[k];
+    Level& L = lvs[p.sg->level];
+    first_plane[k] = L.planes;
+    L.planes += h.levels[p.sg->level].group_size(p.sg->group);
+    L.split = L.split || p.seg[0] == static_cast<uint8_t>(Coding::split);
+    L.items.push_back(k);
+    seg_bytes += p.seg.size();
   }
-  for (size_t l = 0; l < h.levels.size(); ++l) {
-    if (!touched[l]) continue;
-    std::copy(scratch[l].begin(), scratch[l].end(), nb.begin() + lay.level_offset[l]);
-    groups_read[l] += added[l];
+  for (size_t l = 0; l < levels; ++l)
+    if (!lvs[l].items.empty()) lvs[l].bits.resize(bitplanes::plane_words(h.levels[l].count) * lvs[l].planes);
+
+  std::vector<std::exception_ptr> err(count);
+  std::vector<SplitStreams> streams(count);
+  std::optional<TracePhase> t(std::in_place, "mdr retrieve: stage decoding");
+  const int nt = thread_count(count, seg_bytes);
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+  for (size_t k = 0; k < count; ++k) {
+    const Pending& p = pending[k];
+    const LevelInfo& lv = h.levels[p.sg->level];
+    const int g = p.sg->group, planes = lv.group_size(g);
+    try {
+      if (p.seg[0] == static_cast<uint8_t>(Coding::split)) {
+        streams[k] = read_split(p.seg, lv.count, planes, p.what);
+      } else {
+        const std::vector<uint8_t> raw = decode_group(p.seg, group_raw_bytes(lv, g), p.what);
+        std::vector<uint32_t> words(raw.size() / 4);  // aligned: whole u32 words
+        if (!raw.empty()) std::memcpy(words.data(), raw.data(), raw.size());
+        uint32_t* out = lvs[p.sg->level].bits.data() + bitplanes::plane_words(lv.count) * first_plane[k];
+        bitplanes::coefficient_order_cpu(words.data(), lv.count, planes, out);
+      }
+    } catch (...) {
+      err[k] = std::current_exception();
+    }
+  }
+
+  t.emplace("mdr retrieve: split walks");
+  for (size_t l = 0; l < levels; ++l) {
+    Level& L = lvs[l];
+    if (!L.split) continue;
+    const LevelInfo& lv = h.levels[l];
+    const uint64_t pw = bitplanes::plane_words(lv.count);
+    std::vector<uint32_t> sig(pw, 0);
+    if (groups_read[l] > 0)
+      bitplanes::significance_cpu(nb + lay.level_offset[l], lv.count, lv.group_high(groups_read[l]), sig.data());
+    for (size_t k : L.items) {
+      if (err[k]) break;  // the level's later groups would walk with a wrong significance
+      const Pending& p = pending[k];
+      const int planes = lv.group_size(p.sg->group);
+      uint32_t* out = L.bits.data() + pw * first_plane[k];
+      if (p.seg[0] == static_cast<uint8_t>(Coding::split)) {
+        try {
+          walk_split(streams[k], lv.count, planes, sig.data(), out, p.what);
+        } catch (...) {
+          err[k] = std::current_exception();
+        }
+        streams[k] = {};
+      } else {
+        const int ot = thread_count(pw, pw * 4 * planes);
+#pragma omp parallel for num_threads(ot) schedule(static) if (ot > 1)
+        for (uint64_t w = 0; w < pw; ++w)
+          for (int q = 0; q < planes; ++q) sig[w] |= out[q * pw + w];
+      }
+    }
+  }
+  for (size_t k = 0; k < count; ++k)
+    if (err[k]) std::rethrow_exception(err[k]);
+
+  t.emplace("mdr retrieve: planes into digits");
+  for (size_t l = 0; l < levels; ++l) {
+    const Level& L = lvs[l];
+    if (L.items.empty()) continue;
+    const LevelInfo& lv = h.levels[l];
+    bitplanes::or_planes_cpu(L.bits.data(), lv.count, lv.group_high(groups_read[l]), L.planes, nb + lay.level_offset[l],
+                             groups_read[l] == 0);
+    groups_read[l] += static_cast<int>(L.items.size());
   }
 }
 
@@ -218,28 +315,36 @@ std::vector<LevelRecon> Retriever::Impl::recon_levels() const {
 template <class T>
 void Retriever::Impl::reconstruct(T* out) const {
   using D = bitplanes::Digits<T>;
-  const uint64_t n = lay.grid.count();
-  std::vector<double> coeff(n);
-  for (const LevelRecon& l : recon_levels()) {
-    if constexpr (sizeof(T) == 4)
-      bitplanes::reconstruct_cpu(nb32.data() + l.offset, l.count, l.unknown, D::count, l.exponent, D::scale, l.read,
-                                 coeff.data() + l.offset);
-    else
-      bitplanes::reconstruct_cpu(nb64.data() + l.offset, l.count, l.unknown, D::count, l.exponent, D::scale, l.read,
-                                 coeff.data() + l.offset);
-  }
-  std::vector<double> x(n);
-  multilevel::recompose_cpu(lay, coeff.data(), x.data());
-  const int nt = thread_count(n, n * sizeof(T));
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);
+  using W = typename D::Word;
+  // Each run of coefficients is reconstructed from its digits where the recomposition needs
+  // it: no array of every coefficient, and one pass over the field fewer.
+  struct Ctx {
+    const W* nb;
+    const multilevel::Layout* lay;
+    std::vector<LevelRecon> levels;
+  };
+  Ctx ctx{nullptr, &lay, recon_levels()};
+  if constexpr (sizeof(T) == 4) ctx.nb = nb32.get();
+  else ctx.nb = nb64.get();
+  const multilevel::CoeffSource src{[](const void* p, size_t ci, uint64_t k, uint64_t count, double* dst) {
+                                      const Ctx& c = *static_cast<const Ctx*>(p);
+                                      const LevelRecon& l = c.levels[c.lay->class_level[ci]];
+                                      bitplanes::reconstruct_run_cpu(c.nb + c.lay->class_offset[ci] + k, count, l.unknown,
+                                                                     D::count, l.exponent, D::scale, l.read, dst);
+                                    },
+                                    &ctx};
+  TracePhase t("mdr retrieve: reconstruct, recompose, cast");
+  // f64: the output is the recomposition's own array; f32: only the even points are kept in
+  // double on the way (multilevel.hpp).
+  multilevel::recompose_cpu(lay, src, out);
   for (size_t k = 0; k < exact_idx.size(); ++k) std::memcpy(out + exact_idx[k], &exact_bits[k], sizeof(T));
 }
 
 template <class T>
 void Retriever::Impl::reconstruct_device(T* d_out, cudaStream_t s) const {
-  if constexpr (sizeof(T) == 4) reconstruct_into_device<T>(lay, recon_levels(), nb32.data(), exact_idx, exact_bits, d_out, s);
-  else reconstruct_into_device<T>(lay, recon_levels(), nb64.data(), exact_idx, exact_bits, d_out, s);
+  TracePhase t("mdr retrieve: upload, reconstruct on the GPU", true, s);  // synchronizes s only when tracing
+  if constexpr (sizeof(T) == 4) reconstruct_into_device<T>(lay, recon_levels(), nb32.get(), exact_idx, exact_bits, d_out, s);
+  else reconstruct_into_device<T>(lay, recon_levels(), nb64.get(), exact_idx, exact_bits, d_out, s);
 }
 
 Retriever::Retriever(Source src) : impl_(std::make_unique<Impl>()) { impl_->open(std::move(src)); }
@@ -267,7 +372,8 @@ Retriever::Retriever(Source src, std::span<const uint8_t> state) : impl_(std::ma
   SCIZ_REQUIRE(bytes == expect && r.remaining() == bytes + 8, Status::corrupt_stream,
                "mdr state: " + std::to_string(bytes) + " segment bytes for " + std::to_string(prefix) + " segments (expected " +
                    std::to_string(expect) + ")");
-  m.ingest(0, prefix, state.subspan(r.pos(), bytes));
+  m.held.assign(state.begin() + r.pos(), state.begin() + r.pos() + bytes);
+  m.ingest(0, prefix, m.held);
 }
 
 Retriever::~Retriever() = default;
@@ -300,10 +406,20 @@ Retrieval Retriever::Impl::advance(const ErrorBound& eb, uint64_t out_bytes) {
   if (want > prefix) {
     const uint64_t from = h.segments[prefix].offset;
     const uint64_t to = h.segments[want - 1].offset + h.segments[want - 1].length;
-    std::vector<uint8_t> bytes(to - from);
-    src.read(from, bytes.size(), bytes.data());
-    ingest(prefix, want, bytes);
-    res.bytes_read += bytes.size();
+    // Read straight behind the bytes held (the state keeps them): one copy of the segments, not two.
+    const size_t before = held.size();
+    try {
+      {
+        TracePhase t("mdr retrieve: read segments");
+        held.resize(before + (to - from));
+        src.read(from, to - from, held.data() + before);
+      }
+      ingest(prefix, want, {held.data() + before, to - from});
+    } catch (...) {
+      held.resize(before);
+      throw;
+    }
+    res.bytes_read += to - from;
   }
   res.bound = prefix_bound[prefix];
   res.met = res.bound <= res.requested;

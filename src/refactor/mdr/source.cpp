@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/host_memory.hpp"
+
 namespace sciz::mdr {
 
 Source memory_source(std::span<const uint8_t> bytes) {
@@ -18,7 +20,7 @@ Source memory_source(std::span<const uint8_t> bytes) {
     SCIZ_REQUIRE(off <= bytes.size() && n <= bytes.size() - off, Status::corrupt_stream,
                  "mdr: read of " + std::to_string(n) + " bytes at " + std::to_string(off) + " past the end of " +
                      std::to_string(bytes.size()));
-    if (n) std::memcpy(dst, bytes.data() + off, n);
+    if (n) parallel_copy(dst, bytes.data() + off, n);  // a retrieval reads up to the whole file at once
   };
   return s;
 }

@@ -21,6 +21,23 @@ namespace sciz::mdr {
 template <class W>
 std::vector<uint8_t> encode_split(const W* nb, uint64_t n, int high, int planes, const HybridOptions& opt);
 
+// A split segment's two streams, stage-decoded and their lengths checked: the costly part of
+// decoding it, which needs nothing from any other segment.
+struct SplitStreams {
+  std::vector<uint8_t> ins, sig;  // bits low first, padded to whole u32 words
+  uint64_t ins_bits = 0, sig_bits = 0;
+};
+SplitStreams read_split(std::span<const uint8_t> seg, uint64_t n, int planes, const std::string& what);
+
+// The group's planes from its streams, in coefficient order (bitplanes.hpp: plane p, the digit
+// p below the group's first, is words [p * plane_words(n), (p + 1) * plane_words(n)) of out).
+// `significant` is the level's significance bitmap before the group (bitplanes'
+// significance_cpu of the digits held) and after it on return. The walk must use both streams
+// up exactly; `what` names the segment. portable: the table deposit even on a CPU with BMI2's
+// (tests compare the two).
+void walk_split(const SplitStreams& s, uint64_t n, int planes, uint32_t* significant, uint32_t* out,
+                const std::string& what, bool portable = false);
+
 // ORs the group's digits into `digits` (a level's digits as held before the group: every
 // higher group applied), from a segment of coding 2 (seg[0] == 2). Every length is checked, and
 // the walk must use both streams up exactly; `what` names the segment. On an error `digits` is

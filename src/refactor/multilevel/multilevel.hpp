@@ -2,6 +2,7 @@
 // grid, 1 to 4 axes, coefficients stored level by level and class by class. The CPU twin is
 // multilevel_cpu.cpp; both call multilevel_math.hpp for every value they compute.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,21 @@ void fill_cpu(const Layout& l, double* x, double level0_fill);
 void decompose_cpu(const Layout& l, const double* x, double* coeff);
 // x = P(x) + c level by level, coarse to fine: the inverse of decompose_cpu up to rounding.
 void recompose_cpu(const Layout& l, const double* coeff, double* x);
+// The same with the coefficients made as they are needed: fill(ctx, ci, k, count, dst) writes
+// those of nodes k .. k + count - 1 of class ci (k in the class's storage order) to dst, at
+// most kRecomposeRun at a time, from any thread. Retrieval reconstructs them from their
+// digits there instead of making an array of every coefficient first.
+inline constexpr uint64_t kRecomposeRun = 512;
+struct CoeffSource {
+  void (*fill)(const void* ctx, size_t ci, uint64_t k, uint64_t count, double* dst);
+  const void* ctx;
+};
+void recompose_cpu(const Layout& l, CoeffSource coeff, double* x);
+// The same values cast to T (round to nearest), written to out: only the even points are kept
+// in double on the way (the finest level's nodes are no other's corners), an eighth of the
+// field's doubles in 3-D. T = float.
+template <class T>
+void recompose_cpu(const Layout& l, CoeffSource coeff, T* out);
 
 // CUDA twin (multilevel_cuda.cu): the same values bit for bit, device pointers, one kernel per
 // class queued on s, no synchronization.
