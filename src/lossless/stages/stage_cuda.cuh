@@ -6,17 +6,14 @@
 #include <cstdint>
 
 #include "core/device_status.hpp"
+#include "core/launch_grid.hpp"
 #include "lossless/codes/device_check.cuh"
 
 namespace sciz::stages::cuda {
 
 inline constexpr int kThreads = 256;
-inline constexpr uint64_t kMaxGrid = 1u << 20;  // grid-stride beyond this
-
-inline unsigned grid_for(uint64_t items, uint64_t per_cta) {
-  const uint64_t g = (items + per_cta - 1) / per_cta;
-  return static_cast<unsigned>(std::clamp<uint64_t>(g, 1, kMaxGrid));
-}
+using gpu::grid_for;  // core/launch_grid.hpp
+using gpu::kMaxGrid;
 
 // Block 0 writes the 8 header bytes of an encoded blob (no host copy, so no synchronization).
 __device__ inline void write_header_bytes(uint8_t* dst, uint64_t header) {

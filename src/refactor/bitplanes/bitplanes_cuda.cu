@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "core/cuda_check.cuh"
+#include "core/launch_grid.hpp"
 #include "core/device.hpp"
 #include "refactor/bitplanes/bitplanes.hpp"
 
@@ -18,12 +19,6 @@ namespace sciz::bitplanes {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr uint64_t kMaxGrid = 1u << 20;
-
-unsigned grid_for(uint64_t items) {
-  return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((items + kThreads - 1) / kThreads, kMaxGrid)));
-}
-
 template <class T, class Op, class It>
 T reduce(It in, uint64_t n, Op op, T init, cudaStream_t s) {
   size_t temp_bytes = 0;
@@ -131,7 +126,7 @@ Level<W> quantize_cuda(const double* d_c, uint64_t n, int scale, int digits, W* 
     return lv;
   }
   std::frexp(lv.max_abs, &lv.exponent);
-  quantize_kernel<W><<<grid_for(n), kThreads, 0, s>>>(d_c, n, lv.exponent, scale, digits, d_nb);
+  quantize_kernel<W><<<gpu::grid_for(n, kThreads), kThreads, 0, s>>>(d_c, n, lv.exponent, scale, digits, d_nb);
   SCIZ_CUDA_CHECK_LAUNCH("bitplanes quantize_kernel");
   const uint64_t any =
       reduce(thrust::make_transform_iterator(thrust::counting_iterator<uint64_t>(0), DigitsOf<W>{d_nb}), n, Or{}, uint64_t(0), s);
@@ -156,14 +151,14 @@ std::vector<double> level_errors_cuda(const double* d_c, const W* d_nb, uint64_t
 template <class W>
 void encode_planes_cuda(const W* d_nb, uint64_t n, int top, uint32_t* d_words, cudaStream_t s) {
   if (n == 0 || top == 0) return;
-  encode_kernel<W><<<grid_for(plane_words(n)), kThreads, 0, s>>>(d_nb, n, top, d_words);
+  encode_kernel<W><<<gpu::grid_for(plane_words(n), kThreads), kThreads, 0, s>>>(d_nb, n, top, d_words);
   SCIZ_CUDA_CHECK_LAUNCH("bitplanes encode_kernel");
 }
 
 template <class W>
 void decode_planes_cuda(const uint32_t* d_words, uint64_t n, int high, int planes, W* d_nb, cudaStream_t s) {
   if (n == 0 || planes == 0) return;
-  decode_kernel<W><<<grid_for(plane_words(n)), kThreads, 0, s>>>(d_words, n, high, planes, d_nb);
+  decode_kernel<W><<<gpu::grid_for(plane_words(n), kThreads), kThreads, 0, s>>>(d_words, n, high, planes, d_nb);
   SCIZ_CUDA_CHECK_LAUNCH("bitplanes decode_kernel");
 }
 
@@ -171,7 +166,7 @@ template <class W>
 void reconstruct_cuda(const W* d_nb, uint64_t n, int unknown, int digits, int exponent, int scale, bool read, double* d_c,
                       cudaStream_t s) {
   if (n == 0) return;
-  reconstruct_kernel<W><<<grid_for(n), kThreads, 0, s>>>(d_nb, n, unknown, digits, exponent, scale, read, d_c);
+  reconstruct_kernel<W><<<gpu::grid_for(n, kThreads), kThreads, 0, s>>>(d_nb, n, unknown, digits, exponent, scale, read, d_c);
   SCIZ_CUDA_CHECK_LAUNCH("bitplanes reconstruct_kernel");
 }
 

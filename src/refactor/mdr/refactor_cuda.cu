@@ -13,6 +13,7 @@
 
 #include "core/block_reduce.cuh"
 #include "core/cuda_check.cuh"
+#include "core/launch_grid.hpp"
 #include "core/device.hpp"
 #include "core/exact_runs.hpp"
 #include "core/host_transfer.hpp"
@@ -24,12 +25,6 @@ namespace sciz::mdr {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr uint64_t kMaxGrid = 1u << 20;
-
-unsigned grid_for(uint64_t items) {
-  return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((items + kThreads - 1) / kThreads, kMaxGrid)));
-}
-
 // One read of the field: its statistics, and the values the decomposition sees written beside.
 template <class T>
 struct FieldPass {
@@ -72,7 +67,7 @@ std::vector<uint8_t> exact_segment(const T* d_x, uint64_t n, uint64_t count, cud
   SCIZ_CUDA_CHECK(cub::DeviceSelect::If(temp.get(), temp_bytes, index, d_idx.get(), d_found.get(),
                                         static_cast<int64_t>(n), pick, s));
   dev::Buffer<T> d_val(count, s);
-  gather_kernel<T><<<grid_for(count), kThreads, 0, s>>>(d_x, d_idx.get(), count, d_val.get());
+  gather_kernel<T><<<gpu::grid_for(count, kThreads), kThreads, 0, s>>>(d_x, d_idx.get(), count, d_val.get());
   SCIZ_CUDA_CHECK_LAUNCH("mdr gather_kernel (special values)");
   uint64_t found = 0;
   dev::copy_to_host(&found, d_found.get(), sizeof found, s);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/cuda_check.cuh"
+#include "core/launch_grid.hpp"
 #include "core/device.hpp"
 #include "core/host_transfer.hpp"
 #include "refactor/bitplanes/bitplanes.hpp"
@@ -16,12 +17,6 @@ namespace sciz::mdr {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr uint64_t kMaxGrid = 1u << 20;
-
-unsigned grid_for(uint64_t items) {
-  return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((items + kThreads - 1) / kThreads, kMaxGrid)));
-}
-
 template <class T>
 __global__ void __launch_bounds__(kThreads) cast_kernel(const double* __restrict__ x, uint64_t n, T* __restrict__ out) {
   for (uint64_t i = blockIdx.x * uint64_t(kThreads) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * kThreads)
@@ -74,14 +69,14 @@ void reconstruct_into_device(const multilevel::Layout& lay, const std::vector<Le
   dev::Buffer<double> d_x(n, s);
   multilevel::recompose_cuda(lay, d_c.get(), d_x.get(), s);
   d_c.reset();
-  cast_kernel<T><<<grid_for(n), kThreads, 0, s>>>(d_x.get(), n, d_out);
+  cast_kernel<T><<<gpu::grid_for(n, kThreads), kThreads, 0, s>>>(d_x.get(), n, d_out);
   SCIZ_CUDA_CHECK_LAUNCH("mdr cast_kernel");
   const uint64_t count = exact_idx.size();
   if (count == 0) return;
   dev::Buffer<uint64_t> d_idx(count, s), d_bits(count, s);
   dev::upload(d_idx.get(), exact_idx.data(), count * sizeof(uint64_t), s);
   dev::upload(d_bits.get(), exact_bits.data(), count * sizeof(uint64_t), s);
-  place_kernel<T><<<grid_for(count), kThreads, 0, s>>>(d_idx.get(), d_bits.get(), count, d_out);
+  place_kernel<T><<<gpu::grid_for(count, kThreads), kThreads, 0, s>>>(d_idx.get(), d_bits.get(), count, d_out);
   SCIZ_CUDA_CHECK_LAUNCH("mdr place_kernel (special values)");
 }
 

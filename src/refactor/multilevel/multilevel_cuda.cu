@@ -6,13 +6,13 @@
 #include <cmath>
 
 #include "core/cuda_check.cuh"
+#include "core/launch_grid.hpp"
 #include "refactor/multilevel/multilevel.hpp"
 
 namespace sciz::multilevel {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr uint64_t kMaxGrid = 1u << 20;  // grid-stride beyond this
 
 enum class Op { fill, decompose, recompose };
 
@@ -48,7 +48,7 @@ template <Op op>
 void run(const Layout& l, double level0_fill, const double* coeff_in, double* coeff_out, double* x, cudaStream_t s) {
   for (size_t ci = 0; ci < l.classes.size(); ++ci) {
     const Class& c = l.classes[ci];
-    const unsigned grid = static_cast<unsigned>(std::min<uint64_t>((c.count() + kThreads - 1) / kThreads, kMaxGrid));
+    const unsigned grid = gpu::grid_for(c.count(), kThreads);
     const uint64_t off = l.class_offset[ci];
     class_kernel<op><<<grid, kThreads, 0, s>>>(l.grid, c, l.class_level[ci] == 0, level0_fill,
                                                coeff_in ? coeff_in + off : nullptr, coeff_out ? coeff_out + off : nullptr, x);
