@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/launch_grid.hpp"
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "core/container.hpp"
@@ -34,9 +35,7 @@ constexpr int kDecodeThreads = 256;
 constexpr uint32_t kSharedBins = 8192;  // larger symbols count in global memory directly
 constexpr uint32_t kErrUnknownSymbol = 1, kErrCorrupt = 2;
 
-unsigned grid_for(uint64_t items, uint64_t per_cta) {
-  return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((items + per_cta - 1) / per_cta, 1u << 20)));
-}
+using gpu::grid_for;  // core/launch_grid.hpp
 
 __device__ void count_symbol(uint32_t s, uint32_t k, uint32_t* sbins, uint32_t nshared, uint32_t alphabet,
                              unsigned long long* ghist, uint32_t* err) {
