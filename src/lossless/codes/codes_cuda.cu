@@ -35,10 +35,12 @@ uint32_t stats_flags(Lossless choice) {
     case Lossless::zrle_huffman: return cuda::kStatsHist | cuda::kStatsTokens;
     case Lossless::auto_select: break;
   }
-  // The choice sizes the run candidates only when the maximal run count (kChanges + 1) says
-  // they can win, which is rare for quant codes: their counts come from a second pass then.
-  // Counting the runs in the first pass cost 0.26 of its 0.63 ms on 125M codes (H100).
-  return cuda::kStatsHist | cuda::kStatsTokens | cuda::kStatsChanges;
+  // Every candidate in one pass. Counting the runs in a second pass only when their floor
+  // said they could win was measured on the H100 (e97dc47, reverted): on Isabel tiled to 4 GB
+  // the floor let the second pass run in every chunk, and lorenzo's device-resident
+  // compression fell from 238 to 83 GB/s (a second synchronization per chunk, and with eight
+  // workers twice the pinned read-back blocks in flight, beyond what their cache keeps).
+  return cuda::kStatsHist | cuda::kStatsTokens | cuda::kStatsRuns;
 }
 
 std::vector<uint64_t> host_hist(const Readback& rb, size_t at, size_t bins) {
@@ -101,8 +103,7 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
   SCIZ_REQUIRE(sc[cuda::kBadSymbols] == 0, Status::internal,
                "codes: " + std::to_string(sc[cuda::kBadSymbols]) + " codes lie outside the alphabet of " +
                    std::to_string(alphabet_));
-  const uint64_t n = n_, tokens = sc[cuda::kTokens];
-  uint64_t runs = sc[cuda::kRuns];
+  const uint64_t n = n_, tokens = sc[cuda::kTokens], runs = sc[cuda::kRuns];
   // Sized candidates, each built at most once, only when the choice asks for it.
   Sized h, tv, tz, rv, rl;
   auto size_tokens = [&] {
@@ -115,27 +116,9 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
     tz = size_from_hist(host_hist(rb_, at_zrun_, huffman::kAlphabet), tokens);
     return kZrleHuffmanHeader + tv.bytes + tz.bytes;
   };
-  Readback late;  // the run counts, when the first pass did not take them
   auto size_runs = [&] {
-    const Readback* from = &rb_;
-    size_t at_sc = at_scalars_, at_rv = at_rval_, at_rl = at_rlen_;
-    if (!(flags_ & cuda::kStatsRuns)) {
-      TracePhase second("lossless device: count runs (second pass)", true, s);
-      at_sc = late.reserve(cuda::kScalarWords);
-      at_rv = late.reserve(alphabet_);
-      at_rl = late.reserve(huffman::kAlphabet);
-      late.allocate(s);
-      tile_runs_ = dev::Buffer<uint64_t>(tiles_, s);
-      cuda::launch_stats(codes_, n_, alphabet_, centre_, cuda::kStatsRuns,
-                         {late.device(at_sc), nullptr, nullptr, late.device(at_rv), late.device(at_rl), nullptr,
-                          tile_runs_.get()},
-                         s);
-      late.fetch(s);
-      from = &late;
-      runs = late.host(at_sc)[cuda::kRuns];
-    }
-    rv = size_from_hist(host_hist(*from, at_rv, alphabet_), runs);
-    rl = size_from_hist(host_hist(*from, at_rl, huffman::kAlphabet), runs);
+    rv = size_from_hist(host_hist(rb_, at_rval_, alphabet_), runs);
+    rl = size_from_hist(host_hist(rb_, at_rlen_, huffman::kAlphabet), runs);
     return std::pair<uint64_t, uint64_t>{rle_bytes(runs), kRleHuffmanHeader + rv.bytes + rl.bytes};
   };
   DeviceEncoded r;

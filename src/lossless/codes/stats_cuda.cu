@@ -103,7 +103,6 @@ template <uint32_t F>
 __global__ void __launch_bounds__(kThreads)
     stats_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint32_t alphabet, uint16_t centre, StatsOut out) {
   constexpr bool kH = F & kStatsHist, kT = F & kStatsTokens, kR = F & kStatsRuns, kW = F & kStatsWidths;
-  constexpr bool kC = F & (kStatsRuns | kStatsChanges);
   using Scan = cub::BlockScan<Last, kThreads>;
   using Reduce = cub::BlockReduce<uint64_t, kThreads>;
   __shared__ union {
@@ -143,8 +142,10 @@ __global__ void __launch_bounds__(kThreads)
       for (int j = 0; j < kPer; ++j) {
         const bool valid = static_cast<uint32_t>(j) < nvalid;
         const uint16_t pv = j == 0 ? before : v[j - 1];
-        if (kR) startm |= static_cast<uint32_t>(valid && (q + j == 0 || v[j] != pv)) << j;
-        if (kC) changes += valid && i + j > 0 && v[j] != pv;
+        if (kR) {
+          startm |= static_cast<uint32_t>(valid && (q + j == 0 || v[j] != pv)) << j;
+          changes += valid && i + j > 0 && v[j] != pv;
+        }
         if (kT) {
           const bool fixed = q + j == kTile - 1;  // lo is a multiple of the tile: i + j = 65535 mod 65536
           tokm |= static_cast<uint32_t>(valid && (v[j] != centre || fixed)) << j;
@@ -222,8 +223,8 @@ __global__ void __launch_bounds__(kThreads)
     flush_bins(s_rlen, kLenBins, 1, out.run_len_hist);
     add_scalar(&out.run_len_hist[0], rlen0);
     add_scalar(&out.scalars[kRuns], runs);
+    add_scalar(&out.scalars[kChanges], changes);
   }
-  if (kC) add_scalar(&out.scalars[kChanges], changes);
   if (kT) {
     flush_bins(s_zrun, kLenBins, 1, out.zrun_hist);
     add_scalar(&out.zrun_hist[0], zrun0);
@@ -260,8 +261,6 @@ void launch_stats(const uint16_t* d_sym, uint64_t n, uint32_t alphabet, uint16_t
     case kStatsHist | kStatsTokens: return launch<kStatsHist | kStatsTokens>(d_sym, n, alphabet, centre, out, s);
     case kStatsRuns: return launch<kStatsRuns>(d_sym, n, alphabet, centre, out, s);
     case kStatsWidths: return launch<kStatsWidths>(d_sym, n, alphabet, centre, out, s);
-    case kStatsHist | kStatsTokens | kStatsChanges:
-      return launch<kStatsHist | kStatsTokens | kStatsChanges>(d_sym, n, alphabet, centre, out, s);
     case kStatsHist | kStatsTokens | kStatsRuns:
       return launch<kStatsHist | kStatsTokens | kStatsRuns>(d_sym, n, alphabet, centre, out, s);
   }

@@ -18,7 +18,6 @@ enum StatsFlag : uint32_t {
   kStatsTokens = 2,  // zero-run tokens
   kStatsRuns = 4,    // runs
   kStatsWidths = 8,  // bitpack words
-  kStatsChanges = 16,  // kChanges alone (kStatsRuns counts it too)
 };
 
 // Scalars, at StatsOut::scalars.
