@@ -443,7 +443,7 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
       return size;
     }
     const uint64_t size = compress_device(df, opt, d_stream.get(), max_stream);
-    grown->resize(size);
+    grow_fresh(*grown, size, 0);  // huge pages before the first touch (core/host_memory.hpp)
     TracePhase t("download stream", true, s);
     dev::download(grown->data(), d_stream.get(), size, s);
     return size;
@@ -464,8 +464,8 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
       std::unique_ptr<uint8_t[]> tmp(new uint8_t[max_stream]);
       advise_huge_pages(tmp.get(), max_stream);
       const uint64_t size = compress_resident(f, opt, devices, tmp.get(), max_stream);
-      grown->resize(size);
-      std::memcpy(grown->data(), tmp.get(), size);
+      grow_fresh(*grown, size, 0);  // huge pages before the first touch (core/host_memory.hpp)
+      parallel_copy(grown->data(), tmp.get(), size);
       return size;
     }
   }
@@ -483,8 +483,8 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
   std::unique_ptr<uint8_t[]> tmp(new uint8_t[max_stream]);
   advise_huge_pages(tmp.get(), max_stream);
   const uint64_t size = compress_streamed(f, opt, devices, vr, tmp.get(), max_stream);
-  grown->resize(size);
-  std::memcpy(grown->data(), tmp.get(), size);
+  grow_fresh(*grown, size, 0);  // huge pages before the first touch (core/host_memory.hpp)
+  parallel_copy(grown->data(), tmp.get(), size);
   return size;
 }
 
