@@ -142,14 +142,11 @@ void recompose_run(const Grid& g, const Class& c, const int64_t* delta, uint64_t
   }
 }
 
-template <int N>
-void recompose_class(const Grid& g, const Class& c, size_t ci, CoeffSource src, double* x) {
-  int64_t delta[1 << N];
-  for (int k = 0; k < (1 << N); ++k) {
-    delta[k] = 0;
-    for (int b = 0; b < N; ++b) delta[k] += (k >> b) & 1 ? static_cast<int64_t>(c.step[b]) : -static_cast<int64_t>(c.step[b]);
-  }
-  // Runs, not rows, are the unit of parallel work: a 1-D field is one row a class.
+// The nodes of class c in runs of at most kRecomposeRun along the fastest axis, each with its
+// coefficients from src: f(row, first node of the run, length, coefficients). Runs, not rows,
+// are the unit of parallel work: a 1-D field is one row a class.
+template <class F>
+void for_each_run(const Class& c, size_t ci, CoeffSource src, F&& f) {
   const uint64_t rows = c.m[0] * c.m[1] * c.m[2], per_row = (c.m[3] + kRecomposeRun - 1) / kRecomposeRun;
   const uint64_t items = rows * per_row;
   const int nt = thread_count(items, c.count() * 8);
@@ -159,8 +156,20 @@ void recompose_class(const Grid& g, const Class& c, size_t ci, CoeffSource src, 
     const uint64_t len = std::min(kRecomposeRun, c.m[3] - a0);
     double coeff[kRecomposeRun];
     src.fill(src.ctx, ci, r * c.m[3] + a0, len, coeff);
-    recompose_run<N>(g, c, delta, r, a0, len, coeff, x);
+    f(r, a0, len, coeff);
   }
+}
+
+template <int N>
+void recompose_class(const Grid& g, const Class& c, size_t ci, CoeffSource src, double* x) {
+  int64_t delta[1 << N];
+  for (int k = 0; k < (1 << N); ++k) {
+    delta[k] = 0;
+    for (int b = 0; b < N; ++b) delta[k] += (k >> b) & 1 ? static_cast<int64_t>(c.step[b]) : -static_cast<int64_t>(c.step[b]);
+  }
+  for_each_run(c, ci, src, [&](uint64_t r, uint64_t a0, uint64_t len, const double* coeff) {
+    recompose_run<N>(g, c, delta, r, a0, len, coeff, x);
+  });
 }
 
 }  // namespace
@@ -250,17 +259,9 @@ void finest_class(const Grid& g, const Grid& half, const Class& c, size_t ci, Co
     for (int b = 0; b < N; ++b)
       if ((k >> b) & 1) delta[k] += static_cast<int64_t>(half.field_stride(c.ax[b]));
   }
-  const uint64_t rows = c.m[0] * c.m[1] * c.m[2], per_row = (c.m[3] + kRecomposeRun - 1) / kRecomposeRun;
-  const uint64_t items = rows * per_row;
-  const int nt = thread_count(items, c.count() * 8);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (uint64_t it = 0; it < items; ++it) {
-    const uint64_t r = it / per_row, a0 = (it % per_row) * kRecomposeRun;
-    const uint64_t len = std::min(kRecomposeRun, c.m[3] - a0);
-    double coeff[kRecomposeRun];
-    src.fill(src.ctx, ci, r * c.m[3] + a0, len, coeff);
+  for_each_run(c, ci, src, [&](uint64_t r, uint64_t a0, uint64_t len, const double* coeff) {
     finest_run<N, T>(g, half, c, delta, r, a0, len, coeff, xc, out);
-  }
+  });
 }
 
 }  // namespace
