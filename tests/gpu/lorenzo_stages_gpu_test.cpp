@@ -5,7 +5,6 @@
 #include <sciz/sciz.hpp>
 
 #include <cstring>
-#include <functional>
 #include <string>
 
 #include "gpu/gpu_util.hpp"
@@ -21,15 +20,6 @@ constexpr const char* kLists[] = {"interp-cr",         "interp-tp",     "zrle+hu
 template <class T>
 constexpr DType dtype_of() {
   return sizeof(T) == 4 ? DType::f32 : DType::f64;
-}
-
-Status status_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.status();
-  }
-  return Status::ok;
 }
 
 template <class T>
@@ -103,11 +93,11 @@ TEST(LorenzoStagesGpu, DamagedStreamsAreRefusedOnTheDevice) {
     for (uint64_t at = 0; at < st.size(); at += 97) {
       auto bad = st;
       bad[at] ^= 0x10;
-      const Status c = status_of([&] { decompress(bad, y.data(), y.size() * 4, Device::cpu); });
-      const Status g = status_of([&] { decompress(bad, y.data(), y.size() * 4, Device::cuda); });
+      const Status c = test::status_of([&] { decompress(bad, y.data(), y.size() * 4, Device::cpu); });
+      const Status g = test::status_of([&] { decompress(bad, y.data(), y.size() * 4, Device::cuda); });
       auto d_bad = test::upload(bad);
       dev::Buffer<float> d_out(x.size(), nullptr);
-      const Status d = status_of([&] {
+      const Status d = test::status_of([&] {
         decompress(StreamView(d_bad.get(), bad.size(), true), d_out.get(), x.size() * 4,
                    DecompressOptions{Device::cuda, true, nullptr});
       });
