@@ -1,5 +1,5 @@
 // The one counting pass of the device encoders (stats_cuda.hpp). A CTA takes whole 65536-code
-// tiles (grid-stride), in steps of kStep codes, kPer consecutive codes a thread. Zero runs and
+// tiles (grid-stride), in steps of 2,048 codes, 8 consecutive codes a thread. Zero runs and
 // run lengths need the position of the previous token / run start, which one block scan (max)
 // per step gives, carried from step to step; histograms go to shared bins (values below a few
 // thousand) or straight to global memory (rare large values), and the most frequent length,
@@ -25,8 +25,7 @@ namespace sciz::codes::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kPer = 8;  // consecutive codes a thread takes per step
-constexpr uint32_t kStep = kThreads * kPer;
+constexpr uint32_t kStep = kThreads * 8;
 constexpr uint32_t kValueBins = 4096;  // shared bins for code values
 constexpr uint32_t kLenBins = 1024;    // shared bins for zero runs and run lengths
 constexpr unsigned kFull = 0xffffffffu;
@@ -42,18 +41,15 @@ struct MaxLast {
   __device__ Last operator()(const Last& a, const Last& b) const { return {max(a.tok, b.tok), max(a.start, b.start)}; }
 };
 
-__device__ void load(const uint16_t* __restrict__ sym, uint64_t n, uint64_t i, uint16_t (&c)[kPer]) {
-  if (i + kPer <= n) {
+__device__ void load8(const uint16_t* __restrict__ sym, uint64_t n, uint64_t i, uint16_t (&c)[8]) {
+  if (i + 8 <= n) {
+    const uint4 q = __ldg(reinterpret_cast<const uint4*>(sym + i));
+    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-    for (int h = 0; h < kPer / 8; ++h) {
-      const uint4 q = __ldg(reinterpret_cast<const uint4*>(sym + i) + h);
-      const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-      for (int j = 0; j < 8; ++j) c[8 * h + j] = static_cast<uint16_t>(w[j / 2] >> (16 * (j % 2)));
-    }
+    for (int j = 0; j < 8; ++j) c[j] = static_cast<uint16_t>(w[j / 2] >> (16 * (j % 2)));
   } else {
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) c[j] = i + j < n ? sym[i + j] : uint16_t(0);
+    for (int j = 0; j < 8; ++j) c[j] = i + j < n ? sym[i + j] : uint16_t(0);
   }
 }
 
@@ -128,18 +124,18 @@ __global__ void __launch_bounds__(kThreads)
     Last carry{0, 0};
     uint32_t tile_tok = 0, tile_run = 0;
     for (uint32_t base = 0; base < len; base += kStep) {  // same trips in every thread: barriers are safe
-      const uint32_t q = base + threadIdx.x * kPer;
+      const uint32_t q = base + threadIdx.x * 8;
       const uint64_t i = lo + q;
-      uint16_t v[kPer];
-      load(sym, n, i, v);
-      const uint32_t nvalid = q < len ? min(static_cast<uint32_t>(kPer), len - q) : 0u;
+      uint16_t v[8];
+      load8(sym, n, i, v);
+      const uint32_t nvalid = q < len ? min(8u, len - q) : 0u;
       // The code before v[0]: the left lane's last, or for lane 0 a load (cached: a
       // neighbouring warp has just read it).
-      const uint32_t left = __shfl_up_sync(kFull, static_cast<uint32_t>(v[kPer - 1]), 1);
+      const uint32_t left = __shfl_up_sync(kFull, static_cast<uint32_t>(v[7]), 1);
       const uint16_t before = lane != 0 ? static_cast<uint16_t>(left) : (i > 0 && nvalid ? sym[i - 1] : uint16_t(0));
       uint32_t tokm = 0, startm = 0;
 #pragma unroll
-      for (int j = 0; j < kPer; ++j) {
+      for (int j = 0; j < 8; ++j) {
         const bool valid = static_cast<uint32_t>(j) < nvalid;
         const uint16_t pv = j == 0 ? before : v[j - 1];
         if (kR) {
@@ -159,7 +155,7 @@ __global__ void __launch_bounds__(kThreads)
         Scan(tmp.scan).ExclusiveScan(mine, prev, Last{0, 0}, MaxLast{}, step);
         uint32_t ptok = max(carry.tok, prev.tok), pstart = max(carry.start, prev.start);
 #pragma unroll
-        for (int j = 0; j < kPer; ++j) {
+        for (int j = 0; j < 8; ++j) {
           if (kT && (tokm >> j & 1u)) {
             count_length(q + j - ptok, zrun0, s_zrun, out.zrun_hist);
             ptok = q + j + 1;
@@ -175,29 +171,27 @@ __global__ void __launch_bounds__(kThreads)
         tile_run += __popc(startm);
       }
       if (kH && nvalid) {  // equal neighbours merged: smooth codes cost one atomic, not eight
-        auto count = [&](uint32_t c, uint32_t k) { count_value(c, k, s_hist, nv, alphabet, out.hist, bad); };
         uint32_t cur = v[0], k = 0;
 #pragma unroll
-        for (int j = 0; j < kPer; ++j) {
+        for (int j = 0; j < 8; ++j) {
           if (static_cast<uint32_t>(j) >= nvalid) break;
           if (v[j] != cur) {
-            count(cur, k);
+            count_value(cur, k, s_hist, nv, alphabet, out.hist, bad);
             cur = v[j];
             k = 0;
           }
           ++k;
         }
-        count(cur, k);
+        count_value(cur, k, s_hist, nv, alphabet, out.hist, bad);
       }
-      if (kW) {  // a bitpack block of 32 codes is 32 / kPer neighbouring lanes; padding counts as the centre
-        constexpr unsigned kLanes = 32 / kPer;
+      if (kW) {  // a bitpack block of 32 codes is 4 neighbouring lanes; padding counts as the centre
         uint32_t z = 0;
 #pragma unroll
-        for (int j = 0; j < kPer; ++j)
+        for (int j = 0; j < 8; ++j)
           if (static_cast<uint32_t>(j) < nvalid) z |= bitpack::zigzag(v[j], centre);
-#pragma unroll
-        for (unsigned o = 1; o < kLanes; o <<= 1) z |= __shfl_xor_sync(kFull, z, o);
-        if ((lane & (kLanes - 1)) == 0) words += bitpack::bit_width(z);
+        z |= __shfl_xor_sync(kFull, z, 1);
+        z |= __shfl_xor_sync(kFull, z, 2);
+        if ((lane & 3) == 0) words += bitpack::bit_width(z);
       }
       __syncthreads();  // tmp is reused by the next step
     }
