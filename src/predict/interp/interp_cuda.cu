@@ -206,24 +206,62 @@ __device__ inline Box32 box32(const BoxGeom& g) {
   return {{int(g.w[0]), int(g.w[1]), int(g.w[2])}, {int(g.own[0]), int(g.own[1]), int(g.own[2])}};
 }
 
-// Loads a block's box: the field's values (none for the decoder, x == nullptr), then the
-// anchors' reconstructions.
+// q = t / d for t < 2^13 and 1 <= d <= 17 (a pass's points in a box), by a float product: the
+// exact quotient (t + 0.5) / d lies at least 1/34 from an integer, far beyond the product's error.
+__device__ inline int small_div(int t, float inv_d) { return __float2int_rz((float(t) + 0.5f) * inv_d); }
+
+// The box's anchors (local coordinates 0 and 16 on each axis the box reaches) from A.
+__device__ inline bool anchor_in_box(const Box32& bx, int j) {
+  return !((j >> 2 & 1) && bx.w[0] <= kAnchorStride) && !((j >> 1 & 1) && bx.w[1] <= kAnchorStride) &&
+         !((j & 1) && bx.w[2] <= kAnchorStride);
+}
+template <class T>
+__device__ inline const T& anchor_of(const T* A, const AnchorGridDev& a, const BoxGeom& g, int z, int y, int x) {
+  return A[(int64_t(g.b[0]) + z) * a.pitch[0] + (int64_t(g.b[1]) + y) * a.pitch[1] + int64_t(g.b[2]) + x];
+}
+
+// Loads a block's box for the encoder: the field's values, and the anchors' reconstructions at
+// the anchor points. A thread issues kLoads loads before it stores any (one at a time, each
+// store waited on its load's whole latency), and the index splits by small_div (the box holds
+// < 2^13 points, extents <= 17), not by integer divisions.
 template <class T, int G>
 __device__ void load_box(T* v, const T* x, const T* A, const AnchorGridDev& a, const Layout& L, const BoxGeom& g,
                          const Box32& bx, int lane) {
+  constexpr int kLoads = 4;
   const int vol = bx.w[0] * bx.w[1] * bx.w[2];
+  const float inv2 = 1.0f / float(bx.w[2]), inv1 = 1.0f / float(bx.w[1]);
   const uint64_t plane = L.n[1] * L.n[2], row = L.n[2];
-  const T* xb = x ? x + field_index(L, g.o[0], g.o[1], g.o[2]) : nullptr;
-  for (int i = lane; i < vol; i += G) {
-    const int xx = i % bx.w[2], r = i / bx.w[2], y = r % bx.w[1], z = r / bx.w[1];
-    const int off = z * kBoxPlane + y * kBox + xx;
-    if (((z | y | xx) & (kAnchorStride - 1)) == 0) {
-      const int64_t az = int64_t(g.b[0]) + z / kAnchorStride, ay = int64_t(g.b[1]) + y / kAnchorStride,
-                    ax = int64_t(g.b[2]) + xx / kAnchorStride;
-      v[off] = A[az * a.pitch[0] + ay * a.pitch[1] + ax];
-    } else if (xb) {
-      v[off] = xb[uint64_t(z) * plane + uint64_t(y) * row + uint64_t(xx)];
+  const T* xb = x + field_index(L, g.o[0], g.o[1], g.o[2]);
+  for (int i0 = lane; i0 < vol; i0 += kLoads * G) {
+    T val[kLoads];
+    int off[kLoads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      const int i = i0 + u * G;
+      off[u] = -1;
+      if (i < vol) {
+        const int r = small_div(i, inv2), xx = i - r * bx.w[2];
+        const int z = small_div(r, inv1), y = r - z * bx.w[1];
+        off[u] = z * kBoxPlane + y * kBox + xx;
+        val[u] = ((z | y | xx) & (kAnchorStride - 1)) == 0
+                     ? anchor_of(A, a, g, z / kAnchorStride, y / kAnchorStride, xx / kAnchorStride)
+                     : xb[uint64_t(z) * plane + uint64_t(y) * row + uint64_t(xx)];
+      }
     }
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u)
+      if (off[u] >= 0) v[off[u]] = val[u];
+  }
+}
+
+// The decoder's box starts with its anchors only: every other point is reconstructed by a pass
+// before any later pass reads it.
+template <class T, int G>
+__device__ void load_anchors(T* v, const T* A, const AnchorGridDev& a, const BoxGeom& g, const Box32& bx, int lane) {
+  for (int j = lane; j < 8; j += G) {
+    if (!anchor_in_box(bx, j)) continue;
+    const int z = j >> 2 & 1, y = j >> 1 & 1, x = j & 1;
+    v[kAnchorStride * (z * kBoxPlane + y * kBox + x)] = anchor_of(A, a, g, z, y, x);
   }
 }
 
@@ -258,10 +296,6 @@ __device__ inline uint64_t owned_code(const BlockLevel<T>& lv, const int c[3]) {
 __device__ inline bool is_owned(const Box32& bx, const int c[3]) {
   return c[0] < bx.own[0] && c[1] < bx.own[1] && c[2] < bx.own[2];
 }
-
-// q = t / d for t < 2^13 and 1 <= d <= 17 (a pass's points in a box), by a float product: the
-// exact quotient (t + 0.5) / d lies at least 1/34 from an integer, far beyond the product's error.
-__device__ inline int small_div(int t, float inv_d) { return __float2int_rz((float(t) + 0.5f) * inv_d); }
 
 // Runs the passes of block levels hi..lo (4..1 for a block) over the box v, calling
 // point(lv, c, off, pred, visit) for every point of each pass by the group's threads, lv =
@@ -420,6 +454,45 @@ __global__ void anchors_out_kernel(const T* A, const Layout* Lp, AnchorGridDev a
   }
 }
 
+// Far-face codes of a 3-D box. A point on the far face of the axes in F (bit k set where c[k]
+// = own[k]) is the point of neighbour block b + F at local coordinate 0 on those axes, in the
+// same level (its other coordinates are not all multiples of 16): its code is that block's
+// first code of the level plus level_rank over that block's level grid. Per level and F, the
+// table holds the first code and the grid's y and x extents (level_rank reads no other), so a
+// point costs a level_rank instead of code_index's walk from field coordinates.
+struct FaceTable {
+  uint64_t start[kBlockLevels][8];
+  uint32_t my[kBlockLevels][8], mx[kBlockLevels][8];
+};
+
+template <int G>
+__device__ void fill_face_table(FaceTable& ft, const Layout& L, const BoxGeom& g, int lane) {
+  for (int j = lane; j < kBlockLevels * 8; j += G) {
+    const int l = j / 8 + 1, F = j % 8;
+    bool exists = F != 0;
+    uint64_t nb[3];
+    for (int k = 0; k < 3; ++k) {
+      const bool far = F >> k & 1;
+      exists = exists && (!far || g.own[k] < g.w[k]);
+      nb[k] = g.b[k] + (far ? 1 : 0);
+    }
+    if (!exists) continue;
+    const int sh = l - 1;
+    const uint64_t s = uint64_t{1} << sh;
+    ft.start[l - 1][F] = block_level_start(L, l, nb);
+    ft.my[l - 1][F] = uint32_t((owned(L, 1, nb[1]) + s - 1) >> sh);
+    ft.mx[l - 1][F] = uint32_t((owned(L, 2, nb[2]) + s - 1) >> sh);
+  }
+}
+
+__device__ inline uint64_t far_face_code(const FaceTable& ft, const Box32& bx, int shift, const int c[3]) {
+  const int F = int(c[0] >= bx.own[0]) | int(c[1] >= bx.own[1]) << 1 | int(c[2] >= bx.own[2]) << 2;
+  const uint32_t m[3] = {0u, ft.my[shift][F], ft.mx[shift][F]};
+  const uint32_t i[3] = {F & 1 ? 0u : uint32_t(c[0]) >> shift, F & 2 ? 0u : uint32_t(c[1]) >> shift,
+                         F & 4 ? 0u : uint32_t(c[2]) >> shift};
+  return ft.start[shift][F] + level_rank<uint32_t>(m, i);
+}
+
 template <class T, int G>
 __global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_decode_kernel(const T* A, AnchorGridDev a, const Layout* Lp, const LevelTable<T>* ltp,
                                                                 Ranks rk, T* out, uint64_t first, uint64_t nblocks,
@@ -437,7 +510,13 @@ __global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_decode_kern
   for (int i = me.lane; i < mask_words(box_vol); i += G) exact[i] = 0;
   const BoxGeom g = box_geom(L, me.block);
   const Box32 bx = box32(g);
-  load_box<T, G>(v, nullptr, A, a, L, g, bx, me.lane);
+  load_anchors<T, G>(v, A, a, g, bx, me.lane);
+  FaceTable* ft = nullptr;
+  if constexpr (G >= 64) {
+    __shared__ FaceTable s_face;
+    ft = &s_face;
+    fill_face_table<G>(s_face, L, g, me.lane);
+  }
   const uint64_t plane = L.n[1] * L.n[2], row = L.n[2];
   T* ob = out + field_index(L, g.o[0], g.o[1], g.o[2]);
   group_sync<G>();
@@ -446,7 +525,9 @@ __global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_decode_kern
     uint64_t pos;
     if (own) {
       pos = owned_code(lv, c);
-    } else {  // a far-face point: its code is the neighbour's
+    } else if constexpr (G >= 64) {  // a far-face point: its code is the neighbour's
+      pos = far_face_code(*ft, bx, lv.shift, c);
+    } else {
       const uint64_t gc[3] = {g.o[0] + c[0], g.o[1] + c[1], g.o[2] + c[2]};
       pos = code_index(L, gc);
     }
@@ -463,8 +544,9 @@ __global__ void __launch_bounds__(cta_threads(G), min_ctas(G)) block_decode_kern
   // the block's anchor (its local origin) and exactly stored points, which other blocks read
   // from out meanwhile: as the CPU twin writes them.
   const int ox = bx.own[2], oy = bx.own[1], count = bx.own[0] * oy * ox;
+  const float inv_x = 1.0f / float(ox), inv_y = 1.0f / float(oy);
   for (int i = me.lane; i < count; i += G) {
-    const int x = i % ox, r = i / ox, y = r % oy, z = r / oy;
+    const int r = small_div(i, inv_x), x = i - r * ox, z = small_div(r, inv_y), y = r - z * oy;
     const int off = z * kBoxPlane + y * kBox + x;
     if (i == 0 || (exact[off >> 5] >> (off & 31) & 1u)) continue;
     ob[uint64_t(z) * plane + uint64_t(y) * row + uint64_t(x)] = v[off];
