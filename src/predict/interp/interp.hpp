@@ -81,13 +81,17 @@ using BlockLevelSearch = std::function<void(std::vector<TuneSample<T>>& smp, con
                                             const std::vector<double>& ebs, double ebc,
                                             std::vector<LevelConfig>& config, TuneSampleCodes& codes)>;
 
-// The runs that size a configuration under other bounds (interp_tune_cpu.cpp's sample_bits):
-// the samples from `states` (their boxes after the anchor error) through block levels 4..1
-// with config[l - 1] under ebs[l - 1]; fills codes as the search does.
+// The runs that size a configuration under other bounds (interp_tune_cpu.cpp's sample_bits),
+// for several sets of bounds at once: for each set j, the samples from states[j] (their boxes
+// after that set's anchor error) through block levels 4..1 with config[l - 1] under
+// ebs[j][l - 1]; fills codes[j] as the search fills its codes. One call, so that a device
+// runs every set's levels before its one round trip.
 template <class T>
-using SampleLevelRuns = std::function<void(const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<T>>& states,
-                                           const std::vector<LevelConfig>& config, const std::vector<double>& ebs,
-                                           double ebc, TuneSampleCodes& codes)>;
+using SampleLevelRuns = std::function<void(const std::vector<TuneSample<T>>& smp,
+                                           const std::vector<std::vector<std::vector<T>>>& states,
+                                           const std::vector<LevelConfig>& config,
+                                           const std::vector<std::vector<double>>& ebs, double ebc,
+                                           std::vector<TuneSampleCodes>& codes)>;
 
 template <class T>
 struct TuneInput {

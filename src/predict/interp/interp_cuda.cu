@@ -8,8 +8,8 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
-#include <type_traits>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda_check.cuh"
@@ -631,12 +631,17 @@ void upload(dev::Buffer<T>& b, const std::vector<T>& v, cudaStream_t s) {
 
 // ---- the tuner's block-level search (tune_block_levels of interp_tune_cpu.cpp) ----
 
+// Threads of a tuning CTA (one sampled box each). A tuning launch holds a few dozen to a few
+// hundred boxes, far fewer than the GPU's SMs can run, and each tuning round trip waits for its
+// slowest box: more threads a box shorten that wait where the block kernels want many boxes.
+constexpr int kTuneThreads = 256;
+
 // One (sample, configuration) pair per CTA: block level l of the sample's box from its state,
 // as run_sample_level runs it on the host: the state it leaves, every visited point's code at
 // its visit position, the summed error cost and the outliers' LEB128 bytes (integers: any
 // order of summation gives the host's sums).
 template <class T>
-__global__ void __launch_bounds__(kBoxThreads) tune_level_kernel(const T* states, const Box32* boxes,
+__global__ void __launch_bounds__(kTuneThreads, 2) tune_level_kernel(const T* states, const Box32* boxes,
                                                                  const uint32_t* pair_sample, const uint8_t* pair_table,
                                                                  const LevelTable<T>* tables, int l, double ebc,
                                                                  T* out_states, uint8_t* out_codes,
@@ -649,12 +654,12 @@ __global__ void __launch_bounds__(kBoxThreads) tune_level_kernel(const T* states
   const uint64_t k = pair_sample[pair];
   const Box32 bx = boxes[k];
   const LevelTable<T>& lt = tables[pair_table[pair]];
-  for (int i = threadIdx.x; i < kBoxVolume; i += kBoxThreads) v[i] = states[k * kBoxVolume + i];
+  for (int i = threadIdx.x; i < kBoxVolume; i += kTuneThreads) v[i] = states[k * kBoxVolume + i];
   if (threadIdx.x < 2) sums[threadIdx.x] = 0;
   __syncthreads();
   unsigned long long cost = 0, ob = 0;
   uint8_t* codes = out_codes + pair * kBoxVolume;
-  run_levels<T, kBoxThreads>(v, lt, bx, threadIdx.x, l, l, [&](int ll) { return lt.q[ll - 1]; },
+  run_levels<T, kTuneThreads>(v, lt, bx, threadIdx.x, l, l, [&](int ll) { return lt.q[ll - 1]; },
                              [&](const LevelQuant<T>& q, const int*, int off, T pred, int visit) {
                                const T xv = v[off];
                                int32_t big = 0;
@@ -667,7 +672,7 @@ __global__ void __launch_bounds__(kBoxThreads) tune_level_kernel(const T* states
   atomicAdd(&sums[1], ob);
   __syncthreads();
   if (threadIdx.x == 0) out_cost[pair] = sums[0], out_obytes[pair] = sums[1];
-  for (int i = threadIdx.x; i < kBoxVolume; i += kBoxThreads) out_states[pair * kBoxVolume + i] = v[i];
+  for (int i = threadIdx.x; i < kBoxVolume; i += kTuneThreads) out_states[pair * kBoxVolume + i] = v[i];
 }
 
 // The sampled boxes on the GPU and their level runs: one launch runs one block level for a
@@ -683,17 +688,18 @@ class GpuSamples {
     dev::Buffer<unsigned long long> cost, obytes;
   };
 
-  // states[k]: sample k's box (kBoxVolume values); tables: the level tables pairs refer to.
-  GpuSamples(const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<T>>& states,
+  // states[k]: box k's state (kBoxVolume values), box k being sample k % smp.size() (several
+  // copies of the samples, for as many sets of bounds); tables: the level tables pairs refer to.
+  GpuSamples(const std::vector<TuneSample<T>>& smp, const std::vector<const std::vector<T>*>& states,
              const std::vector<LevelTable<T>>& tables, double ebc, cudaStream_t s)
-      : smp_(smp), ebc_(ebc), s_(s) {
-    const size_t n = smp.size();
+      : smp_(smp), boxes_n_(states.size()), ebc_(ebc), s_(s) {
+    const size_t n = states.size();
     std::vector<Box32> boxes(n);
     std::vector<T> all(n * kBoxVolume);
     for (size_t k = 0; k < n; ++k) {
-      const BoxGeom& g = smp[k].g;
+      const BoxGeom& g = smp[k % smp.size()].g;
       boxes[k] = {{int(g.w[0]), int(g.w[1]), int(g.w[2])}, {int(g.own[0]), int(g.own[1]), int(g.own[2])}};
-      std::copy(states[k].begin(), states[k].begin() + kBoxVolume, all.begin() + k * kBoxVolume);
+      std::copy(states[k]->begin(), states[k]->begin() + kBoxVolume, all.begin() + k * kBoxVolume);
     }
     upload(boxes_, boxes, s);
     upload(states_, all, s);
@@ -705,6 +711,11 @@ class GpuSamples {
     Run r;
     for (uint8_t t : tabs)
       for (uint32_t k : samples) r.sample.push_back(k), r.table.push_back(t);
+    return launch_pairs(l, std::move(r));
+  }
+
+  // Level l on each pair of r.sample and r.table.
+  Run launch_pairs(int l, Run r) const {
     const size_t pairs = r.sample.size();
     dev::Buffer<uint32_t> d_sample;
     dev::Buffer<uint8_t> d_table;
@@ -715,7 +726,7 @@ class GpuSamples {
     r.cost = dev::Buffer<unsigned long long>(pairs, s_);
     r.obytes = dev::Buffer<unsigned long long>(pairs, s_);
     if (pairs) {
-      tune_level_kernel<T><<<unsigned(pairs), kBoxThreads, kBoxVolume * sizeof(T), s_>>>(
+      tune_level_kernel<T><<<unsigned(pairs), kTuneThreads, kBoxVolume * sizeof(T), s_>>>(
           states_.get(), boxes_.get(), d_sample.get(), d_table.get(), tables_.get(), l, ebc_, r.states.get(),
           r.codes.get(), r.cost.get(), r.obytes.get());
       SCIZ_CUDA_CHECK_LAUNCH("interp tune_level_kernel");
@@ -737,32 +748,58 @@ class GpuSamples {
   // returns what the level left in each (the codes of finite points in visit order: `scheme`
   // fixes the passes).
   std::vector<TuneLevelCodes> advance(int l, uint8_t table, uint8_t scheme) {
-    const size_t n = smp_.size();
-    std::vector<uint32_t> all(n);
-    for (size_t k = 0; k < n; ++k) all[k] = static_cast<uint32_t>(k);
-    Run fin = launch(l, all, {table});
-    std::vector<uint8_t> c(n * kBoxVolume);
-    std::vector<unsigned long long> ob(n);
-    dev::copy_to_host(c.data(), fin.codes.get(), c.size(), s_);
-    dev::copy_to_host(ob.data(), fin.obytes.get(), n * sizeof(unsigned long long), s_);
+    Run fin = step(l, std::vector<uint8_t>(boxes_n_, table));
+    Downloaded d = download(fin);
     dev::sync(s_);
+    return level_codes(d, l, scheme, 0, boxes_n_);
+  }
+
+  // Level l on every box, box k with table table_of[k]; the boxes' states become what it left.
+  // The run keeps its codes and outlier bytes on the device.
+  Run step(int l, const std::vector<uint8_t>& table_of) {
+    Run r;
+    r.table = table_of;
+    for (size_t k = 0; k < boxes_n_; ++k) r.sample.push_back(static_cast<uint32_t>(k));
+    Run fin = launch_pairs(l, std::move(r));
     states_ = std::move(fin.states);
+    return fin;
+  }
+
+  // A run's codes and outlier bytes, queued for the host (valid after the stream's next sync).
+  struct Downloaded {
+    std::vector<uint8_t> codes;
+    std::vector<unsigned long long> obytes;
+  };
+  Downloaded download(const Run& r) const {
+    Downloaded d;
+    d.codes.resize(r.sample.size() * kBoxVolume);
+    d.obytes.resize(r.sample.size());
+    dev::copy_to_host(d.codes.data(), r.codes.get(), d.codes.size(), s_);
+    dev::copy_to_host(d.obytes.data(), r.obytes.get(), d.obytes.size() * sizeof(unsigned long long), s_);
+    return d;
+  }
+
+  // What level l (its passes: `scheme`) left in boxes [first, first + count) of a downloaded
+  // run: the codes of finite points in visit order.
+  std::vector<TuneLevelCodes> level_codes(const Downloaded& d, int l, uint8_t scheme, size_t first, size_t count) const {
     Pass passes[7];
     const int np = level_passes(scheme, passes);
     const int64_t st = int64_t{1} << (l - 1);
-    std::vector<TuneLevelCodes> out(n);
-    for (size_t k = 0; k < n; ++k) {
-      out[k].outlier_bytes = ob[k];
-      const uint8_t* ck = c.data() + k * kBoxVolume;
+    std::vector<TuneLevelCodes> out(count);
+    for (size_t j = 0; j < count; ++j) {
+      const size_t k = first + j;
+      const TuneSample<T>& sm = smp_[k % smp_.size()];
+      out[j].outlier_bytes = d.obytes[k];
+      const uint8_t* ck = d.codes.data() + k * kBoxVolume;
       int64_t visit = 0;
       for (int pi = 0; pi < np; ++pi) {
-        const PassGrid pg = pass_grid(passes[pi], st, smp_[k].g.w);
+        const PassGrid pg = pass_grid(passes[pi], st, sm.g.w);
         for (int64_t z = 0; z < pg.cnt[0]; ++z)
           for (int64_t y = 0; y < pg.cnt[1]; ++y)
             for (int64_t x = 0; x < pg.cnt[2]; ++x, ++visit) {
               const int64_t off = (pg.start[0] + z * pg.step[0]) * kBoxPlane + (pg.start[1] + y * pg.step[1]) * kBox +
                                   pg.start[2] + x * pg.step[2];
-              if (finite(smp_[k].x[off])) out[k].codes.push_back(ck[visit]);
+              if (finite(sm.x[off])) out[j].codes.push_back(ck[visit]);
             }
       }
     }
@@ -780,6 +817,7 @@ class GpuSamples {
 
  private:
   const std::vector<TuneSample<T>>& smp_;
+  size_t boxes_n_;  // boxes on the device: copies of the samples
   double ebc_;
   cudaStream_t s_;
   dev::Buffer<Box32> boxes_;
@@ -813,8 +851,8 @@ void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<L
   }
   std::vector<LevelTable<T>> tables(cand.size());
   for (size_t c = 0; c < cand.size(); ++c) tables[c] = block_table<T>(std::vector<LevelConfig>(kBlockLevels, cand[c]), ebs);
-  std::vector<std::vector<T>> states(n);
-  for (size_t k = 0; k < n; ++k) states[k] = smp[k].v;
+  std::vector<const std::vector<T>*> states(n);
+  for (size_t k = 0; k < n; ++k) states[k] = &smp[k].v;
   GpuSamples<T> gs(smp, states, tables, ebc, s);
   for (int l = kBlockLevels; l >= 1; --l) {
     const size_t stride = l == 1 && n >= 8 ? 2 : 1;
@@ -846,16 +884,34 @@ void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<L
   gs.states_to(smp);
 }
 
-// sample_bits' runs on the GPU: the samples from their anchor-error states (`states`) through
-// the block levels with configurations config under bounds ebs; what each level left.
+// sample_bits' runs on the GPU for every set j of bounds: the samples from their anchor-error
+// states (states[j]) through the block levels with configurations config under bounds
+// ebs[j]; what each level left. The sets run side by side (set j's boxes follow set j - 1's,
+// each with its own table), every level is queued before anything comes back, and one
+// synchronization ends it all: the tightening's estimates were a round trip per level and set.
 template <class T>
-void sample_levels_cuda(const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<T>>& states,
-                        const std::vector<LevelConfig>& config, const std::vector<double>& ebs, double ebc,
-                        TuneSampleCodes& codes, cudaStream_t s) {
-  codes.assign(kBlockLevels, std::vector<TuneLevelCodes>(smp.size()));
-  if (smp.empty()) return;
-  GpuSamples<T> gs(smp, states, {block_table<T>(config, ebs)}, ebc, s);
-  for (int l = kBlockLevels; l >= 1; --l) codes[l - 1] = gs.advance(l, 0, config[l - 1].scheme);
+void sample_levels_cuda(const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<std::vector<T>>>& states,
+                        const std::vector<LevelConfig>& config, const std::vector<std::vector<double>>& ebs,
+                        double ebc, std::vector<TuneSampleCodes>& codes, cudaStream_t s) {
+  const size_t n = smp.size(), sets = ebs.size();
+  codes.assign(sets, TuneSampleCodes(kBlockLevels, std::vector<TuneLevelCodes>(n)));
+  if (n == 0 || sets == 0) return;
+  std::vector<LevelTable<T>> tables;
+  std::vector<const std::vector<T>*> boxes;
+  std::vector<uint8_t> table_of;
+  for (size_t j = 0; j < sets; ++j) {
+    tables.push_back(block_table<T>(config, ebs[j]));
+    for (size_t k = 0; k < n; ++k) boxes.push_back(&states[j][k]), table_of.push_back(static_cast<uint8_t>(j));
+  }
+  GpuSamples<T> gs(smp, boxes, tables, ebc, s);
+  std::vector<typename GpuSamples<T>::Run> runs;
+  std::vector<typename GpuSamples<T>::Downloaded> got;
+  for (int l = kBlockLevels; l >= 1; --l) runs.push_back(gs.step(l, table_of));
+  for (const auto& r : runs) got.push_back(gs.download(r));
+  dev::sync(s);
+  for (int l = kBlockLevels; l >= 1; --l)
+    for (size_t j = 0; j < sets; ++j)
+      codes[j][l - 1] = gs.level_codes(got[size_t(kBlockLevels - l)], l, config[l - 1].scheme, j * n, n);
 }
 
 }  // namespace
@@ -882,9 +938,11 @@ TuneInput<T> gather_cuda(const T* d_x, const Layout& L, cudaStream_t s) {
   in.block_search = [s](std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
                         const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config,
                         TuneSampleCodes& codes) { tune_block_levels_cuda<T>(smp, cand, ebs, ebc, config, codes, s); };
-  in.sample_levels = [s](const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<T>>& states,
-                         const std::vector<LevelConfig>& config, const std::vector<double>& ebs, double ebc,
-                         TuneSampleCodes& codes) { sample_levels_cuda<T>(smp, states, config, ebs, ebc, codes, s); };
+  in.sample_levels = [s](const std::vector<TuneSample<T>>& smp, const std::vector<std::vector<std::vector<T>>>& states,
+                         const std::vector<LevelConfig>& config, const std::vector<std::vector<double>>& ebs,
+                         double ebc, std::vector<TuneSampleCodes>& codes) {
+    sample_levels_cuda<T>(smp, states, config, ebs, ebc, codes, s);
+  };
   return in;
 }
 

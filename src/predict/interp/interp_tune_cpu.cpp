@@ -260,33 +260,48 @@ double bits_of(const SampleCodes& codes, const TuneRequest& req, uint64_t* point
   return bits;
 }
 
-// The same for the samples compressed under level bounds ebs with the configurations config.
+// The same for the samples compressed with the configurations config under each set of level
+// bounds in ebs (one estimate per set, in order).
 template <class T>
-double sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& config,
-                   const std::vector<double>& ebs, double ebc, const TuneRequest& req,
-                   const SampleLevelRuns<T>& device_runs, uint64_t* points = nullptr) {
+std::vector<double> sample_bits(const std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& config,
+                                const std::vector<std::vector<double>>& ebs, double ebc, const TuneRequest& req,
+                                const SampleLevelRuns<T>& device_runs) {
   const int64_t ns = static_cast<int64_t>(smp.size());
-  std::vector<std::vector<T>> state(smp.size());
-  for (size_t k = 0; k < smp.size(); ++k) state[k] = with_anchor_error(smp[k], ebs[kBlockLevels]);
-  SampleCodes codes(kBlockLevels, std::vector<LevelCodes>(smp.size()));
-  if (device_runs) {
-    device_runs(smp, state, config, ebs, ebc, codes);
-    return bits_of<T>(codes, req, points);
-  }
-  std::vector<LevelRun<T>> runs(smp.size());
-  for (int l = kBlockLevels; l >= 1; --l) {
-    const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-    const int nt = sample_threads<T>(smp.size(), l, req.threads);
+  std::vector<std::vector<std::vector<T>>> states(ebs.size(), std::vector<std::vector<T>>(smp.size()));
+  for (size_t j = 0; j < ebs.size(); ++j)
+    for (size_t k = 0; k < smp.size(); ++k) states[j][k] = with_anchor_error(smp[k], ebs[j][kBlockLevels]);
+  std::vector<SampleCodes> codes(ebs.size(), SampleCodes(kBlockLevels, std::vector<LevelCodes>(smp.size())));
+  {
+    TracePhase t("interp tune: sizing runs");
+    if (device_runs) {
+      device_runs(smp, states, config, ebs, ebc, codes);
+    } else {
+      std::vector<LevelRun<T>> runs(smp.size());
+      for (size_t j = 0; j < ebs.size(); ++j)
+        for (int l = kBlockLevels; l >= 1; --l) {
+          const LevelQuant<T> q = level_quant<T>(ebs[j][l - 1]);
+          const int nt = sample_threads<T>(smp.size(), l, req.threads);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t k = 0; k < ns; ++k) {
-      LevelRun<T>& r = runs[k];
-      run_sample_level<T>(state[k], smp[k].g, l, config[l - 1], q, ebc, r);
-      state[k].swap(r.v);
-      codes[l - 1][k].codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
-      codes[l - 1][k].outlier_bytes = r.outlier_bytes;
+          for (int64_t k = 0; k < ns; ++k) {
+            LevelRun<T>& r = runs[k];
+            run_sample_level<T>(states[j][k], smp[k].g, l, config[l - 1], q, ebc, r);
+            states[j][k].swap(r.v);
+            codes[j][l - 1][k].codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
+            codes[j][l - 1][k].outlier_bytes = r.outlier_bytes;
+          }
+        }
     }
   }
-  return bits_of<T>(codes, req, points);
+  // Each set sized on a thread of its own where the caller gave threads: the sizer runs the
+  // stage list's encoder over every sampled code.
+  TracePhase t("interp tune: sizing codes");
+  std::vector<double> bits(ebs.size());
+  std::vector<std::future<double>> beside;
+  for (size_t j = 1; j < ebs.size() && req.threads > 1; ++j)
+    beside.push_back(start<double>([&codes, &req, j] { return bits_of<T>(codes[j], req); }));
+  if (!ebs.empty()) bits[0] = bits_of<T>(codes[0], req);
+  for (size_t j = 1; j < ebs.size(); ++j) bits[j] = req.threads > 1 ? beside[j - 1].get() : bits_of<T>(codes[j], req);
+  return bits;
 }
 
 // Bits per value of first-order Lorenzo with dual quantization (the lorenzo pipeline's
@@ -514,12 +529,14 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     const double plain = bits_of<T>(tuned_codes, req, &points);  // tuned without tightening
     if (points) plain_points = points, ch.interp_bits = plain / static_cast<double>(points);
     double best = plain * (1 - kTightenMargin);
-    if (points && plain / static_cast<double>(points) < kTightenRate)
-      for (const auto& [alpha, beta] : {std::pair{1.25, 2.0}, std::pair{1.5, 2.0}}) {
-        const double bits =
-            sample_bits<T>(smp, ch.config, level_bounds(eb, L.levels, alpha, beta), ebc, req, in.sample_levels);
-        if (bits < best) best = bits, ch.alpha = alpha, ch.beta = beta;
-      }
+    if (points && plain / static_cast<double>(points) < kTightenRate) {
+      constexpr std::pair<double, double> kTightenings[] = {{1.25, 2.0}, {1.5, 2.0}};
+      std::vector<std::vector<double>> ebs;
+      for (const auto& [alpha, beta] : kTightenings) ebs.push_back(level_bounds(eb, L.levels, alpha, beta));
+      const std::vector<double> bits = sample_bits<T>(smp, ch.config, ebs, ebc, req, in.sample_levels);
+      for (size_t j = 0; j < bits.size(); ++j)  // in order: the first of equal estimates wins
+        if (bits[j] < best) best = bits[j], ch.alpha = kTightenings[j].first, ch.beta = kTightenings[j].second;
+    }
     if (ch.alpha != 1) tune_configs();
   }
   ch.eb = level_bounds(eb, L.levels, ch.alpha, ch.beta);
