@@ -734,26 +734,6 @@ class GpuSamples {
     return r;
   }
 
-  // Total cost per table of a launch over `per_table` samples each (one synchronization).
-  std::vector<uint64_t> costs(const Run& r, size_t per_table) const {
-    std::vector<unsigned long long> c(r.sample.size());
-    dev::copy_to_host(c.data(), r.cost.get(), c.size() * sizeof(unsigned long long), s_);
-    dev::sync(s_);
-    std::vector<uint64_t> total(per_table ? r.sample.size() / per_table : 0, 0);
-    for (size_t i = 0; i < c.size(); ++i) total[i / per_table] += c[i];
-    return total;
-  }
-
-  // Runs level l with one table on every sample, makes the results the samples' states, and
-  // returns what the level left in each (the codes of finite points in visit order: `scheme`
-  // fixes the passes).
-  std::vector<TuneLevelCodes> advance(int l, uint8_t table, uint8_t scheme) {
-    Run fin = step(l, std::vector<uint8_t>(boxes_n_, table));
-    Downloaded d = download(fin);
-    dev::sync(s_);
-    return level_codes(d, l, scheme, 0, boxes_n_);
-  }
-
   // Level l on every box, box k with table table_of[k]; the boxes' states become what it left.
   // The run keeps its codes and outlier bytes on the device.
   Run step(int l, const std::vector<uint8_t>& table_of) {
@@ -770,13 +750,22 @@ class GpuSamples {
     std::vector<uint8_t> codes;
     std::vector<unsigned long long> obytes;
   };
-  Downloaded download(const Run& r) const {
+  Downloaded download(const Run& r) const { return download(r, 0, r.sample.size()); }
+  // Pairs [first, first + count) of a run.
+  Downloaded download(const Run& r, size_t first, size_t count) const {
     Downloaded d;
-    d.codes.resize(r.sample.size() * kBoxVolume);
-    d.obytes.resize(r.sample.size());
-    dev::copy_to_host(d.codes.data(), r.codes.get(), d.codes.size(), s_);
-    dev::copy_to_host(d.obytes.data(), r.obytes.get(), d.obytes.size() * sizeof(unsigned long long), s_);
+    d.codes.resize(count * kBoxVolume);
+    d.obytes.resize(count);
+    dev::copy_to_host(d.codes.data(), r.codes.get() + first * kBoxVolume, d.codes.size(), s_);
+    dev::copy_to_host(d.obytes.data(), r.obytes.get() + first, count * sizeof(unsigned long long), s_);
     return d;
+  }
+
+  // The boxes' states become what pairs [first, first + boxes) of a run left (queued).
+  void adopt(const Run& r, size_t first) {
+    dev::Buffer<T> next(boxes_n_ * kBoxVolume, s_);
+    dev::copy_on_device(next.get(), r.states.get() + first * kBoxVolume, boxes_n_ * kBoxVolume * sizeof(T), s_);
+    states_ = std::move(next);
   }
 
   // What level l (its passes: `scheme`) left in boxes [first, first + count) of a downloaded
@@ -834,54 +823,71 @@ LevelTable<T> block_table(const std::vector<LevelConfig>& cfg, const std::vector
   return level_table<T>(ch);
 }
 
-// The same search as tune_block_levels, its level runs on the GPU: per level, the candidates
-// of the first spline on the compared samples in one launch, then the other spline with the
-// best scheme, the first least total cost winning as on the host; then the chosen
-// configuration on every sample (the host keeps the compared samples' runs instead: the same
-// results).
+// The same search as tune_block_levels, its level runs on the GPU, one round trip a level:
+// every candidate runs on every sample in one launch; the costs come back and the host makes
+// the host's two-step choice from them (the candidates of the first spline, then the other
+// spline with the best scheme, the first least total winning, summed over the compared samples
+// only: every other one at level 1); the chosen candidate's runs then become the samples'
+// states on the device, and its codes come back behind the next level's launch. Running the
+// candidates the host skips (the other spline of the losing schemes, the uncompared samples)
+// costs idle SMs, not time: the round trips were the search's time.
 template <class T>
 void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
                             const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config,
                             TuneSampleCodes& codes, cudaStream_t s) {
-  const size_t n = smp.size();
+  const size_t n = smp.size(), nc = cand.size();
   codes.assign(kBlockLevels, std::vector<TuneLevelCodes>(n));
   if (n == 0) {
     for (int l = 1; l <= kBlockLevels; ++l) config[l - 1] = cand[0];
     return;
   }
-  std::vector<LevelTable<T>> tables(cand.size());
-  for (size_t c = 0; c < cand.size(); ++c) tables[c] = block_table<T>(std::vector<LevelConfig>(kBlockLevels, cand[c]), ebs);
+  std::vector<LevelTable<T>> tables(nc);
+  for (size_t c = 0; c < nc; ++c) tables[c] = block_table<T>(std::vector<LevelConfig>(kBlockLevels, cand[c]), ebs);
   std::vector<const std::vector<T>*> states(n);
   for (size_t k = 0; k < n; ++k) states[k] = &smp[k].v;
   GpuSamples<T> gs(smp, states, tables, ebc, s);
+  std::vector<uint32_t> all(n);
+  for (size_t k = 0; k < n; ++k) all[k] = static_cast<uint32_t>(k);
+  std::vector<uint8_t> every(nc);
+  for (size_t c = 0; c < nc; ++c) every[c] = static_cast<uint8_t>(c);
+  uint8_t first_spline = cand[0].spline;  // cubic when it is a candidate
+  for (const LevelConfig& c : cand)
+    if (c.spline == kCubic) first_spline = kCubic;
+  // The level before: its launch (the chosen runs' codes still on the device) and its pick.
+  typename GpuSamples<T>::Run before;
+  uint8_t before_pick = 0;
+  // Copied behind the current launch, so that its wait is the costs' (a pageable copy returns
+  // once the stream's earlier work and the copy are done).
+  auto before_codes = [&] { return gs.download(before, size_t(before_pick) * n, n); };
   for (int l = kBlockLevels; l >= 1; --l) {
     const size_t stride = l == 1 && n >= 8 ? 2 : 1;
-    std::vector<uint32_t> compared;
-    for (size_t k = 0; k < n; k += stride) compared.push_back(static_cast<uint32_t>(k));
+    auto run = gs.launch(l, all, every);  // pair c n + k: candidate c on sample k
+    typename GpuSamples<T>::Downloaded got;
+    if (l < kBlockLevels) got = before_codes();
+    std::vector<unsigned long long> cost(nc * n);
+    dev::copy_to_host(cost.data(), run.cost.get(), cost.size() * sizeof(unsigned long long), s);
+    dev::sync(s);
+    if (l < kBlockLevels) codes[l] = gs.level_codes(got, l + 1, config[l].scheme, 0, n);
     uint8_t pick = 0;
-    if (cand.size() > 1) {
-      uint8_t first_spline = cand[0].spline;  // cubic when it is a candidate
-      for (const LevelConfig& c : cand)
-        if (c.spline == kCubic) first_spline = kCubic;
+    if (nc > 1) {
+      std::vector<uint64_t> total(nc, 0);
+      for (size_t c = 0; c < nc; ++c)
+        for (size_t k = 0; k < n; k += stride) total[c] += cost[c * n + k];
       uint64_t best = ~uint64_t{0};
-      auto consider = [&](const std::vector<uint8_t>& tabs) {
-        if (tabs.empty()) return;
-        const std::vector<uint64_t> t = gs.costs(gs.launch(l, compared, tabs), compared.size());
-        for (size_t i = 0; i < tabs.size(); ++i)
-          if (t[i] < best) best = t[i], pick = tabs[i];
-      };
-      std::vector<uint8_t> step1, step2;
-      for (size_t c = 0; c < cand.size(); ++c)
-        if (cand[c].spline == first_spline) step1.push_back(static_cast<uint8_t>(c));
-      consider(step1);
-      for (size_t c = 0; c < cand.size(); ++c)
-        if (cand[c].scheme == cand[pick].scheme && cand[c].spline != first_spline) step2.push_back(static_cast<uint8_t>(c));
-      consider(step2);
+      for (size_t c = 0; c < nc; ++c)
+        if (cand[c].spline == first_spline && total[c] < best) best = total[c], pick = static_cast<uint8_t>(c);
+      const uint8_t scheme = cand[pick].scheme;
+      for (size_t c = 0; c < nc; ++c)
+        if (cand[c].scheme == scheme && cand[c].spline != first_spline && total[c] < best)
+          best = total[c], pick = static_cast<uint8_t>(c);
     }
     config[l - 1] = cand[pick];
-    codes[l - 1] = gs.advance(l, pick, cand[pick].scheme);
+    gs.adopt(run, size_t(pick) * n);
+    before = std::move(run), before_pick = pick;
   }
-  gs.states_to(smp);
+  const auto got = before_codes();
+  gs.states_to(smp);  // its synchronization brings level 1's codes too
+  codes[0] = gs.level_codes(got, 1, config[0].scheme, 0, n);
 }
 
 // sample_bits' runs on the GPU for every set j of bounds: the samples from their anchor-error
