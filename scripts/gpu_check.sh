@@ -82,6 +82,15 @@ if [ -f "$FIELD" ] && [ "$(elapsed)" -lt 420 ]; then
   say "e2e 4 GB rc=$?"
   e2e_rows+=("$LOG/e2e_4gb.json")
 fi
+# interp-tp and interp-cr on the 4 GB field, device-resident: 32 chunks, where other chunks'
+# kernels hide each chunk's tuning (the 500 MB field's four chunks tune at the same time).
+if [ -f "$FIELD" ] && [ "$(elapsed)" -lt 440 ]; then
+  timeout 60 build-gpu/sciz_bench_e2e --field "$FIELD" --dims 100x100x100 --tile 10x10x10 --rel 1e-3 --runs 20 \
+    --pipelines interp-tp,interp-cr --no-host --no-cpu-check --json "$LOG/e2e_interp_4gb.json" > "$LOG/e2e_interp_4gb.log" 2>&1
+  say "e2e interp 4 GB rc=$?"
+  grep -E "^interp" "$LOG/e2e_interp_4gb.log"
+  e2e_rows+=("$LOG/e2e_interp_4gb.json")
+fi
 
 # 3. benchmark: Isabel 100^3 tiled 5x5x5 = 500^3 f32 (500 MB)
 bench_rows=()
