@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "core/device.hpp"
 #include "core/device_status.hpp"
 #include "core/exact_runs_cuda.hpp"
+#include "core/trace.hpp"
 #include "predict/interp/interp.hpp"
 
 namespace sciz::interp {
@@ -845,7 +847,12 @@ void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<L
   for (size_t c = 0; c < nc; ++c) tables[c] = block_table<T>(std::vector<LevelConfig>(kBlockLevels, cand[c]), ebs);
   std::vector<const std::vector<T>*> states(n);
   for (size_t k = 0; k < n; ++k) states[k] = &smp[k].v;
-  GpuSamples<T> gs(smp, states, tables, ebc, s);
+  std::optional<GpuSamples<T>> gs_upload;
+  {
+    TracePhase t("interp tune: search upload", true, s);
+    gs_upload.emplace(smp, states, tables, ebc, s);
+  }
+  GpuSamples<T>& gs = *gs_upload;
   std::vector<uint32_t> all(n);
   for (size_t k = 0; k < n; ++k) all[k] = static_cast<uint32_t>(k);
   std::vector<uint8_t> every(nc);
@@ -909,15 +916,25 @@ void sample_levels_cuda(const std::vector<TuneSample<T>>& smp, const std::vector
     tables.push_back(block_table<T>(config, ebs[j]));
     for (size_t k = 0; k < n; ++k) boxes.push_back(&states[j][k]), table_of.push_back(static_cast<uint8_t>(j));
   }
-  GpuSamples<T> gs(smp, boxes, tables, ebc, s);
-  std::vector<typename GpuSamples<T>::Run> runs;
+  // Phases (SCIZ_TRACE) split the sizing runs' time between the boxes' upload, the device's
+  // levels with the copies back, and the host's walk over the codes.
+  std::optional<GpuSamples<T>> gs;
+  {
+    TracePhase t("interp tune: sizing upload", true, s);
+    gs.emplace(smp, boxes, tables, ebc, s);
+  }
   std::vector<typename GpuSamples<T>::Downloaded> got;
-  for (int l = kBlockLevels; l >= 1; --l) runs.push_back(gs.step(l, table_of));
-  for (const auto& r : runs) got.push_back(gs.download(r));
-  dev::sync(s);
+  {
+    TracePhase t("interp tune: sizing levels + copies", true, s);
+    std::vector<typename GpuSamples<T>::Run> runs;
+    for (int l = kBlockLevels; l >= 1; --l) runs.push_back(gs->step(l, table_of));
+    for (const auto& r : runs) got.push_back(gs->download(r));
+    dev::sync(s);
+  }
+  TracePhase t("interp tune: sizing codes walk");
   for (int l = kBlockLevels; l >= 1; --l)
     for (size_t j = 0; j < sets; ++j)
-      codes[j][l - 1] = gs.level_codes(got[size_t(kBlockLevels - l)], l, config[l - 1].scheme, j * n, n);
+      codes[j][l - 1] = gs->level_codes(got[size_t(kBlockLevels - l)], l, config[l - 1].scheme, j * n, n);
 }
 
 }  // namespace
