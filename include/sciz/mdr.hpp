@@ -26,8 +26,9 @@ struct RefactorOptions {
   // Bitplanes per segment (the paper's unit is 4): fewer give a finer choice of what to read,
   // more give fewer, larger segments. 1..32 for f32, 1..52 for f64.
   uint32_t planes_per_group = 1;
-  // Algorithm 2's thresholds: a group of at most copy_below bytes is stored as it is, and a
-  // coder (Huffman or RLE) is used only where its estimated ratio exceeds min_ratio.
+  // Algorithm 2's thresholds: a group of at most copy_below bytes is stored as it is (or
+  // gap-coded, whose header is 3 bytes, when that is smaller), and a coder (Huffman, RLE or
+  // gap coding) is used only where its ratio exceeds min_ratio.
   uint64_t copy_below = 256;
   double min_ratio = 1.0;
   // Where the field is decomposed and quantized: cpu, cuda (the GPU twin: the field's pass,

@@ -17,8 +17,10 @@ inline constexpr char kMagic[4] = {'S', 'Z', 'M', 'D'};
 // Version 2 adds segment coding 2 (the significance split, split.hpp) and moves each segment's
 // checksum from the index to the segment's first 8 bytes (an index entry is its level and
 // length; the group is the level's next): a retrieval reads the checksums of the segments it
-// reads, not of all. A version 1 file is read as ever.
-inline constexpr uint16_t kVersion = 2;
+// reads, not of all. Version 3 adds coding 3 (gap coding of sparse bit streams, gap_code.hpp),
+// for a group or either stream of a split group; nothing else changed. Versions 1 and 2 are
+// read as ever.
+inline constexpr uint16_t kVersion = 3;
 inline constexpr uint16_t kOldestVersion = 1;
 inline constexpr uint8_t kExactLevel = 255;  // the segment of exactly stored values
 inline constexpr uint32_t kFixedBytes = 12;  // magic, version, flags, header size

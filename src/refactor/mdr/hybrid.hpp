@@ -11,8 +11,10 @@
 
 namespace sciz::mdr {
 
-// split (version 2 files): split.hpp.
-enum class Coding : uint8_t { copy = 0, stages = 1, split = 2 };
+// split (version 2 files on): split.hpp; gaps (version 3 files on): gap_code.hpp.
+enum class Coding : uint8_t { copy = 0, stages = 1, split = 2, gaps = 3 };
+// The first file version whose segments may use gap coding.
+inline constexpr uint16_t kGapsVersion = 3;
 
 struct HybridOptions {
   uint64_t copy_below = 256;  // T_s
@@ -25,7 +27,9 @@ uint64_t huffman_segment_bytes(std::span<const uint8_t> raw);
 
 // The segment: u8 coding, for Coding::stages the stage list, then the coded planes.
 std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOptions& opt);
-// Decodes a segment to exactly raw_bytes bytes; `what` names the segment in every error.
-std::vector<uint8_t> decode_group(std::span<const uint8_t> seg, uint64_t raw_bytes, const std::string& what);
+// Decodes a segment to exactly raw_bytes bytes; `what` names the segment in every error. A
+// coding the file's `version` does not have is refused as damage.
+std::vector<uint8_t> decode_group(std::span<const uint8_t> seg, uint64_t raw_bytes, const std::string& what,
+                                  uint16_t version = kGapsVersion);
 
 }  // namespace sciz::mdr

@@ -246,9 +246,9 @@ void Retriever::Impl::apply(const std::vector<Pending>& pending, W* nb) {
     const int g = p.sg->group, planes = lv.group_size(g);
     try {
       if (p.seg[0] == static_cast<uint8_t>(Coding::split)) {
-        streams[k] = read_split(p.seg, lv.count, planes, p.what);
+        streams[k] = read_split(p.seg, lv.count, planes, p.what, h.version);
       } else {
-        const std::vector<uint8_t> raw = decode_group(p.seg, group_raw_bytes(lv, g), p.what);
+        const std::vector<uint8_t> raw = decode_group(p.seg, group_raw_bytes(lv, g), p.what, h.version);
         std::vector<uint32_t> words(raw.size() / 4);  // aligned: whole u32 words
         if (!raw.empty()) std::memcpy(words.data(), raw.data(), raw.size());
         uint32_t* out = lvs[p.sg->level].bits.data() + bitplanes::plane_words(lv.count) * first_plane[k];

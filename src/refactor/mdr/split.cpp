@@ -64,7 +64,8 @@ std::vector<uint8_t> encode_split(const W* nb, uint64_t n, int high, int planes,
   return std::move(w.buffer());
 }
 
-SplitStreams read_split(std::span<const uint8_t> seg, uint64_t n, int planes, const std::string& what) {
+SplitStreams read_split(std::span<const uint8_t> seg, uint64_t n, int planes, const std::string& what,
+                        uint16_t version) {
   SCIZ_REQUIRE(!seg.empty() && seg[0] == static_cast<uint8_t>(Coding::split), Status::internal,
                what + ": not a split segment");
   ByteReader r(seg.data() + 1, seg.size() - 1, what.c_str());
@@ -78,8 +79,8 @@ SplitStreams read_split(std::span<const uint8_t> seg, uint64_t n, int planes, co
                what + ": first stream of " + std::to_string(a_len) + " bytes in " + std::to_string(r.remaining()));
   s.sig_bits = total - s.ins_bits;
   const std::span<const uint8_t> rest = seg.subspan(1 + r.pos());
-  s.ins = decode_group(rest.first(a_len), (s.ins_bits + 31) / 32 * 4, what + " (insignificant digits)");
-  s.sig = decode_group(rest.subspan(a_len), (s.sig_bits + 31) / 32 * 4, what + " (significant digits)");
+  s.ins = decode_group(rest.first(a_len), (s.ins_bits + 31) / 32 * 4, what + " (insignificant digits)", version);
+  s.sig = decode_group(rest.subspan(a_len), (s.sig_bits + 31) / 32 * 4, what + " (significant digits)", version);
   return s;
 }
 

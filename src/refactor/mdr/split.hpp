@@ -27,7 +27,9 @@ struct SplitStreams {
   std::vector<uint8_t> ins, sig;  // bits low first, padded to whole u32 words
   uint64_t ins_bits = 0, sig_bits = 0;
 };
-SplitStreams read_split(std::span<const uint8_t> seg, uint64_t n, int planes, const std::string& what);
+// `version`: the file's (a stream's coding must exist in it).
+SplitStreams read_split(std::span<const uint8_t> seg, uint64_t n, int planes, const std::string& what,
+                        uint16_t version = kGapsVersion);
 
 // The group's planes from its streams, in coefficient order (bitplanes.hpp: plane p, the digit
 // p below the group's first, is words [p * plane_words(n), (p + 1) * plane_words(n)) of out).

@@ -1,0 +1,25 @@
+// Gap coding of a sparse bit stream (segment coding 3, version 3 files; docs/MDR.md section 3):
+// the positions of its ones as the zero runs between them, each an adaptive Rice code whose
+// parameter follows the mean of the recent runs (JPEG-LS's rule). The top planes of a fine
+// level, and the not-yet-significant stream of the split at loose bounds, are a few ones in
+// long zero runs that cluster where the field is rough; the stage coders pay codebooks and
+// per-symbol tokens there, this pays about log2(run) + 2 bits a one and 3 bytes of header.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sciz::mdr {
+
+// The smallest gap segment of raw (bits low first), coding byte included, over the window
+// choices; empty when raw has no bytes.
+std::vector<uint8_t> encode_gaps(std::span<const uint8_t> raw);
+// Its size without writing it: what encode_gaps would return the size of.
+uint64_t gap_segment_bytes(std::span<const uint8_t> raw);
+// Decodes a segment of coding 3 (seg[0] == 3) to exactly raw_bytes bytes. Every run is checked
+// against the stream's end, the count of ones against what was decoded and the last byte's
+// padding against zero; `what` names the segment in every error.
+std::vector<uint8_t> decode_gaps(std::span<const uint8_t> seg, uint64_t raw_bytes, const std::string& what);
+
+}  // namespace sciz::mdr
