@@ -695,6 +695,9 @@ class GpuSamples {
   GpuSamples(const std::vector<TuneSample<T>>& smp, const std::vector<const std::vector<T>*>& states,
              const std::vector<LevelTable<T>>& tables, double ebc, cudaStream_t s)
       : smp_(smp), boxes_n_(states.size()), ebc_(ebc), s_(s) {
+    all_finite_.resize(smp.size());
+    for (size_t k = 0; k < smp.size(); ++k)
+      all_finite_[k] = std::all_of(smp[k].x.begin(), smp[k].x.end(), [](T v) { return finite(v); });
     const size_t n = states.size();
     std::vector<Box32> boxes(n);
     std::vector<T> all(n * kBoxVolume);
@@ -771,7 +774,8 @@ class GpuSamples {
   }
 
   // What level l (its passes: `scheme`) left in boxes [first, first + count) of a downloaded
-  // run: the codes of finite points in visit order.
+  // run: the codes of finite points in visit order. A box without a non-finite value (the
+  // common case) keeps all its visits' codes, one copy; the others are walked point by point.
   std::vector<TuneLevelCodes> level_codes(const Downloaded& d, int l, uint8_t scheme, size_t first, size_t count) const {
     Pass passes[7];
     const int np = level_passes(scheme, passes);
@@ -779,9 +783,16 @@ class GpuSamples {
     std::vector<TuneLevelCodes> out(count);
     for (size_t j = 0; j < count; ++j) {
       const size_t k = first + j;
-      const TuneSample<T>& sm = smp_[k % smp_.size()];
+      const size_t sk = k % smp_.size();
+      const TuneSample<T>& sm = smp_[sk];
       out[j].outlier_bytes = d.obytes[k];
       const uint8_t* ck = d.codes.data() + k * kBoxVolume;
+      if (all_finite_[sk]) {
+        int64_t visits = 0;
+        for (int pi = 0; pi < np; ++pi) visits += pass_grid(passes[pi], st, sm.g.w).points();
+        out[j].codes.assign(ck, ck + visits);
+        continue;
+      }
       int64_t visit = 0;
       for (int pi = 0; pi < np; ++pi) {
         const PassGrid pg = pass_grid(passes[pi], st, sm.g.w);
@@ -808,6 +819,7 @@ class GpuSamples {
 
  private:
   const std::vector<TuneSample<T>>& smp_;
+  std::vector<char> all_finite_;  // per sample: its box holds no NaN or Inf (zeros past its extent)
   size_t boxes_n_;  // boxes on the device: copies of the samples
   double ebc_;
   cudaStream_t s_;

@@ -27,10 +27,13 @@ constexpr std::array<uint64_t, 4> kWindows = {4, 16, 64, 512};
 struct RunModel {
   uint64_t a, n = 1, window;
   RunModel(int k0, uint64_t w) : a(uint64_t(1) << k0), window(w) {}
+  // The smallest k <= kMaxK with n 2^k >= a, from the operands' bit widths: n 2^k is as wide
+  // as a at k = width(a) - width(n), and not below it one step later.
   int k() const {
-    int k = 0;
-    while (k < kMaxK && (static_cast<unsigned __int128>(n) << k) < a) ++k;
-    return k;
+    const int wa = 64 - __builtin_clzll(a | 1), wn = 64 - __builtin_clzll(n);
+    int k = wa > wn ? wa - wn : 0;
+    if ((n << k) < a) ++k;
+    return k < kMaxK ? k : kMaxK;
   }
   void update(uint64_t run) {
     a += run;
@@ -68,26 +71,24 @@ int first_k(const std::vector<uint64_t>& runs, uint64_t bits) {
   return mean ? std::min(width(mean) - 1, kMaxK) : 0;
 }
 
-uint64_t payload_bits(const std::vector<uint64_t>& runs, int k0, uint64_t window) {
-  RunModel m(k0, window);
-  uint64_t bits = 0;
-  for (uint64_t r : runs) {
-    bits += code_bits(r, m.k());
-    m.update(r);
-  }
-  return bits;
-}
-
 struct Choice {
   int window = 0;
   uint64_t bits = ~uint64_t(0);
 };
+static_assert(kWindows.size() == 4);
+// Every window sized in one walk over the runs (the walk, not the arithmetic, is what costs).
 Choice best_window(const std::vector<uint64_t>& runs, int k0) {
+  std::array<RunModel, kWindows.size()> m{RunModel(k0, kWindows[0]), RunModel(k0, kWindows[1]),
+                                          RunModel(k0, kWindows[2]), RunModel(k0, kWindows[3])};
+  std::array<uint64_t, kWindows.size()> bits{};
+  for (uint64_t r : runs)
+    for (size_t w = 0; w < kWindows.size(); ++w) {
+      bits[w] += code_bits(r, m[w].k());
+      m[w].update(r);
+    }
   Choice c;
-  for (int w = 0; w < static_cast<int>(kWindows.size()); ++w) {
-    const uint64_t b = payload_bits(runs, k0, kWindows[w]);
-    if (b < c.bits) c = {w, b};
-  }
+  for (int w = 0; w < static_cast<int>(kWindows.size()); ++w)
+    if (bits[w] < c.bits) c = {w, bits[w]};
   return c;
 }
 
