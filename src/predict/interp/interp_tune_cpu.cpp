@@ -377,12 +377,9 @@ double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, d
 // The anchor levels, tuned greedily on the window of the anchor grid (original values,
 // quantized as the twin quantizes them). Levels coarser than the window's take the coarsest
 // configuration it tuned.
-// A caller with cores to spare (TuneRequest::threads > 1) gets the candidates of a level run
-// side by side, each on its own copy; the costs are integers and the first least one wins, so
-// the choice is the same.
 template <class T>
 void tune_anchor_levels(const TuneInput<T>& in, const Layout& L, const std::vector<LevelConfig>& cand,
-                        const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config, int hint) {
+                        const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config) {
   const int64_t* n = in.window;
   const Layout W = make_layout(static_cast<uint64_t>(n[0] - 1) * kAnchorStride + 1,
                                static_cast<uint64_t>(n[1] - 1) * kAnchorStride + 1,
@@ -405,16 +402,12 @@ void tune_anchor_levels(const TuneInput<T>& in, const Layout& L, const std::vect
     uint64_t best = ~uint64_t{0};
     LevelConfig pick = cand[0];
     if (cand.size() > 1) {
-      const int64_t nc = static_cast<int64_t>(cand.size());
-      std::vector<uint64_t> cost(cand.size(), 0);
-      const int nt = hint > 1 ? static_cast<int>(std::min<int64_t>(hint, nc)) : 1;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-      for (int64_t c = 0; c < nc; ++c) {
+      for (const LevelConfig& c : cand) {
         std::vector<T> v = A;
-        run(v, cand[static_cast<size_t>(c)], &cost[static_cast<size_t>(c)]);
+        uint64_t cost = 0;
+        run(v, c, &cost);
+        if (cost < best) best = cost, pick = c;
       }
-      for (size_t c = 0; c < cand.size(); ++c)
-        if (cost[c] < best) best = cost[c], pick = cand[c];
     }
     config[l - 1] = pick;
     run(A, pick, nullptr);
@@ -504,7 +497,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
     auto anchors = [&] {
       TracePhase t("interp tune: anchor levels");
-      tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config, req.threads);
+      tune_anchor_levels<T>(in, L, cand, ebs, ebc, ch.config);
     };
     std::future<void> beside;
     if (overlap) beside = start<void>(anchors);
