@@ -74,6 +74,12 @@ inline void put_varint(ByteWriter& w, uint64_t v) {
   }
   w.put<uint8_t>(static_cast<uint8_t>(v));
 }
+// The bytes put_varint writes for v.
+inline uint64_t varint_bytes(uint64_t v) {
+  uint64_t n = 1;
+  while (v >= 0x80) v >>= 7, ++n;
+  return n;
+}
 inline uint64_t get_varint(ByteReader& r, const char* what) {
   uint64_t v = 0;
   for (int shift = 0; shift < 64; shift += 7) {

@@ -5,24 +5,14 @@
 
 #include <sciz/error.hpp>
 
-#include <random>
-
 #include "refactor/mdr/gap_code.hpp"
 #include "refactor/mdr/hybrid.hpp"
+#include "support/random_bits.hpp"
 
 using namespace sciz;
 using namespace sciz::mdr;
 
 namespace {
-
-std::vector<uint8_t> bits_like(size_t n, double density, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::bernoulli_distribution bit(density);
-  std::vector<uint8_t> v(n, 0);
-  for (auto& b : v)
-    for (int k = 0; k < 8; ++k) b |= static_cast<uint8_t>(bit(rng)) << k;
-  return v;
-}
 
 void set_bit(std::vector<uint8_t>& v, uint64_t p) { v[p >> 3] |= static_cast<uint8_t>(1u << (p & 7)); }
 
@@ -71,7 +61,8 @@ TEST(MdrGapCode, EveryRunLengthDistinct) {
 
 TEST(MdrGapCode, RandomAndClusteredStreams) {
   for (double density : {0.0001, 0.003, 0.05, 0.25, 0.7})
-    for (size_t n : {size_t(1), size_t(5), size_t(256), size_t(70001)}) round_trips(bits_like(n, density, 11), "random");
+    for (size_t n : {size_t(1), size_t(5), size_t(256), size_t(70001)})
+      round_trips(test::random_bits(n, density, 11), "random");
   // Ones in clusters with long empty stretches between: what the short windows are for.
   std::vector<uint8_t> c(1 << 15, 0);
   for (size_t at = 0; at + 64 < c.size(); at += 4096)
@@ -83,14 +74,14 @@ TEST(MdrGapCode, RandomAndClusteredStreams) {
 
 TEST(MdrGapCode, SparseStreamsBeatTheStageCoders) {
   // The plane coder picks the gap coding where it is smallest, and it is on sparse streams.
-  const auto raw = bits_like(1 << 15, 0.004, 5);
+  const auto raw = test::random_bits(1 << 15, 0.004, 5);
   const auto seg = encode_group(raw, {});
   EXPECT_EQ(static_cast<Coding>(seg[0]), Coding::gaps);
   EXPECT_EQ(decode_group(seg, raw.size(), "test"), raw);
 }
 
 TEST(MdrGapCode, DamagedSegmentsAreRefusedNamingThem) {
-  const auto raw = bits_like(20000, 0.01, 4);
+  const auto raw = test::random_bits(20000, 0.01, 4);
   const auto seg = encode_gaps(raw);
   auto refused = [&](const std::vector<uint8_t>& s, uint64_t size, const std::string& why) {
     try {
@@ -138,7 +129,7 @@ TEST(MdrGapCode, DamagedSegmentsAreRefusedNamingThem) {
 }
 
 TEST(MdrGapCode, RefusedInFilesBeforeVersion3) {
-  const auto raw = bits_like(4096, 0.01, 9);
+  const auto raw = test::random_bits(4096, 0.01, 9);
   const auto seg = encode_gaps(raw);
   try {
     decode_group(seg, raw.size(), "level 2 group 0", 2);

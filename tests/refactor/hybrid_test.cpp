@@ -2,25 +2,15 @@
 // choice follows the thresholds, and every segment decodes back to its planes (or is refused).
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "lossless/stages/registry.hpp"
 #include "lossless/stages/stages.hpp"
 #include "refactor/mdr/hybrid.hpp"
+#include "support/random_bits.hpp"
 
 using namespace sciz;
 using namespace sciz::mdr;
 
 namespace {
-
-std::vector<uint8_t> planes_like(size_t n, double density, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::bernoulli_distribution bit(density);
-  std::vector<uint8_t> v(n, 0);
-  for (auto& b : v)
-    for (int k = 0; k < 8; ++k) b |= static_cast<uint8_t>(bit(rng)) << k;
-  return v;
-}
 
 Coding coding_of(const std::vector<uint8_t>& seg) { return static_cast<Coding>(seg.at(0)); }
 
@@ -29,7 +19,7 @@ Coding coding_of(const std::vector<uint8_t>& seg) { return static_cast<Coding>(s
 TEST(MdrHybrid, HuffmanEstimateIsExact) {
   for (double density : {0.0, 0.001, 0.05, 0.3, 0.5}) {
     for (size_t n : {size_t(4), size_t(600), size_t(40000), size_t(200000)}) {
-      const auto raw = planes_like(n, density, static_cast<uint32_t>(n));
+      const auto raw = test::random_bits(n, density, static_cast<uint32_t>(n));
       stages::Context c1;
       c1.code_width = 1, c1.alphabet = 256;
       const uint64_t list = 3;  // count, code width, one id
@@ -40,8 +30,8 @@ TEST(MdrHybrid, HuffmanEstimateIsExact) {
 }
 
 TEST(MdrHybrid, ChoosesBySizeAndThresholds) {
-  const auto zeros = planes_like(1 << 16, 0.0, 1), noise = planes_like(1 << 16, 0.5, 2),
-             skewed = planes_like(1 << 16, 0.03, 3);
+  const auto zeros = test::random_bits(1 << 16, 0.0, 1), noise = test::random_bits(1 << 16, 0.5, 2),
+             skewed = test::random_bits(1 << 16, 0.03, 3);
   EXPECT_EQ(coding_of(encode_group(noise, {})), Coding::copy);  // nothing compresses noise
   const auto z = encode_group(zeros, {});
   ASSERT_EQ(coding_of(z), Coding::gaps);
@@ -52,7 +42,7 @@ TEST(MdrHybrid, ChoosesBySizeAndThresholds) {
   // T_s: small groups are copied or gap-coded, never stage-coded; T_cr: a coder must beat the
   // ratio asked for.
   EXPECT_NE(coding_of(encode_group(skewed, {skewed.size(), 1.0})), Coding::stages);
-  const auto dense = planes_like(1 << 16, 0.3, 3);  // too dense for gap coding: T_s copies it
+  const auto dense = test::random_bits(1 << 16, 0.3, 3);  // too dense for gap coding: T_s copies it
   EXPECT_EQ(coding_of(encode_group(dense, {dense.size(), 1.0})), Coding::copy);
   const double ratio = static_cast<double>(skewed.size()) / static_cast<double>(s.size());
   EXPECT_EQ(coding_of(encode_group(skewed, {256, ratio * 1.01})), Coding::copy);
@@ -62,14 +52,14 @@ TEST(MdrHybrid, ChoosesBySizeAndThresholds) {
 TEST(MdrHybrid, SegmentsRoundTrip) {
   for (double density : {0.0, 0.01, 0.2, 0.5})
     for (size_t n : {size_t(4), size_t(300), size_t(65540)}) {
-      const auto raw = planes_like(n, density, 7);
+      const auto raw = test::random_bits(n, density, 7);
       EXPECT_EQ(decode_group(encode_group(raw, {}), raw.size(), "test"), raw) << density << " " << n;
     }
 }
 
 TEST(MdrHybrid, DamagedSegmentsAreRefused) {
   // Dense enough for the stage coders (a sparse one is gap-coded: gap_code_test.cpp).
-  const auto raw = planes_like(50000, 0.3, 4);
+  const auto raw = test::random_bits(50000, 0.3, 4);
   const auto seg = encode_group(raw, {});
   ASSERT_EQ(coding_of(seg), Coding::stages);
   auto expect_refused = [&](std::vector<uint8_t> s, uint64_t size, const char* why) {

@@ -92,12 +92,6 @@ Choice best_window(const std::vector<uint64_t>& runs, int k0) {
   return c;
 }
 
-uint64_t varint_bytes(uint64_t v) {
-  uint64_t n = 1;
-  while (v >= 0x80) v >>= 7, ++n;
-  return n;
-}
-
 struct BitSink {
   std::vector<uint8_t>& out;
   uint64_t acc = 0;
