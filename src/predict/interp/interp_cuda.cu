@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -692,9 +691,11 @@ class GpuSamples {
 
   // states[k]: box k's state (kBoxVolume values), box k being sample k % smp.size() (several
   // copies of the samples, for as many sets of bounds); tables: the level tables pairs refer to.
+  // The upload is timed as the SCIZ_TRACE phase `phase`.
   GpuSamples(const std::vector<TuneSample<T>>& smp, const std::vector<const std::vector<T>*>& states,
-             const std::vector<LevelTable<T>>& tables, double ebc, cudaStream_t s)
+             const std::vector<LevelTable<T>>& tables, double ebc, cudaStream_t s, const char* phase)
       : smp_(smp), boxes_n_(states.size()), ebc_(ebc), s_(s) {
+    TracePhase t(phase, true, s);
     all_finite_.resize(smp.size());
     for (size_t k = 0; k < smp.size(); ++k)
       all_finite_[k] = std::all_of(smp[k].x.begin(), smp[k].x.end(), [](T v) { return finite(v); });
@@ -859,12 +860,7 @@ void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<L
   for (size_t c = 0; c < nc; ++c) tables[c] = block_table<T>(std::vector<LevelConfig>(kBlockLevels, cand[c]), ebs);
   std::vector<const std::vector<T>*> states(n);
   for (size_t k = 0; k < n; ++k) states[k] = &smp[k].v;
-  std::optional<GpuSamples<T>> gs_upload;
-  {
-    TracePhase t("interp tune: search upload", true, s);
-    gs_upload.emplace(smp, states, tables, ebc, s);
-  }
-  GpuSamples<T>& gs = *gs_upload;
+  GpuSamples<T> gs(smp, states, tables, ebc, s, "interp tune: search upload");
   std::vector<uint32_t> all(n);
   for (size_t k = 0; k < n; ++k) all[k] = static_cast<uint32_t>(k);
   std::vector<uint8_t> every(nc);
@@ -930,23 +926,19 @@ void sample_levels_cuda(const std::vector<TuneSample<T>>& smp, const std::vector
   }
   // Phases (SCIZ_TRACE) split the sizing runs' time between the boxes' upload, the device's
   // levels with the copies back, and the host's walk over the codes.
-  std::optional<GpuSamples<T>> gs;
-  {
-    TracePhase t("interp tune: sizing upload", true, s);
-    gs.emplace(smp, boxes, tables, ebc, s);
-  }
+  GpuSamples<T> gs(smp, boxes, tables, ebc, s, "interp tune: sizing upload");
   std::vector<typename GpuSamples<T>::Downloaded> got;
   {
     TracePhase t("interp tune: sizing levels + copies", true, s);
     std::vector<typename GpuSamples<T>::Run> runs;
-    for (int l = kBlockLevels; l >= 1; --l) runs.push_back(gs->step(l, table_of));
-    for (const auto& r : runs) got.push_back(gs->download(r));
+    for (int l = kBlockLevels; l >= 1; --l) runs.push_back(gs.step(l, table_of));
+    for (const auto& r : runs) got.push_back(gs.download(r));
     dev::sync(s);
   }
   TracePhase t("interp tune: sizing codes walk");
   for (int l = kBlockLevels; l >= 1; --l)
     for (size_t j = 0; j < sets; ++j)
-      codes[j][l - 1] = gs->level_codes(got[size_t(kBlockLevels - l)], l, config[l - 1].scheme, j * n, n);
+      codes[j][l - 1] = gs.level_codes(got[size_t(kBlockLevels - l)], l, config[l - 1].scheme, j * n, n);
 }
 
 }  // namespace
