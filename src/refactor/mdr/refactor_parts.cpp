@@ -83,15 +83,23 @@ CodedLevels code_groups(const std::vector<LevelDigits<W>>& levels, const Refacto
   const HybridOptions ho{opt.copy_below, opt.min_ratio};
   const int64_t count = static_cast<int64_t>(tasks.size());
   const int nt = thread_count(tasks.size(), bytes);
+  // Each group's split learns its significance from the level's digit widths.
+  std::vector<std::vector<uint8_t>> widths(levels.size());
+  for (size_t l = 0; l < levels.size(); ++l)
+    if (levels[l].info->groups()) widths[l] = digit_widths(levels[l].nb, levels[l].info->count);
 #pragma omp parallel for schedule(dynamic) num_threads(nt) if (nt > 1)
   for (int64_t k = 0; k < count; ++k) {
     const LevelDigits<W>& ld = levels[tasks[k].level];
     const LevelInfo& lv = *ld.info;
     const int g = tasks[k].group;
-    const uint64_t first = static_cast<uint64_t>(g) * lv.group_planes * bitplanes::plane_words(lv.count);
+    const uint64_t pw = bitplanes::plane_words(lv.count);
+    const uint64_t first = static_cast<uint64_t>(g) * lv.group_planes * pw;
     const auto* raw = reinterpret_cast<const uint8_t*>(ld.planes + first);
     std::vector<uint8_t> plain = encode_group({raw, group_raw_bytes(lv, g)}, ho);
-    std::vector<uint8_t> split = encode_split<W>(ld.nb, lv.count, lv.group_high(g), lv.group_size(g), ho);
+    std::vector<uint32_t> co(pw * static_cast<uint64_t>(lv.group_size(g)));
+    bitplanes::coefficient_order_cpu(ld.planes + first, lv.count, lv.group_size(g), co.data());
+    std::vector<uint8_t> split =
+        encode_split(split_streams(widths[tasks[k].level].data(), co.data(), lv.count, lv.group_high(g), lv.group_size(g)), ho);
     out[tasks[k].level][g] = split.size() < plain.size() ? std::move(split) : std::move(plain);
   }
   return out;

@@ -8,6 +8,9 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/byteio.hpp"
 #include "core/omp_threads.hpp"
@@ -17,52 +20,133 @@ namespace sciz::mdr {
 
 namespace {
 
-// Bits low first, padded with zeros to whole u32 words (the coders take words).
-struct BitWriter {
-  std::vector<uint8_t> bytes;
+// Set bits of a word. std::popcount is a libgcc call on the baseline x86-64 target (no POPCNT
+// instruction), which took a seventh of a retrieval's time here; this is a dozen inline ops.
+inline int ones(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+  return static_cast<int>((x * 0x01010101u) >> 24);
+}
+
+// Appends bit fields to whole u32 words, low bits first. The caller sizes `out` for every
+// word the fields fill, plus one.
+struct WordSink {
+  uint8_t* out;
+  uint64_t acc = 0;
+  int fill = 0;
   uint64_t bits = 0;
-  void put(unsigned b) {
-    if (bits % 8 == 0) bytes.push_back(0);
-    bytes.back() |= static_cast<uint8_t>(b << (bits % 8));
-    ++bits;
+  void put(uint32_t v, int k) {  // v has no bits at or above k
+    acc |= static_cast<uint64_t>(v) << fill;
+    fill += k;
+    bits += static_cast<uint64_t>(k);
+    if (fill >= 32) {
+      const uint32_t w = static_cast<uint32_t>(acc);
+      std::memcpy(out, &w, 4);
+      out += 4, acc >>= 32, fill -= 32;
+    }
   }
-  std::vector<uint8_t>& padded() {
-    bytes.resize((bits + 31) / 32 * 4, 0);
-    return bytes;
+  void flush() {
+    if (fill == 0) return;
+    const uint32_t w = static_cast<uint32_t>(acc);
+    std::memcpy(out, &w, 4);
+    out += 4, acc = 0, fill = 0;
   }
 };
 
-// "significant before digit d": a non-zero digit above d. Digits above the word are none.
-template <class W>
-bool above(W v, int d) {
-  return d + 1 < static_cast<int>(8 * sizeof(W)) && (v >> (d + 1)) != 0;
+// extract(src, mask): the bits of src at the set bits of mask, packed low (x86's PEXT, which
+// the baseline target lacks). A table a mask byte, as DepositTable below.
+struct ExtractTable {
+  uint8_t t[256][256];
+  uint8_t count[256];
+  ExtractTable() {
+    for (unsigned m = 0; m < 256; ++m) {
+      count[m] = static_cast<uint8_t>(ones(m));
+      for (unsigned v = 0; v < 256; ++v) {
+        unsigned r = 0, k = 0;
+        for (unsigned b = 0; b < 8; ++b)
+          if ((m >> b) & 1) r |= ((v >> b) & 1u) << k++;
+        t[m][v] = static_cast<uint8_t>(r);
+      }
+    }
+  }
+};
+inline uint32_t extract(const ExtractTable& e, uint32_t src, uint32_t mask) {
+  uint32_t r = 0;
+  int at = 0;
+  for (int b = 0; b < 32; b += 8) {
+    const uint32_t m = (mask >> b) & 0xFF;
+    r |= static_cast<uint32_t>(e.t[m][(src >> b) & 0xFF]) << at;
+    at += e.count[m];
+  }
+  return r;
+}
+
+// The significance bitmap before digit `high` of words [0, pw): bit j of word w set when
+// coefficient 32 w + j has a digit above `high` (none past n).
+void significance_of(const uint8_t* widths, uint64_t n, int high, uint32_t* sig) {
+  const uint64_t full = n / 32;
+  const int t = high + 1;  // significant: width > high + 1
+#if defined(__SSE2__)
+  const __m128i lim = _mm_set1_epi8(static_cast<char>(t));  // widths <= 64: signed bytes compare right
+  for (uint64_t w = 0; w < full; ++w) {
+    const uint8_t* p = widths + 32 * w;
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+    const uint32_t lo = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(a, lim)));
+    const uint32_t hi = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(b, lim)));
+    sig[w] = lo | hi << 16;
+  }
+#else
+  for (uint64_t w = 0; w < full; ++w) {
+    uint32_t b = 0;
+    for (int j = 0; j < 32; ++j) b |= static_cast<uint32_t>(widths[32 * w + j] > t) << j;
+    sig[w] = b;
+  }
+#endif
+  if (n % 32) {
+    uint32_t b = 0;
+    for (uint64_t i = 32 * full; i < n; ++i) b |= static_cast<uint32_t>(widths[i] > t) << (i % 32);
+    sig[full] = b;
+  }
+}
+
+// The streams' bits, a word of 32 coefficients at a time: its insignificant digits packed to
+// the first stream and the others to the second, then the word's ones made significant.
+template <class Bits>
+inline void split_words(const Bits& bits, const uint32_t* co, uint64_t pw, uint32_t tail, int planes, uint32_t* sig,
+                        WordSink& ins, WordSink& sg) {
+  for (int p = 0; p < planes; ++p) {
+    const uint32_t* d = co + static_cast<uint64_t>(p) * pw;
+    for (uint64_t w = 0; w < pw; ++w) {
+      const uint32_t valid = w + 1 == pw ? tail : ~uint32_t(0), on = sig[w], off = ~on & valid, v = d[w];
+      if (on == 0) {  // the top planes: every coefficient still insignificant
+        ins.put(v, w + 1 == pw ? bits.ones(valid) : 32);
+      } else if (off == 0) {  // the low planes: every coefficient significant
+        sg.put(v, w + 1 == pw ? bits.ones(valid) : 32);
+      } else {
+        const int ka = bits.ones(off);
+        ins.put(bits.extract(v, off), ka);
+        sg.put(bits.extract(v, on), (w + 1 == pw ? bits.ones(valid) : 32) - ka);
+      }
+      sig[w] = on | v;
+    }
+  }
+}
+
+struct PortableExtract {
+  const ExtractTable* table;
+  int ones(uint32_t x) const { return sciz::mdr::ones(x); }
+  uint32_t extract(uint32_t src, uint32_t mask) const { return sciz::mdr::extract(*table, src, mask); }
+};
+
+void split_words_portable(const uint32_t* co, uint64_t pw, uint32_t tail, int planes, uint32_t* sig, WordSink& ins,
+                          WordSink& sg) {
+  static const ExtractTable table;
+  split_words(PortableExtract{&table}, co, pw, tail, planes, sig, ins, sg);
 }
 
 }  // namespace
-
-template <class W>
-std::vector<uint8_t> encode_split(const W* nb, uint64_t n, int high, int planes, const HybridOptions& opt) {
-  BitWriter ins, sig;
-  std::vector<uint8_t> on(n);
-  for (uint64_t i = 0; i < n; ++i) on[i] = above(nb[i], high);
-  for (int p = 0; p < planes; ++p) {
-    const int d = high - p;
-    for (uint64_t i = 0; i < n; ++i) {
-      const unsigned b = static_cast<unsigned>((nb[i] >> d) & 1u);
-      (on[i] ? sig : ins).put(b);
-      on[i] |= static_cast<uint8_t>(b);
-    }
-  }
-  const uint64_t ins_bits = ins.bits;
-  const std::vector<uint8_t> a = encode_group(ins.padded(), opt), b = encode_group(sig.padded(), opt);
-  ByteWriter w;
-  w.put<uint8_t>(static_cast<uint8_t>(Coding::split));
-  put_varint(w, ins_bits);
-  put_varint(w, a.size());
-  w.bytes(a.data(), a.size());
-  w.bytes(b.data(), b.size());
-  return std::move(w.buffer());
-}
 
 SplitStreams read_split(std::span<const uint8_t> seg, uint64_t n, int planes, const std::string& what,
                         uint16_t version) {
@@ -94,15 +178,6 @@ inline uint32_t take_bits(const std::vector<uint8_t>& s, uint64_t at, int k) {
   if (byte + 8 <= s.size()) std::memcpy(&v, s.data() + byte, 8);
   else std::memcpy(&v, s.data() + byte, s.size() - byte);
   return static_cast<uint32_t>((v >> (at & 7)) & ((uint64_t(1) << k) - 1));
-}
-
-// Set bits of a word. std::popcount is a libgcc call on the baseline x86-64 target (no POPCNT
-// instruction), which took a seventh of a retrieval's time here; this is a dozen inline ops.
-inline int ones(uint32_t x) {
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0F0F0F0Fu;
-  return static_cast<int>((x * 0x01010101u) >> 24);
 }
 
 // deposit(src, mask): the low ones(mask) bits of src, in order, at the set bits of mask
@@ -183,6 +258,14 @@ struct Bmi2Bits {
                                                                        uint64_t ai, uint64_t as) {
   return walk_block(Bmi2Bits{}, s, sig, o, w0, w1, pw, tail, ai, as);
 }
+struct Bmi2Extract {
+  [[gnu::target("bmi2,popcnt")]] int ones(uint32_t x) const { return __builtin_popcount(x); }
+  [[gnu::target("bmi2,popcnt")]] uint32_t extract(uint32_t src, uint32_t mask) const { return _pext_u32(src, mask); }
+};
+[[gnu::target("bmi2,popcnt"), gnu::flatten]] void split_words_bmi2(const uint32_t* co, uint64_t pw, uint32_t tail,
+                                                                   int planes, uint32_t* sig, WordSink& ins, WordSink& sg) {
+  split_words(Bmi2Extract{}, co, pw, tail, planes, sig, ins, sg);
+}
 bool fast_pdep() {
   static const bool yes = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
                           !__builtin_cpu_is("znver1") && !__builtin_cpu_is("znver2");
@@ -190,7 +273,67 @@ bool fast_pdep() {
 }
 #endif
 
+// PEXT where walk_split takes PDEP (the same CPUs run both fast), the table elsewhere.
+void split_words_any(const uint32_t* co, uint64_t pw, uint32_t tail, int planes, uint32_t* sig, WordSink& ins,
+                     WordSink& sg, bool portable) {
+#if defined(SCIZ_SPLIT_BMI2)
+  if (!portable && fast_pdep()) return split_words_bmi2(co, pw, tail, planes, sig, ins, sg);
+#endif
+  (void)portable;
+  split_words_portable(co, pw, tail, planes, sig, ins, sg);
+}
+
 }  // namespace
+
+template <class W>
+std::vector<uint8_t> digit_widths(const W* nb, uint64_t n) {
+  std::vector<uint8_t> wd(n);
+  const int nt = thread_count(n, n * sizeof(W));
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (uint64_t i = 0; i < n; ++i)
+    wd[i] = nb[i] ? static_cast<uint8_t>(8 * sizeof(unsigned long long) - __builtin_clzll(nb[i])) : uint8_t(0);
+  return wd;
+}
+
+SplitBits split_streams(const uint8_t* widths, const uint32_t* co, uint64_t n, int high, int planes, bool portable) {
+  const uint64_t pw = bitplanes::plane_words(n);
+  const uint32_t tail = n % 32 ? (uint32_t(1) << (n % 32)) - 1 : ~uint32_t(0);
+  std::vector<uint32_t> sig(pw);
+  significance_of(widths, n, high, sig.data());
+  // Each stream takes at most every digit: room for all of them and the sink's last word.
+  const uint64_t room = (static_cast<uint64_t>(planes) * n + 31) / 32 * 4 + 4;
+  SplitBits s;
+  s.ins.resize(room);
+  s.sig.resize(room);
+  WordSink a{s.ins.data()}, b{s.sig.data()};
+  split_words_any(co, pw, tail, planes, sig.data(), a, b, portable);
+  a.flush();
+  b.flush();
+  s.ins_bits = a.bits;
+  s.ins.resize((a.bits + 31) / 32 * 4);
+  s.sig.resize((b.bits + 31) / 32 * 4);
+  return s;
+}
+
+std::vector<uint8_t> encode_split(const SplitBits& s, const HybridOptions& opt) {
+  const std::vector<uint8_t> a = encode_group(s.ins, opt), b = encode_group(s.sig, opt);
+  ByteWriter w;
+  w.put<uint8_t>(static_cast<uint8_t>(Coding::split));
+  put_varint(w, s.ins_bits);
+  put_varint(w, a.size());
+  w.bytes(a.data(), a.size());
+  w.bytes(b.data(), b.size());
+  return std::move(w.buffer());
+}
+
+template <class W>
+std::vector<uint8_t> encode_split(const W* nb, uint64_t n, int high, int planes, const HybridOptions& opt) {
+  const uint64_t pw = bitplanes::plane_words(n);
+  std::vector<uint32_t> co(pw * static_cast<uint64_t>(planes), 0);
+  for (int p = 0; p < planes; ++p)
+    for (uint64_t i = 0; i < n; ++i) co[p * pw + i / 32] |= static_cast<uint32_t>((nb[i] >> (high - p)) & 1u) << (i % 32);
+  return encode_split(split_streams(digit_widths(nb, n).data(), co.data(), n, high, planes), opt);
+}
 
 // The digits of one plane split by significance are, 32 coefficients at a time, a run of the
 // first stream deposited at the insignificant ones and a run of the second at the others; a
@@ -247,6 +390,8 @@ void decode_split(std::span<const uint8_t> seg, W* digits, uint64_t n, int high,
   bitplanes::or_planes_cpu(bits.data(), n, high, planes, digits);
 }
 
+template std::vector<uint8_t> digit_widths<uint32_t>(const uint32_t*, uint64_t);
+template std::vector<uint8_t> digit_widths<uint64_t>(const uint64_t*, uint64_t);
 template std::vector<uint8_t> encode_split<uint32_t>(const uint32_t*, uint64_t, int, int, const HybridOptions&);
 template std::vector<uint8_t> encode_split<uint64_t>(const uint64_t*, uint64_t, int, int, const HybridOptions&);
 template void decode_split<uint32_t>(std::span<const uint8_t>, uint32_t*, uint64_t, int, int, const std::string&);

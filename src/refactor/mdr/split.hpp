@@ -21,6 +21,25 @@ namespace sciz::mdr {
 template <class W>
 std::vector<uint8_t> encode_split(const W* nb, uint64_t n, int high, int planes, const HybridOptions& opt);
 
+// The two streams of a split, bits low first, each padded with zeros to whole u32 words.
+struct SplitBits {
+  std::vector<uint8_t> ins, sig;
+  uint64_t ins_bits = 0;
+};
+// Each coefficient's digit count, width(nb[i]) (0 for a zero): coefficient i is significant
+// before digit d exactly when widths[i] > d + 1. A level's groups share it, so each group
+// learns its significance from n bytes instead of from every digit above it.
+template <class W>
+std::vector<uint8_t> digit_widths(const W* nb, uint64_t n);
+// The streams of the planes high, ..., high-planes+1: `widths` the level's digit_widths and
+// `co` the group's planes in coefficient order (bitplanes::coefficient_order_cpu of its
+// register-block planes, digit high first). portable: the table extract even on a CPU with
+// BMI2's PEXT (tests compare the two).
+SplitBits split_streams(const uint8_t* widths, const uint32_t* co, uint64_t n, int high, int planes,
+                        bool portable = false);
+// The segment of a split from its streams.
+std::vector<uint8_t> encode_split(const SplitBits& s, const HybridOptions& opt);
+
 // A split segment's two streams, stage-decoded and their lengths checked: the costly part of
 // decoding it, which needs nothing from any other segment.
 struct SplitStreams {
