@@ -89,3 +89,74 @@ TEST(MdrHybrid, DamagedSegmentsAreRefused) {
   std::vector<uint8_t> copy(1 + 8, 0);
   EXPECT_THROW(decode_group(copy, 9, "x"), Error);  // copied planes of the wrong size
 }
+
+namespace {
+
+// Algorithm 2 as it was written before the sizes were planned: every candidate encoded, each
+// kept if smaller than the best so far and clearing T_cr. encode_group, which sizes them and
+// writes only the winner, must give these bytes.
+std::vector<uint8_t> encode_everything(const std::vector<uint8_t>& raw, const HybridOptions& opt) {
+  using stages::StageId;
+  std::vector<uint8_t> best(1, static_cast<uint8_t>(Coding::copy));
+  best.insert(best.end(), raw.begin(), raw.end());
+  if (raw.size() % 4 != 0) return best;
+  auto wins = [&](uint64_t size) {
+    return size < best.size() && static_cast<double>(raw.size()) > opt.min_ratio * static_cast<double>(size);
+  };
+  uint64_t ones = 0, zero16 = 0;
+  for (uint8_t b : raw) ones += static_cast<uint64_t>(__builtin_popcount(b));
+  if (4 * ones <= 8 * raw.size())
+    if (auto g = encode_gaps(raw); wins(g.size())) best = g;
+  if (raw.size() <= opt.copy_below) return best;
+  auto segment = [&](std::vector<StageId> chain, uint8_t width) {
+    const stages::StageList list{chain, width};
+    std::vector<uint8_t> seg(1, static_cast<uint8_t>(Coding::stages));
+    const auto l = stages::write_stage_list(list);
+    seg.insert(seg.end(), l.begin(), l.end());
+    stages::Context c;
+    c.code_width = width, c.alphabet = width == 1 ? 256 : 65536, c.centre = 0;
+    const auto blob = stages::encode_cpu(chain, raw, c);
+    seg.insert(seg.end(), blob.begin(), blob.end());
+    return seg;
+  };
+  if (auto h = segment({StageId::huffman}, 1); wins(h.size())) best = h;
+  for (size_t i = 0; i + 1 < raw.size(); i += 2) zero16 += (raw[i] | raw[i + 1]) == 0;
+  if (2 * zero16 >= raw.size() / 2)
+    if (auto z = segment({StageId::zrle_huffman}, 2); wins(z.size())) best = z;
+  for (auto chain : {std::vector{StageId::rze1}, std::vector{StageId::bit4, StageId::rze1},
+                     std::vector{StageId::huffman, StageId::rze1}})
+    if (auto s = segment(chain, 1); wins(s.size())) best = s;
+  return best;
+}
+
+}  // namespace
+
+// The plan's size is the segment's, and sizing before writing chooses what encoding every
+// candidate chose: random streams of every density, lengths around T_s and the 16 KiB stage
+// blocks, streams of one repeated word, runs of ones, ones only at block edges, and
+// thresholds that make ties and T_cr decide.
+TEST(MdrHybrid, PlannedSegmentsAreTheOnesEncodingEverythingChose) {
+  std::vector<std::vector<uint8_t>> inputs;
+  for (double density : {0.0, 1e-5, 1e-3, 0.01, 0.05, 0.2, 0.25, 0.3, 0.5, 0.9, 1.0})
+    for (size_t n : {size_t(4), size_t(252), size_t(256), size_t(260), size_t(4096), size_t(16384), size_t(16388),
+                     size_t(70000)})
+      inputs.push_back(test::random_bits(n, density, static_cast<uint32_t>(n + 1000 * density)));
+  for (size_t n : {size_t(256), size_t(20000), size_t(65536)}) {
+    std::vector<uint8_t> word(n), runs(n, 0), edges(n, 0), odd(n + 3, 0);
+    for (size_t i = 0; i < n; ++i) word[i] = static_cast<uint8_t>(0x80u >> (i % 4));
+    for (size_t i = 0; i < n; i += 997) std::fill(runs.begin() + i, runs.begin() + std::min(n, i + 40), 0xFF);
+    for (size_t i = 16383; i < n; i += 16384) edges[i] = 0x80, edges[i - 16383] = 1;
+    odd[n + 2] = 1;  // not whole words: copied
+    inputs.push_back(word), inputs.push_back(runs), inputs.push_back(edges), inputs.push_back(odd);
+  }
+  for (const HybridOptions& opt :
+       {HybridOptions{}, HybridOptions{0, 1.0}, HybridOptions{4096, 1.0}, HybridOptions{256, 1.7}, HybridOptions{256, 0.0}})
+    for (const auto& raw : inputs) {
+      const GroupPlan plan = plan_group(raw, opt);
+      const std::vector<uint8_t> seg = encode_group(raw, opt);
+      EXPECT_EQ(plan.bytes, seg.size()) << raw.size();
+      EXPECT_EQ(encode_planned(raw, plan), seg) << raw.size();
+      EXPECT_EQ(seg, encode_everything(raw, opt)) << raw.size() << " bytes, T_s " << opt.copy_below << ", T_cr "
+                                                   << opt.min_ratio;
+    }
+}

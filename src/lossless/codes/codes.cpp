@@ -262,6 +262,33 @@ Encoded encode_cpu(std::span<const uint16_t> c, uint32_t alphabet, uint16_t cent
   return encode(Cpu{}, c, alphabet, centre, choice);
 }
 
+uint64_t encoded_bytes_cpu(std::span<const uint16_t> c, uint32_t alphabet, uint16_t centre, Lossless stage) {
+  const Cpu b;
+  switch (stage) {
+    case Lossless::huffman: return size_huffman(b, c, alphabet).bytes;
+    case Lossless::zrle_huffman: {
+      const Sized h = size_huffman(b, c, alphabet);
+      struct {
+        Sized v, z;
+      } zs;
+      b.token_sizes(c, centre, alphabet, h.hist, zs);
+      return kZrleHuffmanHeader + zs.v.bytes + zs.z.bytes;
+    }
+    case Lossless::rle:
+    case Lossless::rle_huffman: {
+      struct {
+        uint64_t count = 0;
+        Sized v, l;
+      } rs;
+      b.run_sizes(c, alphabet, rs);
+      return stage == Lossless::rle ? rle_bytes(rs.count) : kRleHuffmanHeader + rs.v.bytes + rs.l.bytes;
+    }
+    case Lossless::bitpack:
+    case Lossless::auto_select: break;
+  }
+  return encode(b, c, alphabet, centre, stage).bytes.size();
+}
+
 namespace {
 dev::Buffer<DeviceStatus> zeroed_status(cudaStream_t s) {
   dev::Buffer<DeviceStatus> st(1, s);

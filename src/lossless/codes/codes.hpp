@@ -29,6 +29,10 @@ Encoded encode_cpu(std::span<const uint16_t> codes, uint32_t alphabet, uint16_t 
 Encoded encode_cuda(const uint16_t* d_codes, uint64_t n, uint32_t alphabet, uint16_t centre, Lossless choice,
                     cudaStream_t s);
 
+// encode_cpu(codes, alphabet, centre, stage).bytes.size() for a concrete stage, from the
+// histograms that choosing a stage builds (bitpack, which has none, is encoded to be sized).
+uint64_t encoded_bytes_cpu(std::span<const uint16_t> codes, uint32_t alphabet, uint16_t centre, Lossless stage);
+
 // Stage-by-stage validation happens inside each decoder before it writes.
 void decode_cpu(Lossless stage, std::span<const uint8_t> bytes, std::span<uint16_t> out);
 void decode_cuda(Lossless stage, std::span<const uint8_t> bytes, uint16_t* d_out, uint64_t n, cudaStream_t s);

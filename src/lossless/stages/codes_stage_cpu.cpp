@@ -18,8 +18,11 @@ uint64_t codes_max_bytes(uint64_t n, const Context& ctx) {
   return codes::max_encoded_bytes(n / (ctx.code_width ? ctx.code_width : 1));
 }
 
-codes::Encoded codes_encode_choice(Lossless choice, In in, const Context& ctx) {
-  const StageId id = static_cast<StageId>(choice);  // "?" in messages for auto_select
+namespace {
+
+// The stage's input as the 16-bit symbols the codes stages code, each checked against the
+// alphabet.
+std::vector<uint16_t> symbols_of(StageId id, In in, const Context& ctx) {
   check_codes_context(id, ctx);
   const uint32_t w = ctx.code_width;
   SCIZ_REQUIRE(in.size() % w == 0, Status::invalid_argument,
@@ -35,7 +38,18 @@ codes::Encoded codes_encode_choice(Lossless choice, In in, const Context& ctx) {
     SCIZ_REQUIRE(sym[i] < ctx.alphabet, Status::invalid_argument,
                  std::string("stage ") + stage_name(id) + ": code " + std::to_string(sym[i]) + " at " +
                      std::to_string(i) + " is outside the alphabet of " + std::to_string(ctx.alphabet));
-  return codes::encode_cpu(sym, ctx.alphabet, ctx.centre, choice);
+  return sym;
+}
+
+}  // namespace
+
+codes::Encoded codes_encode_choice(Lossless choice, In in, const Context& ctx) {
+  const StageId id = static_cast<StageId>(choice);  // "?" in messages for auto_select
+  return codes::encode_cpu(symbols_of(id, in, ctx), ctx.alphabet, ctx.centre, choice);
+}
+
+uint64_t codes_bytes(StageId id, In in, const Context& ctx) {
+  return codes::encoded_bytes_cpu(symbols_of(id, in, ctx), ctx.alphabet, ctx.centre, static_cast<Lossless>(id));
 }
 
 Bytes codes_encode(StageId id, In in, const Context& ctx) {

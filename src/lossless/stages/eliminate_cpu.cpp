@@ -17,57 +17,80 @@
 namespace sciz::stages::cpu {
 namespace {
 
-// Encodes one block into slot (room for `bytes`); returns its table entry. Level 0 comes 64
+// A block's bitmaps and its payload's size, as encode_block writes them. Level 0 comes 64
 // symbols at a time from kept_bits64, the GPU thread's unit (eliminate_math.hpp).
-template <Family F, int W>
-uint16_t encode_block(const uint8_t* in, uint32_t bytes, uint8_t* slot) {
-  const uint32_t m = bytes / W, tail = bytes % W;
-  const Levels lv = bitmap_levels(m);
+struct BlockMap {
+  Levels lv;
   uint8_t bm[kMaxLevelBytes + 8];
   uint64_t bits[kBlockBytes / 64];
-  const uint32_t units = (m + 63) / 64;
+  uint32_t m, tail, units;
+  uint64_t size;  // the encoded payload's bytes: the block is stored raw unless below its size
+};
+
+template <Family F, int W>
+void map_block(const uint8_t* in, uint32_t bytes, BlockMap& b) {
+  b.m = bytes / W, b.tail = bytes % W;
+  b.lv = bitmap_levels(b.m);
+  const Levels& lv = b.lv;
+  b.units = (b.m + 63) / 64;
   uint64_t kept = 0;
-  for (uint32_t u = 0; u < units; ++u) {
-    bits[u] = kept_bits64<F, W>(in, m, 64 * u);
-    std::memcpy(bm + 8 * u, &bits[u], 8);  // level 0 is at offset 0; bytes past it are rewritten below
-    kept += static_cast<uint64_t>(__builtin_popcountll(bits[u]));
+  for (uint32_t u = 0; u < b.units; ++u) {
+    b.bits[u] = kept_bits64<F, W>(in, b.m, 64 * u);
+    std::memcpy(b.bm + 8 * u, &b.bits[u], 8);  // level 0 is at offset 0; bytes past it are rewritten below
+    kept += static_cast<uint64_t>(__builtin_popcountll(b.bits[u]));
   }
   for (int k = 0; k < lv.top; ++k)
-    for (uint32_t j = 0; j < lv.size[k + 1]; ++j) bm[lv.at[k + 1] + j] = upper_byte(bm + lv.at[k], lv.size[k], j);
-  uint64_t size = lv.size[lv.top] + tail + kept * W;
+    for (uint32_t j = 0; j < lv.size[k + 1]; ++j) b.bm[lv.at[k + 1] + j] = upper_byte(b.bm + lv.at[k], lv.size[k], j);
+  b.size = lv.size[lv.top] + b.tail + kept * W;
   for (int k = 1; k <= lv.top; ++k)  // level k's set bits count the stored bytes of level k - 1
-    for (uint32_t j = 0; j < lv.size[k]; ++j) size += popcount8(bm[lv.at[k] + j]);
-  if (size >= bytes) {
+    for (uint32_t j = 0; j < lv.size[k]; ++j) b.size += popcount8(b.bm[lv.at[k] + j]);
+}
+
+// The bytes a block takes in the blob (its table entry's size).
+template <Family F, int W>
+uint32_t block_bytes(const uint8_t* in, uint32_t bytes) {
+  BlockMap b;
+  map_block<F, W>(in, bytes, b);
+  return b.size >= bytes ? bytes : static_cast<uint32_t>(b.size);
+}
+
+// Encodes one block into slot (room for `bytes`); returns its table entry.
+template <Family F, int W>
+uint16_t encode_block(const uint8_t* in, uint32_t bytes, uint8_t* slot) {
+  BlockMap b;
+  map_block<F, W>(in, bytes, b);
+  const Levels& lv = b.lv;
+  if (b.size >= bytes) {
     std::memcpy(slot, in, bytes);
     return static_cast<uint16_t>(bytes | kRawFlag);
   }
   uint8_t* p = slot;
-  std::memcpy(p, bm + lv.at[lv.top], lv.size[lv.top]);
+  std::memcpy(p, b.bm + lv.at[lv.top], lv.size[lv.top]);
   p += lv.size[lv.top];
   for (int k = lv.top - 1; k >= 0; --k)
     for (uint32_t j = 0; j < lv.size[k]; ++j) {  // branch-free: mixed bitmaps mispredict
-      const uint8_t b = bm[lv.at[k] + j];
-      *p = b;
-      p += b != 0;
+      const uint8_t v = b.bm[lv.at[k] + j];
+      *p = v;
+      p += v != 0;
     }
-  for (uint32_t u = 0; u < units; ++u) {
+  for (uint32_t u = 0; u < b.units; ++u) {
     const uint8_t* sym = in + static_cast<uint64_t>(64 * u) * W;
-    if (W == 1 && __builtin_popcountll(bits[u]) > 16) {
+    if (W == 1 && __builtin_popcountll(b.bits[u]) > 16) {
       // Dense: every symbol stored, the pointer advanced by its bit (no branch to mispredict);
       // the slot has room, since the payload is shorter than the block.
-      for (uint32_t i = 0; i < 64 && 64 * u + i < m; ++i) {
+      for (uint32_t i = 0; i < 64 && 64 * u + i < b.m; ++i) {
         *p = sym[i];
-        p += (bits[u] >> i) & 1;
+        p += (b.bits[u] >> i) & 1;
       }
       continue;
     }
-    for (uint64_t b = bits[u]; b; b &= b - 1) {
-      std::memcpy(p, sym + static_cast<uint64_t>(__builtin_ctzll(b)) * W, W);
+    for (uint64_t v = b.bits[u]; v; v &= v - 1) {
+      std::memcpy(p, sym + static_cast<uint64_t>(__builtin_ctzll(v)) * W, W);
       p += W;
     }
   }
-  std::memcpy(p, in + static_cast<uint64_t>(m) * W, tail);
-  return static_cast<uint16_t>(size);
+  std::memcpy(p, in + static_cast<uint64_t>(b.m) * W, b.tail);
+  return static_cast<uint16_t>(b.size);
 }
 
 struct Fault {
@@ -173,6 +196,19 @@ Bytes encode(StageId id, In in) {
   return out;
 }
 
+// What encode() returns the size of, without the slots or the blob.
+template <Family F, int W>
+uint64_t encoded_size(StageId id, In in) {
+  const uint64_t n = in.size(), blocks = block_count(n);
+  SCIZ_REQUIRE(n <= kMaxStageInput, Status::invalid_argument,
+               std::string("stage ") + stage_name(id) + ": input of " + std::to_string(n) + " bytes exceeds 2^56 - 1");
+  uint64_t total = kHeaderBytes + 2 * blocks;
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : total) num_threads(thread_count(blocks / kBlocksPerThread))
+  for (int64_t b = 0; b < static_cast<int64_t>(blocks); ++b)
+    total += block_bytes<F, W>(in.data() + static_cast<uint64_t>(b) * kBlockBytes, block_size(n, b));
+  return total;
+}
+
 template <Family F, int W>
 Bytes decode(StageId id, In blob, uint64_t max_out) {
   const Table t = parse_table(blob, id, max_out);
@@ -195,6 +231,12 @@ Bytes decode(StageId id, In blob, uint64_t max_out) {
 Bytes eliminate_encode(StageId id, In in) {
   return with_width(width_of(id), [&]<int W>() {
     return family_of(id) == Family::rze ? encode<Family::rze, W>(id, in) : encode<Family::rre, W>(id, in);
+  });
+}
+
+uint64_t eliminate_bytes(StageId id, In in) {
+  return with_width(width_of(id), [&]<int W>() {
+    return family_of(id) == Family::rze ? encoded_size<Family::rze, W>(id, in) : encoded_size<Family::rre, W>(id, in);
   });
 }
 

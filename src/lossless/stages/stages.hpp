@@ -24,6 +24,11 @@ namespace sciz::stages {
 std::vector<uint8_t> encode_stage_cpu(StageId id, std::span<const uint8_t> in, const Context& ctx = {});
 std::vector<uint8_t> decode_stage_cpu(StageId id, std::span<const uint8_t> blob, uint64_t max_out,
                                       const Context& ctx = {});
+// encode_stage_cpu(id, in, ctx).size(), exact, without writing the blob where the stage's
+// statistics give it: rre and rze from their bitmaps, the codes stages from the histograms
+// their choice builds, tcms and bit from n. For choosing among stages by size, then encoding
+// only the one chosen.
+uint64_t encoded_bytes_cpu(StageId id, std::span<const uint8_t> in, const Context& ctx = {});
 // Largest blob the stage writes for n input bytes.
 uint64_t max_encoded_bytes(StageId id, uint64_t n, const Context& ctx = {});
 // The decoded length a blob declares (bytes; a codes stage's symbol count times the code

@@ -33,6 +33,21 @@ std::vector<uint8_t> encode_stage_cpu(StageId id, std::span<const uint8_t> in, c
   fail(Status::internal, "stage family");
 }
 
+uint64_t encoded_bytes_cpu(StageId id, std::span<const uint8_t> in, const Context& ctx) {
+  switch (family_of(known(id))) {
+    case Family::codes: return cpu::codes_bytes(id, in, ctx);
+    case Family::tcms:
+    case Family::bit:
+      SCIZ_REQUIRE(in.size() <= kMaxStageInput, Status::invalid_argument,
+                   std::string("stage ") + stage_name(id) + ": input of " + std::to_string(in.size()) +
+                       " bytes exceeds 2^56 - 1");
+      return kHeaderBytes + in.size();
+    case Family::rre:
+    case Family::rze: return cpu::eliminate_bytes(id, in);
+  }
+  fail(Status::internal, "stage family");
+}
+
 std::vector<uint8_t> decode_stage_cpu(StageId id, std::span<const uint8_t> blob, uint64_t max_out,
                                       const Context& ctx) {
   switch (family_of(known(id))) {

@@ -139,25 +139,30 @@ struct BitSource {
 
 }  // namespace
 
-uint64_t gap_segment_bytes(std::span<const uint8_t> raw) {
-  const std::vector<uint64_t> runs = runs_of(raw);
-  const uint64_t bits = best_window(runs, first_k(runs, raw.size() * 8)).bits;
-  return 2 + varint_bytes(runs.size()) + (bits + 7) / 8;
+GapPlan plan_gaps(std::span<const uint8_t> raw) {
+  GapPlan p;
+  p.runs = runs_of(raw);
+  p.k0 = first_k(p.runs, raw.size() * 8);
+  const Choice c = best_window(p.runs, p.k0);
+  p.window = c.window;
+  p.bytes = 2 + varint_bytes(p.runs.size()) + (c.bits + 7) / 8;
+  return p;
 }
 
-std::vector<uint8_t> encode_gaps(std::span<const uint8_t> raw) {
-  const std::vector<uint64_t> runs = runs_of(raw);
-  const int k0 = first_k(runs, raw.size() * 8);
-  const Choice c = best_window(runs, k0);
+uint64_t gap_segment_bytes(std::span<const uint8_t> raw) { return plan_gaps(raw).bytes; }
+
+std::vector<uint8_t> encode_gaps(std::span<const uint8_t> raw) { return write_gaps(plan_gaps(raw)); }
+
+std::vector<uint8_t> write_gaps(const GapPlan& p) {
   ByteWriter w;
   w.put<uint8_t>(static_cast<uint8_t>(Coding::gaps));
-  w.put<uint8_t>(static_cast<uint8_t>(c.window << 6 | k0));
-  put_varint(w, runs.size());
+  w.put<uint8_t>(static_cast<uint8_t>(p.window << 6 | p.k0));
+  put_varint(w, p.runs.size());
   std::vector<uint8_t> out = std::move(w.buffer());
-  out.reserve(out.size() + (c.bits + 7) / 8);
+  out.reserve(p.bytes);
   BitSink s{out};
-  RunModel m(k0, kWindows[c.window]);
-  for (uint64_t r : runs) {
+  RunModel m(p.k0, kWindows[p.window]);
+  for (uint64_t r : p.runs) {
     const int k = m.k();
     const uint64_t q = r >> k;
     if (q < kEscape) {

@@ -75,15 +75,36 @@ uint64_t huffman_segment_bytes(std::span<const uint8_t> raw) {
   return 1 + list_bytes(huffman_list()) + codes::size_from_hist(std::move(hist), raw.size()).bytes;
 }
 
-std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOptions& opt) {
-  std::vector<uint8_t> best(1 + raw.size());
-  best[0] = static_cast<uint8_t>(Coding::copy);
-  if (!raw.empty()) std::memcpy(best.data() + 1, raw.data(), raw.size());
+namespace {
+
+// The stage list of a run coder (run_lists() in encode_group's order).
+const stages::StageList& list_of(Coder c) {
+  return run_lists()[static_cast<size_t>(c) - static_cast<size_t>(Coder::zrle_huffman)];
+}
+
+// The exact size of a stage-list segment: every stage but the last run, the last one sized
+// from its statistics (stages::encoded_bytes_cpu) without writing its blob.
+uint64_t list_segment_bytes(const stages::StageList& list, std::span<const uint8_t> raw) {
+  const stages::Context ctx = context_of(list.code_width);
+  std::vector<uint8_t> cur;
+  std::span<const uint8_t> in = raw;
+  for (size_t i = 0; i + 1 < list.chain.size(); ++i) {
+    cur = stages::encode_stage_cpu(list.chain[i], in, ctx);
+    in = cur;
+  }
+  return 1 + list_bytes(list) + stages::encoded_bytes_cpu(list.chain.back(), in, ctx);
+}
+
+}  // namespace
+
+GroupPlan plan_group(std::span<const uint8_t> raw, const HybridOptions& opt) {
+  GroupPlan best;
+  best.bytes = 1 + raw.size();
   if (raw.size() % 4 != 0) return best;
-  // Algorithm 2 with every size known: Huffman's exactly from the histogram (encoded only if
-  // it can win), the run coders by encoding them; the smallest wins if it clears T_cr.
+  // Algorithm 2 with every size known exactly, none written: the smallest wins if it clears
+  // T_cr; a later coder must be strictly smaller to replace an earlier one.
   auto wins = [&](uint64_t size) {
-    return size < best.size() && static_cast<double>(raw.size()) > opt.min_ratio * static_cast<double>(size);
+    return size < best.bytes && static_cast<double>(raw.size()) > opt.min_ratio * static_cast<double>(size);
   };
   // Gap coding is tried below T_s too: its header is 3 bytes, and the small levels' streams
   // under T_s are where a copy of mostly zeros cost the most at loose bounds (over the 20
@@ -92,21 +113,56 @@ std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOpti
   // of at most a quarter ones: denser, it cannot beat a copy by much and sizing it costs a
   // step per one.
   const uint64_t ones = ones_in(raw);
-  if (4 * ones <= 8 * raw.size() && wins(gap_segment_bytes(raw))) best = encode_gaps(raw);
+  if (4 * ones <= 8 * raw.size()) {
+    GapPlan g = plan_gaps(raw);
+    if (wins(g.bytes)) best.coder = Coder::gaps, best.bytes = g.bytes, best.gaps = std::move(g);
+  }
   if (raw.size() <= opt.copy_below) return best;
-  if (wins(huffman_segment_bytes(raw))) best = segment_of(huffman_list(), raw);
+  if (const uint64_t h = huffman_segment_bytes(raw); wins(h)) best.coder = Coder::huffman, best.bytes = h;
   // Zero runs pay a token per non-zero 16-bit symbol: on a plane where most symbols are
   // non-zero they never win, and sizing their Huffman books of up to 65536 values is the
   // slowest part of choosing.
   uint64_t zero16 = 0;
   for (size_t i = 0; i + 1 < raw.size(); i += 2) zero16 += (raw[i] | raw[i + 1]) == 0;
   const bool sparse = 2 * zero16 >= raw.size() / 2;
-  for (const stages::StageList& list : run_lists()) {
-    if (!sparse && list.chain.front() == stages::StageId::zrle_huffman) continue;
-    std::vector<uint8_t> cand = segment_of(list, raw);
-    if (wins(cand.size())) best.swap(cand);
+  for (Coder c : {Coder::zrle_huffman, Coder::rze1, Coder::bit4_rze1, Coder::huffman_rze1}) {
+    if (!sparse && c == Coder::zrle_huffman) continue;
+    if (const uint64_t size = list_segment_bytes(list_of(c), raw); wins(size)) best.coder = c, best.bytes = size;
   }
+  if (best.coder != Coder::gaps) best.gaps = {};
   return best;
+}
+
+namespace {
+
+std::vector<uint8_t> write_planned(std::span<const uint8_t> raw, const GroupPlan& plan) {
+  switch (plan.coder) {
+    case Coder::copy: {
+      std::vector<uint8_t> seg(1 + raw.size());
+      seg[0] = static_cast<uint8_t>(Coding::copy);
+      if (!raw.empty()) std::memcpy(seg.data() + 1, raw.data(), raw.size());
+      return seg;
+    }
+    case Coder::gaps: return write_gaps(plan.gaps);
+    case Coder::huffman: return segment_of(huffman_list(), raw);
+    default: return segment_of(list_of(plan.coder), raw);
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_planned(std::span<const uint8_t> raw, const GroupPlan& plan) {
+  std::vector<uint8_t> seg = write_planned(raw, plan);
+  // A split's header holds its first stream's planned size: a sizing that missed would
+  // write a damaged file, not merely a larger one.
+  SCIZ_REQUIRE(seg.size() == plan.bytes, Status::internal,
+               "mdr: coder " + std::to_string(static_cast<int>(plan.coder)) + " sized " + std::to_string(plan.bytes) +
+                   " bytes and wrote " + std::to_string(seg.size()));
+  return seg;
+}
+
+std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOptions& opt) {
+  return encode_planned(raw, plan_group(raw, opt));
 }
 
 std::vector<uint8_t> decode_group(std::span<const uint8_t> seg, uint64_t raw_bytes, const std::string& what,

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "refactor/mdr/gap_code.hpp"
+
 namespace sciz::mdr {
 
 // split (version 2 files on): split.hpp; gaps (version 3 files on): gap_code.hpp.
@@ -27,6 +29,21 @@ uint64_t huffman_segment_bytes(std::span<const uint8_t> raw);
 
 // The segment: u8 coding, for Coding::stages the stage list, then the coded planes.
 std::vector<uint8_t> encode_group(std::span<const uint8_t> raw, const HybridOptions& opt);
+
+// The coders encode_group chooses among, in the order it tries them.
+enum class Coder : uint8_t { copy, gaps, huffman, zrle_huffman, rze1, bit4_rze1, huffman_rze1 };
+// encode_group's choice made without writing the segment: the coder and the segment's exact
+// size. A caller comparing codings (the split against the plain planes) writes only the one
+// it keeps.
+struct GroupPlan {
+  Coder coder = Coder::copy;
+  uint64_t bytes = 0;  // coding byte included
+  GapPlan gaps;        // when coder == gaps
+};
+GroupPlan plan_group(std::span<const uint8_t> raw, const HybridOptions& opt);
+// The segment the plan sized, of the raw it was made of: encode_group(raw, opt) is
+// encode_planned(raw, plan_group(raw, opt)).
+std::vector<uint8_t> encode_planned(std::span<const uint8_t> raw, const GroupPlan& plan);
 // Decodes a segment to exactly raw_bytes bytes; `what` names the segment in every error. A
 // coding the file's `version` does not have is refused as damage.
 std::vector<uint8_t> decode_group(std::span<const uint8_t> seg, uint64_t raw_bytes, const std::string& what,

@@ -95,12 +95,14 @@ CodedLevels code_groups(const std::vector<LevelDigits<W>>& levels, const Refacto
     const uint64_t pw = bitplanes::plane_words(lv.count);
     const uint64_t first = static_cast<uint64_t>(g) * lv.group_planes * pw;
     const auto* raw = reinterpret_cast<const uint8_t*>(ld.planes + first);
-    std::vector<uint8_t> plain = encode_group({raw, group_raw_bytes(lv, g)}, ho);
+    const std::span<const uint8_t> plain{raw, group_raw_bytes(lv, g)};
     std::vector<uint32_t> co(pw * static_cast<uint64_t>(lv.group_size(g)));
     bitplanes::coefficient_order_cpu(ld.planes + first, lv.count, lv.group_size(g), co.data());
-    std::vector<uint8_t> split =
-        encode_split(split_streams(widths[tasks[k].level].data(), co.data(), lv.count, lv.group_high(g), lv.group_size(g)), ho);
-    out[tasks[k].level][g] = split.size() < plain.size() ? std::move(split) : std::move(plain);
+    const SplitBits s =
+        split_streams(widths[tasks[k].level].data(), co.data(), lv.count, lv.group_high(g), lv.group_size(g));
+    // Both codings sized, only the smaller written (a tie keeps the plain planes).
+    const GroupPlan p = plan_group(plain, ho), a = plan_group(s.ins, ho), b = plan_group(s.sig, ho);
+    out[tasks[k].level][g] = split_segment_bytes(s, a, b) < p.bytes ? encode_split(s, a, b) : encode_planned(plain, p);
   }
   return out;
 }

@@ -315,8 +315,16 @@ SplitBits split_streams(const uint8_t* widths, const uint32_t* co, uint64_t n, i
   return s;
 }
 
+uint64_t split_segment_bytes(const SplitBits& s, const GroupPlan& ins, const GroupPlan& sig) {
+  return 1 + varint_bytes(s.ins_bits) + varint_bytes(ins.bytes) + ins.bytes + sig.bytes;
+}
+
 std::vector<uint8_t> encode_split(const SplitBits& s, const HybridOptions& opt) {
-  const std::vector<uint8_t> a = encode_group(s.ins, opt), b = encode_group(s.sig, opt);
+  return encode_split(s, plan_group(s.ins, opt), plan_group(s.sig, opt));
+}
+
+std::vector<uint8_t> encode_split(const SplitBits& s, const GroupPlan& ins, const GroupPlan& sig) {
+  const std::vector<uint8_t> a = encode_planned(s.ins, ins), b = encode_planned(s.sig, sig);
   ByteWriter w;
   w.put<uint8_t>(static_cast<uint8_t>(Coding::split));
   put_varint(w, s.ins_bits);

@@ -39,6 +39,10 @@ SplitBits split_streams(const uint8_t* widths, const uint32_t* co, uint64_t n, i
                         bool portable = false);
 // The segment of a split from its streams.
 std::vector<uint8_t> encode_split(const SplitBits& s, const HybridOptions& opt);
+// Its exact size from the streams' plans (plan_group of s.ins and of s.sig), and the segment
+// itself written from them.
+uint64_t split_segment_bytes(const SplitBits& s, const GroupPlan& ins, const GroupPlan& sig);
+std::vector<uint8_t> encode_split(const SplitBits& s, const GroupPlan& ins, const GroupPlan& sig);
 
 // A split segment's two streams, stage-decoded and their lengths checked: the costly part of
 // decoding it, which needs nothing from any other segment.
