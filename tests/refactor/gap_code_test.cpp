@@ -5,6 +5,8 @@
 
 #include <sciz/error.hpp>
 
+#include <random>
+
 #include "refactor/mdr/gap_code.hpp"
 #include "refactor/mdr/hybrid.hpp"
 #include "support/random_bits.hpp"
@@ -139,4 +141,37 @@ TEST(MdrGapCode, RefusedInFilesBeforeVersion3) {
     EXPECT_NE(std::string(e.what()).find("level 2 group 0"), std::string::npos) << e.what();
   }
   EXPECT_EQ(decode_group(seg, raw.size(), "x", 3), raw);
+}
+
+// The sizing of the four windows in one AVX2 register (where the CPU has it) gives the scalar
+// models' sizes, start parameter and window, and both are the written segment's size: random
+// streams of every density, clustered ones, runs that need the escape, all ones, and runs
+// at the powers of two where the Rice parameter steps.
+TEST(MdrGapCode, VectorAndScalarSizingAgree) {
+  std::vector<std::vector<uint8_t>> streams;
+  for (double density : {1e-6, 1e-4, 1e-3, 0.01, 0.05, 0.25, 0.5, 1.0})
+    for (size_t n : {size_t(1), size_t(9), size_t(4096), size_t(300000)})
+      streams.push_back(test::random_bits(n, density, static_cast<uint32_t>(n * 3 + 1e6 * density)));
+  std::mt19937_64 rng(5);
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<uint8_t> v(1 << 20, 0);
+    uint64_t p = 0;
+    for (int i = 0; p < v.size() * 8; ++i) {
+      set_bit(v, p);
+      if (kind == 0) p += 1 + (i % 40 < 30 ? rng() % 4 : rng() % 200000);            // clusters and long gaps
+      else if (kind == 1) p += uint64_t(1) << (rng() % 23), p += rng() % 3;           // near powers of two
+      else p += 1 + (rng() % 1000 == 0 ? 5000000 : rng() % 64);                       // rare escapes
+    }
+    streams.push_back(v);
+  }
+  for (const auto& raw : streams) {
+    const GapPlan a = plan_gaps(raw, true), b = plan_gaps(raw, false);
+    EXPECT_EQ(a.ones, b.ones) << raw.size();
+    EXPECT_EQ(a.k0, b.k0) << raw.size();
+    EXPECT_EQ(a.window, b.window) << raw.size();
+    EXPECT_EQ(a.bytes, b.bytes) << raw.size();
+    const auto seg = write_gaps(raw, b);
+    EXPECT_EQ(seg.size(), b.bytes) << raw.size();
+    EXPECT_EQ(seg, encode_gaps(raw));
+  }
 }

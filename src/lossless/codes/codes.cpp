@@ -267,11 +267,11 @@ uint64_t encoded_bytes_cpu(std::span<const uint16_t> c, uint32_t alphabet, uint1
   switch (stage) {
     case Lossless::huffman: return size_huffman(b, c, alphabet).bytes;
     case Lossless::zrle_huffman: {
-      const Sized h = size_huffman(b, c, alphabet);
+      // The tokens' histograms come from the codes' own; their Huffman size is not needed.
       struct {
         Sized v, z;
       } zs;
-      b.token_sizes(c, centre, alphabet, h.hist, zs);
+      b.token_sizes(c, centre, alphabet, b.hist(c, alphabet), zs);
       return kZrleHuffmanHeader + zs.v.bytes + zs.z.bytes;
     }
     case Lossless::rle:

@@ -18,17 +18,18 @@ std::vector<uint8_t> encode_gaps(std::span<const uint8_t> raw);
 // Its size without writing it: what encode_gaps would return the size of.
 uint64_t gap_segment_bytes(std::span<const uint8_t> raw);
 
-// A gap segment sized and not written: the stream's zero runs, the start parameter and window
-// encode_gaps would pick, and the segment's size. A caller choosing among codings by size
-// writes it only if it wins, without sizing it again.
+// A gap segment sized and not written: the start parameter and window encode_gaps would
+// pick, and the segment's size. A caller choosing among codings by size writes it only if it
+// wins, without sizing it again. portable: the scalar sizing even where the CPU has AVX2
+// (tests compare the two).
 struct GapPlan {
-  std::vector<uint64_t> runs;
+  uint64_t ones = 0;
   int k0 = 0, window = 0;
   uint64_t bytes = 0;
 };
-GapPlan plan_gaps(std::span<const uint8_t> raw);
-// The segment encode_gaps(raw) returns, for the raw the plan was made of.
-std::vector<uint8_t> write_gaps(const GapPlan& plan);
+GapPlan plan_gaps(std::span<const uint8_t> raw, bool portable = false);
+// The segment encode_gaps(raw) returns, from the plan made of that raw.
+std::vector<uint8_t> write_gaps(std::span<const uint8_t> raw, const GapPlan& plan);
 // Decodes a segment of coding 3 (seg[0] == 3) to exactly raw_bytes bytes. Every run is checked
 // against the stream's end, the count of ones against what was decoded and the last byte's
 // padding against zero; `what` names the segment in every error.

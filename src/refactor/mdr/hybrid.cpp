@@ -143,7 +143,7 @@ std::vector<uint8_t> write_planned(std::span<const uint8_t> raw, const GroupPlan
       if (!raw.empty()) std::memcpy(seg.data() + 1, raw.data(), raw.size());
       return seg;
     }
-    case Coder::gaps: return write_gaps(plan.gaps);
+    case Coder::gaps: return write_gaps(raw, plan.gaps);
     case Coder::huffman: return segment_of(huffman_list(), raw);
     default: return segment_of(list_of(plan.coder), raw);
   }
