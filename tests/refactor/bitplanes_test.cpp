@@ -211,3 +211,47 @@ TEST(Bitplanes, AllZeroLevelHasNoPlanes) {
   EXPECT_EQ(lv.top, 0);
   EXPECT_EQ(level_errors_cpu<uint32_t>(c.data(), lv, 30, 32, 4), std::vector<double>{0.0});
 }
+
+namespace {
+
+// quantize_cpu and level_errors_cpu scale by a product where 2^(scale - e) is a normal
+// double and by ldexp elsewhere: the digits and the table must be the shared math's (ldexp
+// throughout, every coefficient scanned) for levels of any magnitude, subnormal ones included.
+template <class W>
+void scaling_is_ldexps(int scale, int digits) {
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> nd(0.0, 1.0);
+  for (int e2 : {-1074, -1060, -1040, -1000, -600, -60, 0, 60, 600, 1000, 1020}) {
+    std::vector<double> c(5000);
+    for (auto& v : c) v = std::ldexp(nd(rng), e2);
+    c[17] = std::ldexp(1.0, e2) * 0.999999;  // near a power of two
+    const Level<W> q = quantize_cpu<W>(c.data(), c.size(), scale, digits);
+    double mx = 0;
+    for (double v : c) mx = std::max(mx, std::fabs(v));
+    if (mx == 0) continue;
+    int e = 0;
+    std::frexp(mx, &e);
+    ASSERT_EQ(q.exponent, e) << e2;
+    for (size_t i = 0; i < c.size(); ++i)
+      ASSERT_EQ(static_cast<uint64_t>(q.nb[i]), to_negabinary(quantize(c[i], e, scale), digits)) << e2 << " at " << i;
+    for (int g : {1, 3}) {
+      const std::vector<double> err = level_errors_cpu<W>(c.data(), q, scale, digits, g);
+      const int groups = group_count(q.top, g);
+      ASSERT_EQ(err.size(), static_cast<size_t>(groups + 1));
+      for (int t = 1; t <= groups; ++t) {
+        const int k = unknown_digits(q.top, g, t);
+        const uint64_t keep = ~((uint64_t(1) << k) - 1);
+        double m = 0;
+        for (size_t i = 0; i < c.size(); ++i)
+          m = std::max(m, std::fabs(std::ldexp(c[i], scale - e) -
+                                    0.5 * static_cast<double>(recon_half_units(static_cast<uint64_t>(q.nb[i]) & keep, k, digits))));
+        EXPECT_EQ(err[t], error_from_units(settle(m, k), e, scale)) << e2 << " group count " << t;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(Bitplanes, ScalingIsLdexpsAtEveryMagnitudeF32) { scaling_is_ldexps<uint32_t>(30, 32); }
+TEST(Bitplanes, ScalingIsLdexpsAtEveryMagnitudeF64) { scaling_is_ldexps<uint64_t>(50, 52); }

@@ -16,6 +16,16 @@ namespace {
 template <class W>
 inline constexpr int kHalves = sizeof(W) / 4;  // 32-bit halves of a digit word
 
+// ldexp(x, s) as a product: with 2^s a normal double, x 2^s rounds once either way (exactly
+// where no bits are lost), so the product is ldexp's value, without a libm call a coefficient
+// (a twentieth of a refactoring here). Other s keep ldexp.
+struct Scaling {
+  int s;
+  double unit;
+  explicit Scaling(int shift) : s(shift), unit(shift >= -1022 && shift <= 1023 ? std::ldexp(1.0, shift) : 0.0) {}
+  double operator()(double x) const { return unit != 0.0 ? x * unit : std::ldexp(x, s); }
+};
+
 // Bytes of work above which a loop gets threads (core/omp_threads.hpp).
 inline int threads_for(uint64_t n, uint64_t bytes_per_item) { return thread_count(n, n * bytes_per_item); }
 
@@ -33,9 +43,10 @@ Level<W> quantize_cpu(const double* c, uint64_t n, int scale, int digits) {
   if (mx == 0) return lv;
   std::frexp(mx, &lv.exponent);  // mx = f 2^e, f in [0.5, 1): mx < 2^e
   uint64_t any = 0;
+  const Scaling to_fixed(scale - lv.exponent);
 #pragma omp parallel for num_threads(nt) reduction(| : any) schedule(static) if (nt > 1)
   for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t nb = to_negabinary(quantize(c[i], lv.exponent, scale), digits);
+    const uint64_t nb = to_negabinary(static_cast<int64_t>(rint(to_fixed(c[i]))), digits);  // quantize()
     lv.nb[i] = static_cast<W>(nb);
     any |= nb;
   }
@@ -55,6 +66,7 @@ std::vector<double> level_errors_cpu(const double* c, const Level<W>& lv, int sc
   constexpr uint64_t kBlock = 2048;
   const uint64_t blocks = (n + kBlock - 1) / kBlock;
   const int nt = threads_for(blocks, n * 8 * groups / blocks);
+  const Scaling to_fixed(scale - lv.exponent);
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     std::vector<double> loc(groups + 1, 0.0);
@@ -63,7 +75,7 @@ std::vector<double> level_errors_cpu(const double* c, const Level<W>& lv, int sc
     for (uint64_t b = 0; b < blocks; ++b) {
       const uint64_t i0 = b * kBlock, m = std::min(kBlock, n - i0);
       // y and every reconstruction are exact doubles, so |y - recon| rounds at most once.
-      for (uint64_t i = 0; i < m; ++i) y[i] = std::ldexp(c[i0 + i], scale - lv.exponent);
+      for (uint64_t i = 0; i < m; ++i) y[i] = to_fixed(c[i0 + i]);
       for (int t = 1; t <= groups; ++t) {
         if (loc[t] >= cap[t]) continue;  // this plane count has reached its worst case
         const int k = unknown_digits(lv.top, g, t);
