@@ -320,6 +320,29 @@ TEST(SzxMath, MidWordAndMergeAreInverse) {
   EXPECT_EQ(szx::leading_bytes<float>(0x92340000u, 0x12340000u, 3), 0);
 }
 
+// The kernel's count with the cap as a set bit is leading_bytes() for every cap, on patterns
+// that agree in 0 to all of their bytes (equal patterns included).
+template <class U>
+void capped_count_case() {
+  using T = std::conditional_t<sizeof(U) == 4, float, double>;
+  std::mt19937_64 rng(17);
+  for (int lcap = 0; lcap <= 3; ++lcap) {
+    const U bit = szx::lead_cap_bit<T>(lcap);
+    for (int i = 0; i < 20000; ++i) {
+      const U a = static_cast<U>(rng());
+      const int same = static_cast<int>(rng() % (sizeof(U) + 1));  // leading bytes forced equal
+      const U keep = same == 0 ? U(0) : szx::top_mask<T>(same);
+      const U b = (a & keep) | (static_cast<U>(rng()) & ~keep);
+      ASSERT_EQ(szx::leading_bytes_capped<T>(a, b, bit), szx::leading_bytes<T>(a, b, lcap)) << lcap << " " << a << " " << b;
+    }
+  }
+}
+
+TEST(SzxMath, CappedLeadingCountIsTheCappedMinimum) {
+  capped_count_case<uint32_t>();
+  capped_count_case<uint64_t>();
+}
+
 TEST(SzxMath, BlockMuIsSignCanonical) {
   EXPECT_FALSE(std::signbit(szx::block_mu(-0.0f, -0.0f)));
   EXPECT_FALSE(std::signbit(szx::block_mu(-0.0, 0.0)));

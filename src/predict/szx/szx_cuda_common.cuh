@@ -33,19 +33,26 @@ __device__ inline uint32_t block_len(uint64_t n, uint32_t B, uint64_t b) {
   return rest < B ? static_cast<uint32_t>(rest) : B;
 }
 
-template <class T>
-__device__ inline void load4(const T* __restrict__ p, uint32_t cnt, bool vec, T (&v)[4]) {
-  if (vec && cnt == 4) {
-    if constexpr (sizeof(T) == 4) {
-      const float4 q = *reinterpret_cast<const float4*>(p);
-      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-    } else {
-      const double2 q0 = reinterpret_cast<const double2*>(p)[0], q1 = reinterpret_cast<const double2*>(p)[1];
-      v[0] = q0.x, v[1] = q0.y, v[2] = q1.x, v[3] = q1.y;
+// V (4 or 8) consecutive values of a lane; those past cnt read as NaN, which the encoder's
+// min and max skip and its counts mask. Whole vectors where the lane has all V and x is
+// 16-byte aligned (V values are then 16 or 32 bytes from an aligned start).
+template <int V, class T>
+__device__ inline void loadv(const T* __restrict__ p, uint32_t cnt, bool vec, T (&v)[V]) {
+  if (vec && cnt == V) {
+    constexpr int kPer = 16 / sizeof(T);  // values a 16-byte load
+#pragma unroll
+    for (int g = 0; g < V; g += kPer) {
+      if constexpr (sizeof(T) == 4) {
+        const float4 q = *reinterpret_cast<const float4*>(p + g);
+        v[g] = q.x, v[g + 1] = q.y, v[g + 2] = q.z, v[g + 3] = q.w;
+      } else {
+        const double2 q = *reinterpret_cast<const double2*>(p + g);
+        v[g] = q.x, v[g + 1] = q.y;
+      }
     }
   } else {
 #pragma unroll
-    for (uint32_t e = 0; e < 4; ++e) v[e] = e < cnt ? p[e] : T(0);
+    for (uint32_t e = 0; e < V; ++e) v[e] = e < cnt ? p[e] : std::numeric_limits<T>::quiet_NaN();
   }
 }
 template <class T>

@@ -2,9 +2,10 @@
 // twin's (docs/SZX.md).
 //
 // B <= 128 (the default): one kernel, one read of the field. A CTA takes a tile of kWarps x R
-// data blocks (tile id from an atomic counter); each warp encodes R consecutive blocks one at a
-// time (shuffle min/max, the block's plan with its four base codes tried in four lanes, kept
-// patterns, leading-byte codes, the bound check, a warp scan of the mid-byte counts) and
+// data blocks (tile id from an atomic counter); each warp encodes R consecutive blocks, one at a
+// time, or for float at B = 128 two at a time in its two halves (warp-reduced min/max, the
+// block's plan with its four base codes tried in four lanes, kept patterns, leading-byte codes,
+// the bound check, a warp scan of the payload's byte counts) and
 // stages everything whose place depends on earlier blocks (base and mid-bytes, codes, mid
 // counts) in shared memory. Only then do the tile's totals (mid-bytes,
 // exact values, non-constant blocks) go through a decoupled look-back (core/lookback.cuh), and
@@ -34,14 +35,16 @@ extern __shared__ __align__(16) unsigned char g_smem[];
 // Look-back counts: payload bytes (bases and mid-bytes), exact values, non-constant blocks.
 using Agg = lookback::Counts<3>;
 
-// Data blocks per warp (R, one at a time, the next one's loads in flight) and the CTAs per SM
-// the registers are capped for (__launch_bounds__ minimum). Measured on an H100, 500 MB f32
-// (docs/PERF_NOTES.md): R = 8 beat R = 4 (tiles of 32 blocks pay the look-back twice as
-// often) and R = 16 (twice the shared memory, 3 CTAs per SM); f32 6 CTAs (40 registers) beat
-// 4 and 5 (but by less than the noise at 1e-4); f64 5 beat 6.
-template <class T>
+// Data blocks per warp (R, P at a time, the next ones' loads in flight) and the CTAs per SM the
+// registers are capped for (__launch_bounds__ minimum), by type and values a lane (V). Measured
+// on an H100, 500 MB f32 (docs/PERF_NOTES.md): R = 8 beat R = 4 (tiles of 32 blocks pay the
+// look-back twice as often) and R = 16 (twice the shared memory, 3 CTAs per SM); f32 with 4
+// values a lane: 6 CTAs (40 registers) beat 4 and 5 (by less than the noise at 1e-4); f32 with
+// 8 (two blocks a warp): 4 CTAs (64 registers, no spills) beat 5 (48 registers, 52 bytes
+// spilled), 911-934 against 831-865 GB/s; f64 5 beat 6.
+template <class T, int V>
 struct TileConfig {
-  static constexpr int kR = 8, kMinCtas = sizeof(T) == 4 ? 6 : 5;
+  static constexpr int kR = 8, kMinCtas = sizeof(T) == 8 ? 5 : (V == 8 ? 4 : 6);
 };
 // A tile's own counts beside its look-back flag: payload bytes <= 8 warps x 8 blocks x
 // (128 x 8 + 8) (< 2^17), exact values <= 2^13, non-constant blocks <= 64.
@@ -84,29 +87,98 @@ float fast_bound(double ebc) {
 // no reconstruction live across the loop: at 6 CTAs per SM (40 registers) four of them spilled.
 // float: the check in float first, the double one only for the values that need it, if any
 // lane of the warp has one (then rec runs again for those values).
-template <class T, class Rec>
-__device__ inline uint32_t miss_mask(const T (&v)[4], uint32_t cnt, double ebc, float ebf, Rec&& rec) {
+template <int V, class T, class Rec>
+__device__ inline uint32_t miss_mask(const T (&v)[V], uint32_t cnt, double ebc, float ebf, Rec&& rec) {
   uint32_t m = 0;
   if constexpr (sizeof(T) == 4) {
     uint32_t slow = 0;
 #pragma unroll
-    for (uint32_t e = 0; e < 4; ++e) {
+    for (uint32_t e = 0; e < V; ++e) {
       const T xr = rec(e);
       if (e < cnt && !(fabsf(v[e] - xr) <= ebf)) slow |= 1u << e;
     }
     if (__any_sync(kFull, slow)) {
 #pragma unroll
-      for (uint32_t e = 0; e < 4; ++e)
+      for (uint32_t e = 0; e < V; ++e)
         if (((slow >> e) & 1) && !within(v[e], rec(e), ebc)) m |= 1u << e;
     }
   } else {
 #pragma unroll
-    for (uint32_t e = 0; e < 4; ++e) {
+    for (uint32_t e = 0; e < V; ++e) {
       const T xr = rec(e);
       if (e < cnt && !within(v[e], xr, ebc)) m |= 1u << e;
     }
   }
   return m;
+}
+
+// Finite min and max of a lane's values as order keys (mn > mx when it has none); padding
+// values are NaN (loadv). float: the hardware's min and max skip a NaN operand, so only the
+// infinities need turning into NaN, 4 instructions a value instead of 7 for the keys; which
+// of -0 and +0 wins does not matter (block_mu).
+template <int V, class T>
+__device__ inline void lane_extremes(const T (&v)[V], KeyOf<T>& mn, KeyOf<T>& mx) {
+  if constexpr (sizeof(T) == 4) {
+    float lo = INFINITY, hi = -INFINITY;
+#pragma unroll
+    for (uint32_t e = 0; e < V; ++e) {
+      const float a = fabsf(v[e]) < INFINITY ? v[e] : NAN;
+      lo = fminf(lo, a);
+      hi = fmaxf(hi, a);
+    }
+    mn = order_key(lo);
+    mx = order_key(hi);
+  } else {
+    mn = std::numeric_limits<KeyOf<T>>::max();
+    mx = std::numeric_limits<KeyOf<T>>::min();
+#pragma unroll
+    for (uint32_t e = 0; e < V; ++e) {
+      if (is_finite(v[e])) {
+        const KeyOf<T> k = order_key(v[e]);
+        mn = k < mn ? k : mn;
+        mx = k > mx ? k : mx;
+      }
+    }
+  }
+}
+
+// The lanes' extremes reduced over each block's lanes (P blocks a warp, 32 / P lanes each).
+// 32-bit keys: the warp-reduce instruction (sm_80+), once per block, the other blocks' lanes
+// contributing the neutral value.
+template <int P, class S>
+__device__ inline void block_extremes(uint32_t h, S& mn, S& mx) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr bool kRedux = sizeof(S) == 4;
+#else
+  constexpr bool kRedux = false;
+#endif
+  if constexpr (kRedux && P == 1) {
+    mn = __reduce_min_sync(kFull, mn);
+    mx = __reduce_max_sync(kFull, mx);
+  } else if constexpr (kRedux) {
+    static_assert(P == 2);
+    constexpr S kHi = std::numeric_limits<S>::max(), kLo = std::numeric_limits<S>::min();
+    const S mn0 = __reduce_min_sync(kFull, h ? kHi : mn), mn1 = __reduce_min_sync(kFull, h ? mn : kHi);
+    const S mx0 = __reduce_max_sync(kFull, h ? kLo : mx), mx1 = __reduce_max_sync(kFull, h ? mx : kLo);
+    mn = h ? mn1 : mn0;
+    mx = h ? mx1 : mx0;
+  } else {
+#pragma unroll
+    for (int d = 16 / P; d > 0; d >>= 1) {
+      const S a = __shfl_xor_sync(kFull, mn, d), c = __shfl_xor_sync(kFull, mx, d);
+      mn = a < mn ? a : mn;
+      mx = c > mx ? c : mx;
+    }
+  }
+}
+
+// A lane's code bytes (V / 4 of them) into the staging.
+template <int V>
+__device__ inline void store_codes(uint8_t* p, uint32_t cb) {
+  if constexpr (V == 4)
+    *p = static_cast<uint8_t>(cb);
+  else
+    *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(cb);
 }
 
 // ORs the lane's mid-bytes (value e: the low c[e] bytes of w[e], in value order, the rest of
@@ -176,25 +248,32 @@ __device__ inline uint32_t warp_sum(uint32_t x) {
 }
 
 // B <= 128. A CTA of kWarps warps takes a tile of kWarps x R consecutive data blocks (the tile
-// id from the look-back's counter); warp w takes blocks [R w, R w + R) of it, one at a time,
-// lane l values [4 l, 4 l + 4), the next block's values loading meanwhile. Everything a block
-// writes is made before the look-back: kinds and means straight to global memory (their place
-// is the block index), codes, mid counts and mid-bytes into the warp's staging, exact values
-// as bits. Once the look-back has placed the tile, each warp copies its staging out.
-template <class T, int R, int MB>
+// id from the look-back's counter); warp w takes blocks [R w, R w + R) of it, P = V / 4 at a
+// time: lane l holds V consecutive values, so a block spans 32 / P lanes (V = 4: the whole
+// warp; V = 8, for B = 128: half of it, and the two halves code two blocks in the same
+// instructions: the plan, its base trials, the scan, the loop's bookkeeping are paid once for
+// both). The next P blocks' values load meanwhile. Everything a block writes is made before the
+// look-back: kinds straight to global memory (their place is the block index), codes, mid counts
+// and the payload into the warp's staging, exact values as bits. Once the look-back has placed
+// the tile, each warp copies its staging out.
+template <class T, int R, int MB, uint32_t kB, int V>
 __global__ void __launch_bounds__(32 * kWarps, MB)
-    encode_tile_kernel(const T* __restrict__ x, uint64_t n, uint64_t nblocks, uint64_t tiles, uint32_t B, double ebc,
-                       float ebf, int pe, lookback::State<3> st, TileOut o) {
+    encode_tile_kernel(const T* __restrict__ x, uint64_t n, uint64_t nblocks, uint64_t tiles, uint32_t B_arg,
+                       double ebc, float ebf, int pe, lookback::State<3> st, TileOut o) {
+  const uint32_t B = kB ? kB : B_arg;  // kB: the default block size, known to the compiler
   using U = typename Traits<T>::U;
   using S = KeyOf<T>;
   using Bits = std::conditional_t<(R > 8), uint64_t, uint32_t>;  // 4 exact-value bits a block
-  static_assert(R <= 16);
+  constexpr int P = V / 4;                                       // blocks an iteration
+  constexpr uint32_t G = 32 / P;                                 // lanes a block
+  static_assert(R <= 16 && R % P == 0 && (V == 4 || V == 8));
+  static_assert(V == 4 || kB == 128, "two blocks a warp need B = 128 (8 values a lane, 16 lanes a block)");
   __shared__ unsigned long long s_tile;
   __shared__ Agg s_warp[kWarps];
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t h = lane / G, lb = lane % G;  // the lane's block in an iteration, its lane in it
   const uint64_t tile = lookback::next_tile(st, tiles, &s_tile);
   const uint64_t b0 = (tile * kWarps + warp) * R, bend = min(b0 + R, nblocks);
-  const uint32_t i0 = 4 * lane;
   const bool vec = (reinterpret_cast<uintptr_t>(x) & 15) == 0;
   const uint32_t mid_room = stage_mid_bytes<T>(R, B);
   uint8_t* smid = g_smem + warp * stage_warp_bytes<T>(R, B);
@@ -204,118 +283,134 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
   for (uint32_t q = lane; q < mid_room / 16; q += 32) reinterpret_cast<uint4*>(smid)[q] = make_uint4(0, 0, 0, 0);
   __syncwarp();
 
-  // Only the field's last block (r == r_last, if this warp has it) can be short.
+  // A lane's values in iteration j start at index (b0 + P j) B + V lane (V lane < B for V = 4
+  // when B < 128: the other lanes hold none). Only the field's end can cut them short.
   const uint32_t nr = static_cast<uint32_t>(bend > b0 ? bend - b0 : 0);
-  const uint32_t r_last = nblocks - 1 - b0 < R ? static_cast<uint32_t>(nblocks - 1 - b0) : R;
-  const uint32_t last_len = static_cast<uint32_t>(n - (nblocks - 1) * B);
-  const uint32_t cnt_last = i0 < last_len ? min(4u, last_len - i0) : 0u;
-  const uint32_t cnt_full = i0 < B ? 4u : 0u;
-  const T* xw = x + b0 * B + i0;
-  T nx[4];
+  const uint32_t nit = (nr + P - 1) / P;
+  const uint32_t own = V * lane < P * B ? V : 0u;  // values of a lane in a full iteration
+  const uint64_t first = b0 * B + V * lane;
+  auto count = [&](uint32_t j) -> uint32_t {
+    const uint64_t at = first + uint64_t{j} * P * B;
+    return at >= n ? 0u : (n - at < own ? static_cast<uint32_t>(n - at) : own);
+  };
+  const T* xn = x + first;  // the next iteration's values of this lane
+  T nx[V];
   uint32_t ncnt = 0;
-  if (nr) {
-    ncnt = r_last == 0 ? cnt_last : cnt_full;
-    load4(xw, ncnt, vec, nx);
+  if (nit) {
+    ncnt = count(0);
+    loadv(xn, ncnt, vec, nx);
   }
   uint32_t spos = 0, nc = 0;
   Bits exbits = 0;
-  int my_kind = 0;  // lane r: block r's kind
 #pragma unroll 1
-  for (uint32_t r = 0; r < nr; ++r) {
-    const T v[4] = {nx[0], nx[1], nx[2], nx[3]};
+  for (uint32_t j = 0; j < nit; ++j) {
+    T v[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) v[e] = nx[e];
     const uint32_t cnt = ncnt;
-    if (r + 1 < nr) {
-      ncnt = r + 1 == r_last ? cnt_last : cnt_full;
-      load4(xw + (r + 1) * B, ncnt, vec, nx);
+    if (j + 1 < nit) {
+      xn += P * B;
+      ncnt = count(j + 1);
+      loadv(xn, ncnt, vec, nx);
     }
-    // Block min/max over finite values (no finite value: mn > mx).
-    S mn = std::numeric_limits<S>::max(), mx = std::numeric_limits<S>::min();
-#pragma unroll
-    for (uint32_t e = 0; e < 4; ++e) {
-      if (e < cnt && is_finite(v[e])) {
-        const S k = order_key(v[e]);
-        mn = k < mn ? k : mn;
-        mx = k > mx ? k : mx;
-      }
-    }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (sizeof(S) == 4) {  // one warp-reduce instruction each (sm_80+)
-      mn = __reduce_min_sync(kFull, mn);
-      mx = __reduce_max_sync(kFull, mx);
-    } else
-#endif
-    {
-#pragma unroll
-      for (int d = 16; d > 0; d >>= 1) {
-        const S a = __shfl_xor_sync(kFull, mn, d), c = __shfl_xor_sync(kFull, mx, d);
-        mn = a < mn ? a : mn;
-        mx = c > mx ? c : mx;
-      }
-    }
-    // plan_block() with its four base codes tried at once, lane q trying code q: the first
-    // that qualifies wins (code 3, the mid-range itself, always does).
+    // The block's min/max over finite values (no finite value: mn > mx); padding is NaN.
+    S mn, mx;
+    lane_extremes(v, mn, mx);
+    block_extremes<P>(h, mn, mx);
+    // plan_block() with its four base codes tried at once, lane q of the block trying code q:
+    // the first that qualifies wins (code 3, the mid-range itself, always does).
     T mu = 0;  // the block's base
     int bits = 0, code = 0;  // kept bits (0: constant) and base code
-    if (mn <= mx) {  // uniform: the reductions above leave every lane the same mn, mx
-      const T fmn = from_order_key<T>(mn), fmx = from_order_key<T>(mx);
-      const T mid = block_mu(fmn, fmx);
-      const double rad = block_radius(fmn, fmx, mid);
-      const bool cst = rad <= ebc;
-      if (!cst) bits = required_bits<T>(static_cast<T>(rad), pe);
-      T cand = mid;
-      const int q = static_cast<int>(lane & 3);
-      const bool ok = (cst ? constant_base(fmn, fmx, mid, ebc, q, cand) : nonconstant_base(fmn, fmx, mid, bits, pe, q, cand)) &&
-                      lane < 4;
-      code = __ffs(__ballot_sync(kFull, ok)) - 1;
-      mu = __shfl_sync(kFull, cand, code);
+    {
+      T cand = 0;
+      bool ok = false;
+      if (mn <= mx) {  // uniform across the block: every lane of it holds the same mn, mx
+        const T fmn = from_order_key<T>(mn), fmx = from_order_key<T>(mx);
+        const T mid = block_mu(fmn, fmx);
+        const double rad = block_radius(fmn, fmx, mid);
+        const bool cst = rad <= ebc;
+        if (!cst) bits = required_bits<T>(static_cast<T>(rad), pe);
+        cand = mid;
+        const int q = static_cast<int>(lb & 3);
+        ok = (cst ? constant_base(fmn, fmx, mid, ebc, q, cand) : nonconstant_base(fmn, fmx, mid, bits, pe, q, cand)) &&
+             lb < 4;
+      }
+      const uint32_t votes = (__ballot_sync(kFull, ok) >> (h * G)) & 15u;
+      code = votes ? __ffs(votes) - 1 : 0;
+      mu = __shfl_sync(kFull, cand, h * G + code);
+      if (mn > mx) mu = 0;
     }
+    const uint32_t blk = P * j + h;  // the lane's block in the warp's run
+    if (lb == 0 && blk < nr) o.kinds[b0 + blk] = make_kind(bits, code);
     const int nb = bytes_of_bits(bits), pad = pad_bits(bits);
-    if (lane == r) my_kind = make_kind(bits, code);  // stored after the loop, one coalesced store
     const uint32_t wb = static_cast<uint32_t>(base_bytes<T>(code));
-    if (wb) {  // the base's bytes open the block's payload, ORed in by lane 0 like mid-bytes
-      if (lane == 0) put_base(sw, spos, base_word(mu, static_cast<int>(wb)));
-      spos += wb;
-    }
-    uint32_t ex4 = 0;
-    if (nb == 0) {
+    const uint32_t head = lb == 0 ? wb : 0u;  // a block's payload opens with its base's bytes
+    uint32_t ex = 0;
+    if (!__any_sync(kFull, nb != 0)) {  // every block of the iteration constant
 #pragma unroll
-      for (uint32_t e = 0; e < 4; ++e)
-        if (e < cnt && !is_finite(v[e])) ex4 |= 1u << e;
+      for (uint32_t e = 0; e < V; ++e)
+        if (e < cnt && !is_finite(v[e])) ex |= 1u << e;
+      // (Every shuffle here and below runs in all lanes, its result selected after: a shuffle
+      // under a lane-dependent condition would leave the full mask waiting.)
+      const uint32_t wb0 = P == 1 ? wb : __shfl_sync(kFull, wb, 0);
+      if (head) put_base(sw, spos + (h ? wb0 : 0u), base_word(mu, static_cast<int>(wb)));
+      spos += P == 1 ? wb : wb0 + __shfl_sync(kFull, wb, G);
     } else {
       // Kept patterns, codes (the previous value's pattern from the lane before), the bound
-      // check, and the mid-bytes placed by a warp scan of their counts.
+      // check, and the payload placed by a warp scan of its byte counts (a constant block's
+      // lanes count only its base's bytes: with nb = 0 every count below is 0).
       const U maskR = bits_mask<T>(bits);
-      const int lcap = leading_cap(nb);
-      U k[4];
-      ex4 = miss_mask(v, cnt, ebc, ebf, [&](uint32_t e) {  // the reconstruction, computed where it is checked
+      const U cap_bit = lead_cap_bit<T>(leading_cap(nb));
+      U k[V];
+      ex = miss_mask<V>(v, cnt, ebc, ebf, [&](uint32_t e) {  // the reconstruction, computed where it is checked
         const U kt = kept_top<T>((is_finite(v[e]) ? v[e] : mu) - mu, maskR);  // kept_pattern() << pad
         k[e] = kt >> pad;
         return mu + from_bits<T>(kt);  // reconstruct(mu, k[e], pad)
       });
-      U prev = __shfl_up_sync(kFull, k[3], 1);
-      if (lane == 0) prev = 0;
-      uint32_t cb = 0, c[4];
-      U w[4];
+      U prev = __shfl_up_sync(kFull, k[V - 1], 1);
+      if (lb == 0) prev = 0;
+      uint32_t cb = 0, c[V];
+      U w[V];
 #pragma unroll
-      for (uint32_t e = 0; e < 4; ++e) {
-        const int L = leading_bytes<T>(k[e], prev, lcap);
-        c[e] = e < cnt ? static_cast<uint32_t>(nb - L) : 0u;
-        cb |= (e < cnt ? static_cast<uint32_t>(L) : 0u) << (2 * e);
-        w[e] = e < cnt ? mid_word<T>(k[e], L) : U(0);
+      for (uint32_t e = 0; e < V; ++e) {
+        const bool in = e < cnt;
+        const int L = leading_bytes_capped<T>(k[e], prev, cap_bit);
+        c[e] = in ? static_cast<uint32_t>(nb - L) : 0u;
+        cb |= (in ? static_cast<uint32_t>(L) : 0u) << (2 * e);
+        w[e] = in ? mid_word<T>(k[e], L) : U(0);
         prev = k[e];
       }
-      const uint32_t len = c[0] + c[1] + c[2] + c[3];
+      uint32_t len = head;
+#pragma unroll
+      for (uint32_t e = 0; e < V; ++e) len += c[e];
       const uint32_t incl = warp_incl_sum(len, lane);
       const uint32_t tot = __shfl_sync(kFull, incl, 31);
-      put_mid_bytes(sw, spos + incl - len, w, c);
-      if (lane < B / 4) scodes[nc * (B / 4) + lane] = static_cast<uint8_t>(cb);
-      if (lane == 0) scounts[nc] = static_cast<uint16_t>(tot);
+      const uint32_t pos = spos + incl - len;
+      if (head) put_base(sw, pos, base_word(mu, static_cast<int>(wb)));
+      uint32_t mpos = pos + head;
+#pragma unroll
+      for (int g = 0; g < V; g += 4) {  // four values at a time
+        const U w4[4] = {w[g], w[g + 1], w[g + 2], w[g + 3]};
+        const uint32_t c4[4] = {c[g], c[g + 1], c[g + 2], c[g + 3]};
+        put_mid_bytes(sw, mpos, w4, c4);
+        mpos += c4[0] + c4[1] + c4[2] + c4[3];
+      }
+      // The block's total: the scan at its last lane less the blocks before it.
+      const bool coded = nb != 0;  // non-constant blocks have codes and a mid count
+      uint32_t btot = tot, slot = nc;
+      if constexpr (P == 2) {
+        const uint32_t tot0 = __shfl_sync(kFull, incl, G - 1);
+        const uint32_t coded0 = __shfl_sync(kFull, static_cast<uint32_t>(coded), 0);
+        btot = h ? tot - tot0 : tot0;
+        slot = nc + (h ? coded0 : 0u);
+      }
+      if (coded && V * lb < B) store_codes<V>(scodes + slot * (B / 4) + (V / 4) * lb, cb);
+      if (coded && lb == 0) scounts[slot] = static_cast<uint16_t>(btot - wb);
       spos += tot;
-      ++nc;
+      nc += P == 1 ? static_cast<uint32_t>(coded) : __popc(__ballot_sync(kFull, coded && lb == 0));
     }
-    exbits |= static_cast<Bits>(ex4) << (4 * r);
+    exbits |= static_cast<Bits>(ex) << (V * j);
   }
-  if (lane < nr) o.kinds[b0 + lane] = static_cast<uint8_t>(my_kind);
   const uint32_t nex = warp_sum(sizeof(Bits) == 8 ? __popcll(exbits) : __popc(static_cast<uint32_t>(exbits)));
 
   // Tile prefix: warps in order, then the look-back over earlier tiles (warp 0).
@@ -373,20 +468,21 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       }
     }
   }
-  // Exact values (rare): in index order, the values read again.
+  // Exact values (rare): in index order (lane order is index order within an iteration), the
+  // values read again.
   if (nex) {
     uint64_t at = at0.w[1];
 #pragma unroll 1
-    for (uint32_t r = 0; r < nr; ++r) {
-      const uint32_t m = static_cast<uint32_t>(exbits >> (4 * r)) & 15u, cm = __popc(m);
+    for (uint32_t j = 0; j < nit; ++j) {
+      const uint32_t m = static_cast<uint32_t>(exbits >> (V * j)) & ((1u << V) - 1), cm = __popc(m);
       const uint32_t incl = warp_incl_sum(cm, lane), tot = __shfl_sync(kFull, incl, 31);
       if (tot == 0) continue;  // uniform
       uint64_t p = at + incl - cm;
 #pragma unroll
-      for (uint32_t e = 0; e < 4; ++e) {
+      for (uint32_t e = 0; e < V; ++e) {
         if ((m >> e) & 1) {
           if (p < o.ex_cap) {
-            const uint64_t idx = (b0 + r) * B + i0 + e;
+            const uint64_t idx = first + uint64_t{j} * P * B + e;
             o.ex_idx[p] = idx;
             static_cast<T*>(o.ex_val)[p] = x[idx];
           }
@@ -604,7 +700,7 @@ uint64_t code_section_bytes(uint64_t n, uint32_t B, uint64_t nonconstant, bool l
 // again with exactly enough (the first pass counted them).
 uint64_t first_exact_capacity(uint64_t n) { return n / 32 + 4096; }
 
-template <class T, int R, int MB>
+template <class T, int R>
 void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cudaStream_t s, DeviceEncoded<T>& d) {
   constexpr int W = Traits<T>::kBytes;
   const uint64_t nblocks = d.nblocks, tiles = (nblocks + kWarps * R - 1) / (kWarps * R);
@@ -616,7 +712,13 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
   d.mid = dev::Buffer<uint8_t>(n * W + nblocks * W, s);  // every value kept whole, and every base
   uint64_t cap = std::min<uint64_t>(n, first_exact_capacity(n));
   const size_t smem = size_t{kWarps} * stage_warp_bytes<T>(R, B);
-  allow_shared_bytes(encode_tile_kernel<T, R, MB>, smem);
+  // float at the default block size: half a warp a block (8 values a lane); double keeps a warp
+  // a block (8 doubles a lane would not fit its registers), as does any other block size.
+  constexpr int V = sizeof(T) == 4 ? 8 : 4;
+  const auto kernel = B == kDefaultBlock
+                          ? encode_tile_kernel<T, R, TileConfig<T, V>::kMinCtas, kDefaultBlock, V>
+                          : encode_tile_kernel<T, R, TileConfig<T, 4>::kMinCtas, 0, 4>;
+  allow_shared_bytes(kernel, smem);
   const float ebf = fast_bound(ebc);
   for (int attempt = 0; attempt < 2; ++attempt) {
     d.exact_idx = dev::Buffer<uint64_t>(cap, s);
@@ -625,8 +727,8 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
     const TileOut o{d.kinds.get(), d.mid_counts.get(), d.codes.get(), d.mid.get(), d.exact_idx.get(),
                      d.exact_val.get(), cap};
     KernelTimer t("encode tile kernel", n * W, s);
-    encode_tile_kernel<T, R, MB><<<static_cast<unsigned>(tiles), 32 * kWarps, smem, s>>>(d_x, n, nblocks, tiles, B,
-                                                                                        ebc, ebf, pe, chain.state(), o);
+    kernel<<<static_cast<unsigned>(tiles), 32 * kWarps, smem, s>>>(d_x, n, nblocks, tiles, B, ebc, ebf, pe,
+                                                                  chain.state(), o);
     SCIZ_CUDA_CHECK_LAUNCH("szx encode_tile_kernel");
     t.stop();
     Agg tot;
@@ -721,7 +823,7 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t blo
   d.kinds = dev::Buffer<uint8_t>(d.nblocks, s);
   if (d.nblocks == 0) return d;
   if (block <= 128)
-    encode_tiles<T, TileConfig<T>::kR, TileConfig<T>::kMinCtas>(d_x, n, ebc, pe, block, s, d);
+    encode_tiles<T, TileConfig<T, 4>::kR>(d_x, n, ebc, pe, block, s, d);
   else
     encode_two_pass<T>(d_x, n, ebc, pe, block, s, d);
   return d;

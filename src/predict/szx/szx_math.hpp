@@ -231,6 +231,18 @@ SCIZ_HD int leading_bytes(typename Traits<T>::U k, typename Traits<T>::U prev, i
   return l < lcap ? l : lcap;
 }
 SCIZ_HD int leading_cap(int nb) { return nb < 3 ? nb : 3; }
+// The same count with the cap folded into the operand: clz(x | b) = min(clz(x), clz(b)), so a
+// set bit at 8 lcap leading zeros caps the count without a min (one operation for the kernel's
+// xor, or and count: the bit is the block's, computed once).
+template <class T>
+SCIZ_HD typename Traits<T>::U lead_cap_bit(int lcap) {
+  using U = typename Traits<T>::U;
+  return static_cast<U>(U(1) << (8 * Traits<T>::kBytes - 1 - 8 * lcap));
+}
+template <class T>
+SCIZ_HD int leading_bytes_capped(typename Traits<T>::U k, typename Traits<T>::U prev, typename Traits<T>::U cap_bit) {
+  return clz((k ^ prev) | cap_bit) >> 3;
+}
 
 // The mid-bytes of a value, nb - L of them, are the bytes of k after its L leading ones, most
 // significant first. As a word: its first nb - L bytes in memory order are the mid-bytes and
