@@ -72,8 +72,10 @@ std::vector<uint8_t> read_all(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 1 && argc != 4 && argc != 5) {
-    std::fprintf(stderr, "usage: sciz_mdr_gpu_bench [FIELD DTYPE DIMS [RUNS]]\n");
+  // `--runs N` alone: the default field with N runs (the GPU check's short form).
+  const bool runs_only = argc == 3 && std::string(argv[1]) == "--runs";
+  if (argc != 1 && argc != 4 && argc != 5 && !runs_only) {
+    std::fprintf(stderr, "usage: sciz_mdr_gpu_bench [FIELD DTYPE DIMS [RUNS]] | --runs RUNS\n");
     return 2;
   }
   if (!cuda_available()) {
@@ -84,9 +86,9 @@ int main(int argc, char** argv) {
   DType dtype = DType::f32;
   Shape shape;
   std::vector<uint8_t> data;
-  int runs = 20;
+  int runs = runs_only ? std::max(1, std::atoi(argv[2])) : 20;
   try {
-    if (argc == 1) {
+    if (argc == 1 || runs_only) {
       name = std::string(SCIZ_SOURCE_DIR) + "/tests/fixtures/isabel_cut_20x50x50.f32";
       const std::vector<uint8_t> cut = read_all(name);
       const uint64_t copies = ((uint64_t(256) << 20) + cut.size() - 1) / cut.size();

@@ -120,6 +120,18 @@ if [ -f "$FIELD" ] && [ "$(elapsed)" -lt 510 ]; then
   grep -E "^delta" "$LOG/bench_rows100.log"
 fi
 
+# 3c. mdr (issue 14): refactor from device and pinned memory and a full retrieval into device
+# memory, end to end, on the Isabel fixture tiled to 256 MiB (the GPU file == the CPU file).
+if [ "$(elapsed)" -lt 470 ]; then
+  timeout 100 build-gpu/sciz_mdr_gpu_bench --runs 3 > "$LOG/mdr_gpu.log" 2>&1
+  mdr_rc=$?
+  say "mdr gpu bench rc=$mdr_rc"
+  cat "$LOG/mdr_gpu.log"
+  summary+=("mdr: $(grep -E "refactor, field in device|full retrieval" "$LOG/mdr_gpu.log" | sed -E 's/ +/ /g; s/^ //' | paste -sd ';' -) (rc $mdr_rc)")
+else
+  summary+=("mdr gpu bench: skipped for time")
+fi
+
 # 4. compact summary, last
 j() {  # value of a top-level numeric/string key in a bench json
   grep -m1 "\"$2\":" "$1" | sed -E 's/.*": "?([^",]*)"?,?$/\1/'
