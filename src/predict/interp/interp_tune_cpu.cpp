@@ -113,20 +113,6 @@ std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
   return v;
 }
 
-// Runs level l of a block with cfg on v (in place), calling on(x, pred, code) per point.
-template <class T, class F>
-void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T> q, const double ebc,
-                 F&& on) {
-  T* p = v.data();
-  run_level(p, kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{},
-            [&](int64_t off, const int64_t*, T pred) __attribute__((always_inline)) {
-              const T xv = p[off];
-              int32_t big = 0;
-              const uint8_t code = quantize<T>(xv, pred, q, ebc, p[off], big);
-              on(xv, pred, code, big);
-            });
-}
-
 // One sample's run of one block level: the state it left, its summed error cost, and what the
 // size estimate (sample_bits) reads of it: the codes of its finite points in the order the
 // level visits them, and its outliers' LEB128 bytes. A tuning pass and the pass that sizes the
@@ -140,6 +126,28 @@ struct LevelRun {
   uint64_t cost = 0;
 };
 
+// What a tuning run does with each point: quantize it in place, sum its error cost, keep the
+// code of a finite point and its outlier's bytes. A functor with its state by value, which the
+// row loops keep in registers (interp_walk.hpp) and hand back at the end.
+template <class T>
+struct TuneSink {
+  T* p;
+  LevelQuant<T> lq;
+  double ebc;
+  uint8_t* cp;
+  uint64_t cost = 0, ob = 0;
+  static constexpr bool kInlineEdge = true;  // the row loops inline predict_edge for this op
+  SCIZ_HD_HOT void operator()(int64_t off, const int64_t*, T pred) {
+    const T xv = p[off];
+    int32_t big = 0;
+    const uint8_t code = quantize<T>(xv, pred, lq, ebc, p[off], big);
+    cost += err_cost(xv, pred, lq);
+    if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
+    *cp++ = code;
+    if (code == kOutlierCode) ob += leb128_bytes(outlier_word(big));
+  }
+};
+
 template <class T>
 void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q,
                       double ebc, LevelRun<T>& r) {
@@ -147,18 +155,11 @@ void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, Level
   // the field's end may be a few planes thin.
   r.v.resize(kBoxVolume);
   std::memcpy(r.v.data(), from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
-  uint8_t* cp = r.codes.data();
-  uint64_t cost = 0, ob = 0;
-  const LevelQuant<T> lq = q;  // a copy the stores to the box cannot alias: kept in registers
-  block_level<T>(r.v, g, l, cfg, lq, ebc, [&](T xv, T pred, uint8_t code, int32_t big) __attribute__((always_inline)) {
-    cost += err_cost(xv, pred, lq);
-    if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
-    *cp++ = code;
-    if (code == kOutlierCode) ob += leb128_bytes(outlier_word(big));
-  });
-  r.ncodes = static_cast<size_t>(cp - r.codes.data());
-  r.outlier_bytes = ob;
-  r.cost = cost;
+  TuneSink<T> sink{r.v.data(), q, ebc, r.codes.data()};
+  run_level(r.v.data(), kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{}, sink);
+  r.ncodes = static_cast<size_t>(sink.cp - r.codes.data());
+  r.outlier_bytes = sink.ob;
+  r.cost = sink.cost;
 }
 
 // The samples' codes per block level (index l - 1), sample by sample: what sample_bits sizes.
