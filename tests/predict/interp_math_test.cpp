@@ -504,3 +504,89 @@ TEST(InterpTwin, ExactlyStoredNegativeZeroKeepsItsSign) {
   EXPECT_EQ(test::check_bound(x, y, eb), "");
 }
 
+namespace {
+
+// The samples tune() would search on field x (its gathered boxes, in their state before the
+// block levels: original values, which the search does not tell from anchor-rounded ones).
+template <class T>
+std::vector<TuneSample<T>> samples_of(const std::vector<T>& x, const Layout& L) {
+  const TuneInput<T> in = gather_cpu<T>(x.data(), L);
+  std::vector<TuneSample<T>> out;
+  for (size_t k = 0; k < in.blocks.size(); ++k) {
+    TuneSample<T> s;
+    s.g = box_geom(L, in.blocks[k]);
+    s.x.assign(in.boxes.begin() + k * kBoxVolume, in.boxes.begin() + (k + 1) * kBoxVolume);
+    s.v = s.x;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The bounded search against the exhaustive one on one field: every level's choice, every
+// sample's codes and outlier bytes per level, every sample's final state bit for bit.
+template <class T>
+void bounded_equals_exhaustive(const std::vector<T>& x, const Layout& L, double eb, const std::string& what) {
+  std::vector<std::vector<LevelConfig>> cand_sets;
+  std::vector<LevelConfig> all;
+  for (int sp = 0; sp < kSplines; ++sp)
+    for (int sc = 0; sc < kSchemes; ++sc) all.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
+  cand_sets.push_back(all);
+  cand_sets.push_back({{kLinear, kDimZYX}, {kLinear, kDimXYZ}, {kLinear, kMultiDim}});  // one spline
+  cand_sets.push_back({{kLinear, kMultiDim}, {kLinear, kCross}, {kCubic, kMultiDim}, {kCubic, kCross}});
+  for (const auto& [alpha, beta] : {std::pair{1.0, 1.0}, std::pair{1.5, 2.0}})
+    for (size_t ci = 0; ci < cand_sets.size(); ++ci)
+      for (int threads : {1, 3}) {
+        SCOPED_TRACE(what + " eb " + std::to_string(eb) + " alpha " + std::to_string(alpha) + " candidates " +
+                     std::to_string(ci) + " threads " + std::to_string(threads));
+        const std::vector<double> ebs = level_bounds(eb, L.levels, alpha, beta);
+        std::vector<TuneSample<T>> a = samples_of(x, L), b = a;
+        std::vector<LevelConfig> ca(L.levels), cb(L.levels);
+        TuneSampleCodes codes_a, codes_b;
+        search_block_levels<T>(a, cand_sets[ci], ebs, eb_check<T>(eb), ca, codes_a, 1, false);
+        search_block_levels<T>(b, cand_sets[ci], ebs, eb_check<T>(eb), cb, codes_b, threads, true);
+        for (int l = 1; l <= kBlockLevels; ++l)
+          ASSERT_EQ(pack_config(ca[l - 1]), pack_config(cb[l - 1])) << "level " << l;
+        for (int l = 1; l <= kBlockLevels; ++l)
+          for (size_t k = 0; k < a.size(); ++k) {
+            ASSERT_EQ(codes_a[l - 1][k].codes, codes_b[l - 1][k].codes) << "level " << l << " sample " << k;
+            ASSERT_EQ(codes_a[l - 1][k].outlier_bytes, codes_b[l - 1][k].outlier_bytes);
+          }
+        for (size_t k = 0; k < a.size(); ++k)
+          ASSERT_EQ(std::memcmp(a[k].v.data(), b[k].v.data(), a[k].v.size() * sizeof(T)), 0) << "sample " << k;
+      }
+}
+
+}  // namespace
+
+// The tuner stops a candidate's runs once it cannot win and tries the level above's scheme
+// first: it must choose what running every candidate to its end in the plain order chooses,
+// ties included (a constant field ties every candidate at every level; thin boxes tie cubic
+// with linear where no cubic stencil fits), on smooth, rough, NaN-holed and real fields.
+TEST(InterpTune, BoundedSearchChoosesWhatTheExhaustiveSearchChooses) {
+  const std::vector<std::array<uint64_t, 3>> shapes = {{20, 50, 50}, {33, 40, 18}, {1, 70, 90}, {17, 17, 17}};
+  for (const auto& e : shapes) {
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    const Shape sh{{e[0], e[1], e[2]}};
+    const std::string name = std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
+    auto smooth = test::smooth_field<float>(sh, 11);
+    bounded_equals_exhaustive<float>(smooth, L, 1e-3, "smooth " + name);
+    bounded_equals_exhaustive<float>(std::vector<float>(L.total, 2.5f), L, 1e-3, "constant " + name);
+    std::mt19937 rng(7);
+    std::normal_distribution<double> g(0, 1);
+    std::vector<double> rough(L.total);
+    for (size_t i = 0; i < rough.size(); ++i) rough[i] = std::sin(0.05 * static_cast<double>(i)) + 0.3 * g(rng);
+    for (size_t i = 3; i < rough.size(); i += 173) rough[i] = std::numeric_limits<double>::quiet_NaN();
+    bounded_equals_exhaustive<double>(rough, L, 1e-2, "rough with NaN " + name);
+  }
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> isa(20 * 50 * 50);
+  ASSERT_EQ(raw.size(), isa.size() * 4);
+  std::memcpy(isa.data(), raw.data(), raw.size());
+  for (double rel : {1e-2, 1e-3, 1e-4})
+    bounded_equals_exhaustive<float>(isa, make_layout(20, 50, 50), rel * 40.4926, "isabel cut");
+  const auto raw2 = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "ocean_nanland_cut_1x4x45x90.f32");
+  std::vector<float> ocean(4 * 45 * 90);
+  ASSERT_EQ(raw2.size(), ocean.size() * 4);
+  std::memcpy(ocean.data(), raw2.data(), raw2.size());
+  for (double eb : {0.3, 0.03, 0.003}) bounded_equals_exhaustive<float>(ocean, make_layout(4, 45, 90), eb, "ocean nanland");
+}
