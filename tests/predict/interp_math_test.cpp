@@ -272,6 +272,62 @@ TEST(InterpMath, GpuBoxRouteEqualsGuardedPrediction) {
   }
 }
 
+// predict_edge (the CPU row loops' route for points whose stencil leaves the box, and for a
+// non-finite interior result) is predict_point bit for bit on every point of every pass and
+// shape, cross stencils with either fallback spline, NaN, Inf and overflowing neighbours.
+template <class T>
+void edge_route_equals_guarded(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> g(0, 1);
+  std::vector<T> v(kBoxVolume);
+  for (auto& x : v) x = static_cast<T>(g(rng) * 10);
+  for (int i = 0; i < 120; ++i) {
+    const int at = static_cast<int>(rng() % kBoxVolume);
+    v[at] = i % 4 == 0   ? std::numeric_limits<T>::quiet_NaN()
+            : i % 4 == 1 ? std::numeric_limits<T>::infinity()
+            : i % 4 == 2 ? -std::numeric_limits<T>::infinity()
+                         : std::numeric_limits<T>::max() / 2;
+  }
+  uint64_t checked = 0;
+  for (const auto& w : std::vector<std::array<int64_t, 3>>{{17, 17, 17}, {17, 9, 5}, {3, 17, 12}, {1, 1, 17}, {1, 17, 16}, {17, 17, 2}, {17, 2, 2}})
+    for (int scheme = 0; scheme < kSchemes; ++scheme)
+      for (int spline = 0; spline < kSplines; ++spline)
+        for (int l = 1; l <= kBlockLevels; ++l) {
+          const int64_t s = int64_t{1} << (l - 1);
+          const int64_t n[3] = {w[0], w[1], w[2]};
+          Pass passes[7];
+          const int np = level_passes(scheme, passes);
+          for (int pi = 0; pi < np; ++pi) {
+            const Stencil st = make_stencil<int64_t>(passes[pi].pred, s, kBoxPitch, spline, scheme == kCross);
+            const PassGrid pg = pass_grid<int64_t>(passes[pi], s, n);
+            for (int64_t z = 0; z < pg.cnt[0]; ++z)
+              for (int64_t y = 0; y < pg.cnt[1]; ++y)
+                for (int64_t x = 0; x < pg.cnt[2]; ++x) {
+                  const int64_t c[3] = {pg.start[0] + z * pg.step[0], pg.start[1] + y * pg.step[1],
+                                        pg.start[2] + x * pg.step[2]};
+                  const int64_t off = c[0] * kBoxPlane + c[1] * kBox + c[2];
+                  T got{};
+                  with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
+                    got = predict_edge<T, K, SPLINE, CROSS, int64_t>(v.data(), off, c, n, s, st);
+                  });
+                  const T ref = predict_point<T, int64_t>(v.data(), off, c, n, s, st);
+                  ASSERT_EQ(std::memcmp(&ref, &got, sizeof(T)), 0)
+                      << "box " << w[0] << "x" << w[1] << "x" << w[2] << " scheme " << scheme << " spline " << spline
+                      << " level " << l << " pass " << pi << " at " << c[0] << "," << c[1] << "," << c[2];
+                  ++checked;
+                }
+          }
+        }
+  EXPECT_GT(checked, 50000u);
+}
+
+TEST(InterpMath, EdgePathEqualsGuardedPrediction) {
+  for (uint32_t seed : {1u, 2u, 3u, 4u}) {
+    edge_route_equals_guarded<float>(seed);
+    edge_route_equals_guarded<double>(seed);
+  }
+}
+
 namespace {
 
 template <class T>
@@ -446,4 +502,91 @@ TEST(InterpTwin, ExactlyStoredNegativeZeroKeepsItsSign) {
   ASSERT_TRUE(std::find(sp.exact_idx.begin(), sp.exact_idx.end(), 13u) != sp.exact_idx.end());
   EXPECT_TRUE(std::signbit(y[13]) && y[13] == 0.0);
   EXPECT_EQ(test::check_bound(x, y, eb), "");
+}
+
+namespace {
+
+// The samples tune() would search on field x (its gathered boxes, in their state before the
+// block levels: original values, which the search does not tell from anchor-rounded ones).
+template <class T>
+std::vector<TuneSample<T>> samples_of(const std::vector<T>& x, const Layout& L) {
+  const TuneInput<T> in = gather_cpu<T>(x.data(), L);
+  std::vector<TuneSample<T>> out;
+  for (size_t k = 0; k < in.blocks.size(); ++k) {
+    TuneSample<T> s;
+    s.g = box_geom(L, in.blocks[k]);
+    s.x.assign(in.boxes.begin() + k * kBoxVolume, in.boxes.begin() + (k + 1) * kBoxVolume);
+    s.v = s.x;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The bounded search against the exhaustive one on one field: every level's choice, every
+// sample's codes and outlier bytes per level, every sample's final state bit for bit.
+template <class T>
+void bounded_equals_exhaustive(const std::vector<T>& x, const Layout& L, double eb, const std::string& what) {
+  std::vector<std::vector<LevelConfig>> cand_sets;
+  std::vector<LevelConfig> all;
+  for (int sp = 0; sp < kSplines; ++sp)
+    for (int sc = 0; sc < kSchemes; ++sc) all.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
+  cand_sets.push_back(all);
+  cand_sets.push_back({{kLinear, kDimZYX}, {kLinear, kDimXYZ}, {kLinear, kMultiDim}});  // one spline
+  cand_sets.push_back({{kLinear, kMultiDim}, {kLinear, kCross}, {kCubic, kMultiDim}, {kCubic, kCross}});
+  for (const auto& [alpha, beta] : {std::pair{1.0, 1.0}, std::pair{1.5, 2.0}})
+    for (size_t ci = 0; ci < cand_sets.size(); ++ci)
+      for (int threads : {1, 3}) {
+        SCOPED_TRACE(what + " eb " + std::to_string(eb) + " alpha " + std::to_string(alpha) + " candidates " +
+                     std::to_string(ci) + " threads " + std::to_string(threads));
+        const std::vector<double> ebs = level_bounds(eb, L.levels, alpha, beta);
+        std::vector<TuneSample<T>> a = samples_of(x, L), b = a;
+        std::vector<LevelConfig> ca(L.levels), cb(L.levels);
+        TuneSampleCodes codes_a, codes_b;
+        search_block_levels<T>(a, cand_sets[ci], ebs, eb_check<T>(eb), ca, codes_a, 1, false);
+        search_block_levels<T>(b, cand_sets[ci], ebs, eb_check<T>(eb), cb, codes_b, threads, true);
+        for (int l = 1; l <= kBlockLevels; ++l)
+          ASSERT_EQ(pack_config(ca[l - 1]), pack_config(cb[l - 1])) << "level " << l;
+        for (int l = 1; l <= kBlockLevels; ++l)
+          for (size_t k = 0; k < a.size(); ++k) {
+            ASSERT_EQ(codes_a[l - 1][k].codes, codes_b[l - 1][k].codes) << "level " << l << " sample " << k;
+            ASSERT_EQ(codes_a[l - 1][k].outlier_bytes, codes_b[l - 1][k].outlier_bytes);
+          }
+        for (size_t k = 0; k < a.size(); ++k)
+          ASSERT_EQ(std::memcmp(a[k].v.data(), b[k].v.data(), a[k].v.size() * sizeof(T)), 0) << "sample " << k;
+      }
+}
+
+}  // namespace
+
+// The tuner stops a candidate's runs once it cannot win and tries the level above's scheme
+// first: it must choose what running every candidate to its end in the plain order chooses,
+// ties included (a constant field ties every candidate at every level; thin boxes tie cubic
+// with linear where no cubic stencil fits), on smooth, rough, NaN-holed and real fields.
+TEST(InterpTune, BoundedSearchChoosesWhatTheExhaustiveSearchChooses) {
+  const std::vector<std::array<uint64_t, 3>> shapes = {{20, 50, 50}, {33, 40, 18}, {1, 70, 90}, {17, 17, 17}};
+  for (const auto& e : shapes) {
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    const Shape sh{{e[0], e[1], e[2]}};
+    const std::string name = std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
+    auto smooth = test::smooth_field<float>(sh, 11);
+    bounded_equals_exhaustive<float>(smooth, L, 1e-3, "smooth " + name);
+    bounded_equals_exhaustive<float>(std::vector<float>(L.total, 2.5f), L, 1e-3, "constant " + name);
+    std::mt19937 rng(7);
+    std::normal_distribution<double> g(0, 1);
+    std::vector<double> rough(L.total);
+    for (size_t i = 0; i < rough.size(); ++i) rough[i] = std::sin(0.05 * static_cast<double>(i)) + 0.3 * g(rng);
+    for (size_t i = 3; i < rough.size(); i += 173) rough[i] = std::numeric_limits<double>::quiet_NaN();
+    bounded_equals_exhaustive<double>(rough, L, 1e-2, "rough with NaN " + name);
+  }
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> isa(20 * 50 * 50);
+  ASSERT_EQ(raw.size(), isa.size() * 4);
+  std::memcpy(isa.data(), raw.data(), raw.size());
+  for (double rel : {1e-2, 1e-3, 1e-4})
+    bounded_equals_exhaustive<float>(isa, make_layout(20, 50, 50), rel * 40.4926, "isabel cut");
+  const auto raw2 = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "ocean_nanland_cut_1x4x45x90.f32");
+  std::vector<float> ocean(4 * 45 * 90);
+  ASSERT_EQ(raw2.size(), ocean.size() * 4);
+  std::memcpy(ocean.data(), raw2.data(), raw2.size());
+  for (double eb : {0.3, 0.03, 0.003}) bounded_equals_exhaustive<float>(ocean, make_layout(4, 45, 90), eb, "ocean nanland");
 }

@@ -93,6 +93,15 @@ using SampleLevelRuns = std::function<void(const std::vector<TuneSample<T>>& smp
                                            const std::vector<std::vector<double>>& ebs, double ebc,
                                            std::vector<TuneSampleCodes>& codes)>;
 
+// The host's block-level search itself (tune_block_levels), for tests: with bound, as tune()
+// runs it (losing candidates stopped early, the level above's scheme tried first); without,
+// every candidate run to its end in the plain order. Both must choose, code and leave the
+// samples alike.
+template <class T>
+void search_block_levels(std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
+                         const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config,
+                         TuneSampleCodes& codes, int threads, bool bound);
+
 template <class T>
 struct TuneInput {
   std::vector<uint64_t> blocks;  // sampled block ids

@@ -113,20 +113,6 @@ std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
   return v;
 }
 
-// Runs level l of a block with cfg on v (in place), calling on(x, pred, code) per point.
-template <class T, class F>
-void block_level(std::vector<T>& v, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T> q, const double ebc,
-                 F&& on) {
-  T* p = v.data();
-  run_level(p, kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{},
-            [&](int64_t off, const int64_t*, T pred) __attribute__((always_inline)) {
-              const T xv = p[off];
-              int32_t big = 0;
-              const uint8_t code = quantize<T>(xv, pred, q, ebc, p[off], big);
-              on(xv, pred, code, big);
-            });
-}
-
 // One sample's run of one block level: the state it left, its summed error cost, and what the
 // size estimate (sample_bits) reads of it: the codes of its finite points in the order the
 // level visits them, and its outliers' LEB128 bytes. A tuning pass and the pass that sizes the
@@ -140,25 +126,44 @@ struct LevelRun {
   uint64_t cost = 0;
 };
 
+// What a tuning run does with each point: quantize it in place, sum its error cost, keep the
+// code of a finite point and its outlier's bytes. A functor with its state by value, which the
+// row loops keep in registers (interp_walk.hpp) and hand back at the end.
 template <class T>
-void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q,
-                      double ebc, LevelRun<T>& r) {
-  // Only the box's planes: a level reads and writes no point past its extent, and a box at
-  // the field's end may be a few planes thin.
-  r.v.resize(kBoxVolume);
-  std::memcpy(r.v.data(), from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
-  uint8_t* cp = r.codes.data();
+struct TuneSink {
+  T* p;
+  LevelQuant<T> lq;
+  double ebc;
+  uint8_t* cp;
+  uint64_t limit;  // the run may stop once its cost reaches this (it can no longer win)
   uint64_t cost = 0, ob = 0;
-  const LevelQuant<T> lq = q;  // a copy the stores to the box cannot alias: kept in registers
-  block_level<T>(r.v, g, l, cfg, lq, ebc, [&](T xv, T pred, uint8_t code, int32_t big) __attribute__((always_inline)) {
+  bool stop() const { return cost >= limit; }
+  static constexpr bool kInlineEdge = true;  // the row loops inline predict_edge for this op
+  SCIZ_HD_HOT void operator()(int64_t off, const int64_t*, T pred) {
+    const T xv = p[off];
+    int32_t big = 0;
+    const uint8_t code = quantize<T>(xv, pred, lq, ebc, p[off], big);
     cost += err_cost(xv, pred, lq);
     if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
     *cp++ = code;
     if (code == kOutlierCode) ob += leb128_bytes(outlier_word(big));
-  });
-  r.ncodes = static_cast<size_t>(cp - r.codes.data());
-  r.outlier_bytes = ob;
-  r.cost = cost;
+  }
+};
+
+// A run whose cost reaches `limit` may stop there (at a row's start), its cost then a partial
+// sum >= limit and its codes and state incomplete: only a run that ends below its limit is whole.
+template <class T>
+void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q,
+                      double ebc, LevelRun<T>& r, uint64_t limit = ~uint64_t{0}) {
+  // Only the box's planes: a level reads and writes no point past its extent, and a box at
+  // the field's end may be a few planes thin.
+  r.v.resize(kBoxVolume);
+  std::memcpy(r.v.data(), from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
+  TuneSink<T> sink{r.v.data(), q, ebc, r.codes.data(), limit};
+  run_level(r.v.data(), kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{}, sink);
+  r.ncodes = static_cast<size_t>(sink.cp - r.codes.data());
+  r.outlier_bytes = sink.ob;
+  r.cost = sink.cost;
 }
 
 // The samples' codes per block level (index l - 1), sample by sample: what sample_bits sizes.
@@ -168,13 +173,24 @@ using SampleCodes = TuneSampleCodes;
 // Greedy per block level, coarsest first, on the samples (left in the chosen state). The
 // candidates are searched in two steps: the schemes with the first candidate's spline (cubic
 // when both are allowed), then the other splines with the best scheme (5 evaluations of 8).
+// The least summed cost wins, a tie going to the candidate earlier in that order (its rank).
 // Level 1 holds 7/8 of the points: its candidates are compared on every other sample.
 // The runs of the best candidate so far are kept, so a compared sample takes the chosen
 // state without running the level again; `codes` receives every sample's codes of the chosen
 // configurations (what sample_bits would compute for them under these bounds).
+//
+// Branch and bound (`bound`): costs are sums of non-negative integers, so a candidate whose
+// partial sum reaches best (best + 1 when it ranks before the best so far) can no longer win,
+// and its runs stop there (at a row's start; a thread's partial sum is a lower bound of the
+// whole). Only the winner's runs are read afterwards, and only whole costs are compared, so the
+// choice, the codes and the states are those of the exhaustive search (bound = false;
+// InterpTune.BoundedSearchChoosesWhatTheExhaustiveSearchChooses). To make the bound bite
+// early, the first step tries first the scheme the level above chose (a level's best scheme
+// is most often its neighbour's; cross at level 4); the ranks, not the order of trial, break
+// ties.
 template <class T>
 void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfig>& cand, const std::vector<double>& ebs,
-                       double ebc, std::vector<LevelConfig>& config, SampleCodes& codes, int hint) {
+                       double ebc, std::vector<LevelConfig>& config, SampleCodes& codes, int hint, bool bound = true) {
   const size_t n = smp.size();
   std::vector<LevelRun<T>> now(n), kept(n);
   codes.assign(kBlockLevels, std::vector<LevelCodes>(n));
@@ -182,16 +198,22 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
     const size_t stride = l == 1 && n >= 8 ? 2 : 1;
     // Samples in parallel: each on its own copy, the costs integers (their sum is the same in
-    // any order).
-    auto cost_of = [&](LevelConfig c) {
+    // any order). The sum, or a partial sum >= limit when the runs stopped there.
+    auto cost_of = [&](LevelConfig c, uint64_t limit) {
       uint64_t cost = 0;
       const int64_t count = static_cast<int64_t>((n + stride - 1) / stride);
       const int nt = sample_threads<T>(static_cast<size_t>(count), l, hint);
-#pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(nt) if (nt > 1)
-      for (int64_t j = 0; j < count; ++j) {
-        const size_t k = static_cast<size_t>(j) * stride;
-        run_sample_level<T>(smp[k].v, smp[k].g, l, c, q, ebc, now[k]);
-        cost += now[k].cost;
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(+ : cost)
+      {
+        uint64_t acc = 0;  // this thread's partial sum
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < count; ++j) {
+          if (acc >= limit) continue;
+          const size_t k = static_cast<size_t>(j) * stride;
+          run_sample_level<T>(smp[k].v, smp[k].g, l, c, q, ebc, now[k], limit - acc);
+          acc += now[k].cost;
+        }
+        cost += acc;
       }
       return cost;
     };
@@ -202,15 +224,27 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
       for (const LevelConfig& c : cand)
         if (c.spline == kCubic) first_spline = kCubic;
       uint64_t best = ~uint64_t{0};
-      auto consider = [&](const LevelConfig& c) {
-        const uint64_t cost = cost_of(c);
-        if (cost < best) best = cost, pick = c, now.swap(kept), compared = true;
+      size_t best_rank = 0;
+      auto consider = [&](const LevelConfig& c, size_t rank) {
+        // c wins when its cost is below best, or equal to it and c ranks first.
+        const uint64_t limit = !compared ? ~uint64_t{0} : rank < best_rank ? best + 1 : best;
+        const uint64_t cost = cost_of(c, bound ? limit : ~uint64_t{0});
+        if (cost < limit) best = cost, best_rank = rank, pick = c, now.swap(kept), compared = true;
       };
+      std::vector<std::pair<LevelConfig, size_t>> first;  // the first step's candidates, ranked
       for (const LevelConfig& c : cand)
-        if (c.spline == first_spline) consider(c);
+        if (c.spline == first_spline) first.push_back({c, first.size()});
+      // The scheme tried first: the level above's, cross at the top block level (the scheme
+      // that wins most levels of most fields).
+      const uint8_t guess = l < kBlockLevels ? config[l].scheme : static_cast<uint8_t>(kCross);
+      if (bound)
+        for (size_t i = 1; i < first.size(); ++i)
+          if (first[i].first.scheme == guess) std::rotate(first.begin(), first.begin() + i, first.begin() + i + 1);
+      for (const auto& [c, rank] : first) consider(c, rank);
       const uint8_t scheme = pick.scheme;
+      size_t rank = first.size();
       for (const LevelConfig& c : cand)
-        if (c.scheme == scheme && c.spline != first_spline) consider(c);
+        if (c.scheme == scheme && c.spline != first_spline) consider(c, rank++);
     }
     config[l - 1] = pick;
     const int64_t ns = static_cast<int64_t>(n);
@@ -555,6 +589,19 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   return ch;
 }
 
+template <class T>
+void search_block_levels(std::vector<TuneSample<T>>& smp, const std::vector<LevelConfig>& cand,
+                         const std::vector<double>& ebs, double ebc, std::vector<LevelConfig>& config,
+                         TuneSampleCodes& codes, int threads, bool bound) {
+  tune_block_levels<T>(smp, cand, ebs, ebc, config, codes, threads, bound);
+}
+
+template void search_block_levels<float>(std::vector<TuneSample<float>>&, const std::vector<LevelConfig>&,
+                                         const std::vector<double>&, double, std::vector<LevelConfig>&,
+                                         TuneSampleCodes&, int, bool);
+template void search_block_levels<double>(std::vector<TuneSample<double>>&, const std::vector<LevelConfig>&,
+                                          const std::vector<double>&, double, std::vector<LevelConfig>&,
+                                          TuneSampleCodes&, int, bool);
 template TuneInput<float> gather_cpu<float>(const float*, const Layout&);
 template TuneInput<double> gather_cpu<double>(const double*, const Layout&);
 template Choice tune<float>(const TuneInput<float>&, const Layout&, double, const TuneRequest&);

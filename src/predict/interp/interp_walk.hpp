@@ -2,19 +2,71 @@
 // points of one pass of a level. The per-point decisions are interp_math.hpp's.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "predict/interp/interp_math.hpp"
 
 namespace sciz::interp {
 
+// predict_point with the stencil's shape fixed at compile time (K, SPLINE and CROSS are st's k,
+// spline and cross, as with_stencil_shape passes them; a cross stencil's fallback spline is
+// st.spline), inlined into the row loops: the same operations in the same order (the axes of
+// the mask in order z, y, x), so the same value bit for bit
+// (InterpMath.EdgePathEqualsGuardedPrediction). predict_point itself loops over all three axes
+// and both splines and is called out of line: on the edge points that dominate thin boxes and
+// coarse levels (every point of block levels 3 and 4 with cubic splines), this one costs less.
+template <class T, int K, int SPLINE, bool CROSS, class I>
+SCIZ_HD_HOT T predict_edge(const T* v, I off, const I c[3], const I n[3], I s, const StencilT<I>& st) {
+  if constexpr (CROSS) {
+    if (cross_inside(c, n, s, st)) {
+      const T p = cross_stencil_k<T, K>(v, off, st);
+      if (finite(p)) return p;
+    }
+  }
+  const int spline = CROSS ? st.spline : SPLINE;
+  T p[K];
+  int o[K];
+  int best = -1;
+  for (int j = 0; j < K; ++j) {
+    const int a = st.ax[j];
+    const I d = st.step[j], ci = c[a], ni = n[a];
+    const bool ia = ci >= 3 * s, ib = ci >= s, ic = ci + s < ni, id = ci + 3 * s < ni;
+    const T x0 = ia ? v[off - 3 * d] : T(0);
+    const T x1 = ib ? v[off - d] : T(0);
+    const T x2 = ic ? v[off + d] : T(0);
+    const T x3 = id ? v[off + 3 * d] : T(0);
+    p[j] = spline_rule<T>(spline, x0, x1, x2, x3, ia && finite(x0), ib && finite(x1), ic && finite(x2),
+                          id && finite(x3), o[j]);
+    best = o[j] > best ? o[j] : best;
+  }
+  if (best < 0) return T(0);
+  T sum = T(0);
+  int cnt = 0;
+  for (int j = 0; j < K; ++j)
+    if (o[j] == best) sum = cnt++ == 0 ? p[j] : fp::add_rn(sum, p[j]);
+  if (cnt == 1) return sum;
+  if (cnt == 2) return fp::mul_rn(sum, T(0.5));
+  return fp::div_rn(sum, T(3));
+}
+
 // Runs rows [r0, r1) of a pass (a row: fixed z and y indices, row r = iz * cnt[1] + iy), and
 // in each the points of x indices [j0, j1), over a grid of values v with extents n: for every
 // point whose skip(off, c) is false, op(off, c, pred). Points whose stencil lies inside the grid
-// take predict_interior (no range checks), the others, and any non-finite result,
-// predict_point: the same values, faster.
+// take predict_interior (no range checks), the others predict_point, or predict_edge (the same
+// value) when the op asks for it (O::kInlineEdge), and any non-finite result predict_point: the
+// same values, faster. Inlining predict_edge pays in the tuner's runs (most of their points on
+// thin boxes and coarse levels take this path) but slowed the decoder's reconstruction loop
+// (sciz_small_bench interp-tp decompress 0.33 -> 0.31 GB/s), whose ops keep the call.
 template <class T, int K, int SPLINE, bool CROSS, class Skip, class Op>
 inline void run_rows_shaped(const T* v, const int64_t pitch[3], const int64_t n[3], const PassGrid& g, const Stencil& st,
-                            int64_t s, int64_t r0, int64_t r1, int64_t j0, int64_t j1, Skip&& skip, Op&& op) {
+                            int64_t s, int64_t r0, int64_t r1, int64_t j0, int64_t j1, Skip&& skip, Op&& op_in) {
+  // The loops call a local copy of op: what it captures by value (a pointer, a bound, a running
+  // sum) then lives in registers instead of behind a reference that every store of a code byte
+  // (which may alias anything) forces to be read again. An op whose state must come back (a
+  // copy-assignable functor, e.g. the tuner's sink) is assigned back at the end; a lambda's
+  // captures by reference reach the caller's objects from the copy as from the original.
+  using O = std::remove_cvref_t<Op>;
+  O op(op_in);
   const int64_t reach = stencil_reach(st, s);
   bool along[3] = {false, false, false};
   for (int j = 0; j < st.k; ++j) along[st.ax[j]] = true;
@@ -28,6 +80,8 @@ inline void run_rows_shaped(const T* v, const int64_t pitch[3], const int64_t n[
   jlo = jlo > j0 ? jlo : j0;
   jhi = jhi < j1 ? jhi : j1;
   for (int64_t r = r0; r < r1; ++r) {
+    if constexpr (requires { op.stop(); })
+      if (op.stop()) break;  // a sink that has seen enough (the tuner's bound) stops at a row's start
     int64_t c[3];
     c[0] = g.start[0] + (r / g.cnt[1]) * g.step[0];
     c[1] = g.start[1] + (r % g.cnt[1]) * g.step[1];
@@ -38,7 +92,9 @@ inline void run_rows_shaped(const T* v, const int64_t pitch[3], const int64_t n[
     auto edge = [&](int64_t j) {
       c[2] = g.start[2] + j * g.step[2];
       const int64_t off = row + c[2] * pitch[2];
-      if (!skip(off, c)) op(off, c, predict_point<T>(v, off, c, n, s, st));
+      if (skip(off, c)) return;
+      if constexpr (requires { O::kInlineEdge; }) op(off, c, predict_edge<T, K, SPLINE, CROSS>(v, off, c, n, s, st));
+      else op(off, c, predict_point<T>(v, off, c, n, s, st));
     };
     if (!row_in || jlo >= jhi) {
       for (int64_t j = j0; j < j1; ++j) edge(j);
@@ -56,6 +112,7 @@ inline void run_rows_shaped(const T* v, const int64_t pitch[3], const int64_t n[
     }
     for (int64_t j = jhi; j < j1; ++j) edge(j);
   }
+  if constexpr (std::is_copy_assignable_v<O>) op_in = op;
 }
 
 template <class T, class Skip, class Op>
@@ -70,7 +127,8 @@ struct NoSkip {
   bool operator()(int64_t, const int64_t*) const { return false; }
 };
 
-// Runs every pass of a level (stride s, configuration cfg) over a grid, in order.
+// Runs every pass of a level (stride s, configuration cfg) over a grid, in order. An op with a
+// stop() ends the level once it returns true (asked at the start of each row).
 template <class T, class Skip, class Op>
 inline void run_level(const T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg, Skip&& skip,
                       Op&& op) {
@@ -81,6 +139,8 @@ inline void run_level(const T* v, const int64_t pitch[3], const int64_t n[3], in
     if (g.points() == 0) continue;
     const Stencil st = make_stencil(passes[pi].pred, s, pitch, cfg.spline, cfg.scheme == kCross);
     run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], skip, op);
+    if constexpr (requires { op.stop(); })
+      if (op.stop()) return;
   }
 }
 
