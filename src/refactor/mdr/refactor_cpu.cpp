@@ -5,11 +5,13 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/device.hpp"
 #include "core/exact_runs.hpp"
 #include "core/host_transfer.hpp"
 #include "core/omp_threads.hpp"
+#include "core/trace.hpp"
 #include "refactor/bitplanes/bitplanes.hpp"
 #include "refactor/mdr/refactor_cuda.hpp"
 #include "refactor/mdr/refactor_parts.hpp"
@@ -27,6 +29,8 @@ std::vector<uint8_t> refactor_t(const T* x, const std::vector<uint64_t>& dims, c
   const multilevel::Layout lay = layout_for(dims);
   const uint64_t n = lay.grid.count();
 
+  // SCIZ_TRACE phases (core/trace.hpp), named as the GPU twin's.
+  std::optional<TracePhase> t(std::in_place, "mdr refactor: field pass, exact");
   std::vector<double> xd(n);
   Stats st = stats_none();
   const int nt = thread_count(n, n * sizeof(T));
@@ -56,10 +60,12 @@ std::vector<uint8_t> refactor_t(const T* x, const std::vector<uint64_t>& dims, c
     multilevel::fill_cpu(lay, xd.data(), fill_value(st));
   }
 
+  t.emplace("mdr refactor: decompose");
   std::vector<double> coeff(n);
   multilevel::decompose_cpu(lay, xd.data(), coeff.data());
   std::vector<double>().swap(xd);
 
+  t.emplace("mdr refactor: digits, errors, planes");
   std::vector<bitplanes::Level<W>> q(lay.levels());
   std::vector<std::vector<uint32_t>> planes(lay.levels());
   for (int j = 0; j < lay.levels(); ++j) {
@@ -73,7 +79,9 @@ std::vector<uint8_t> refactor_t(const T* x, const std::vector<uint64_t>& dims, c
   std::vector<double>().swap(coeff);
   std::vector<LevelDigits<W>> levels;
   for (int j = 0; j < lay.levels(); ++j) levels.push_back({&h.levels[j], q[j].nb.data(), planes[j].data()});
+  t.emplace("mdr refactor: code groups");
   const CodedLevels groups = code_groups(levels, opt);
+  t.emplace("mdr refactor: write file");
   return write_file(h, exact, groups);
 }
 

@@ -9,6 +9,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "core/block_reduce.cuh"
@@ -17,6 +18,7 @@
 #include "core/device.hpp"
 #include "core/exact_runs.hpp"
 #include "core/host_transfer.hpp"
+#include "core/trace.hpp"
 #include "refactor/mdr/refactor_cuda.hpp"
 #include "refactor/mdr/refactor_parts.hpp"
 #include "refactor/multilevel/multilevel.hpp"
@@ -89,6 +91,8 @@ std::vector<uint8_t> refactor_t(const T* x, bool on_device, const std::vector<ui
   const uint64_t n = lay.grid.count();
   const cudaStream_t s = opt.stream;
 
+  // SCIZ_TRACE phases (core/trace.hpp); the GPU ones synchronize only when tracing.
+  std::optional<TracePhase> t(std::in_place, "mdr refactor: upload, field pass, exact", true, s);
   dev::Buffer<T> staged;  // a host field, uploaded once
   const T* d_x = x;
   if (!on_device) {
@@ -107,12 +111,14 @@ std::vector<uint8_t> refactor_t(const T* x, bool on_device, const std::vector<ui
   }
   staged.reset();
 
+  t.emplace("mdr refactor: decompose", true, s);
   dev::Buffer<double> d_c(n, s);
   multilevel::decompose_cuda(lay, d_xd.get(), d_c.get(), s);
   d_xd.reset();
 
   // Per level: the digits (quantize_cuda synchronizes to learn the exponent and top), the
   // error table (one reduction and synchronization per group), the planes, downloaded.
+  t.emplace("mdr refactor: digits, errors, planes", true, s);
   dev::Buffer<W> d_nb(n, s);
   std::vector<std::vector<uint32_t>> planes(lay.levels());
   for (int j = 0; j < lay.levels(); ++j) {
@@ -132,6 +138,7 @@ std::vector<uint8_t> refactor_t(const T* x, bool on_device, const std::vector<ui
   }
   d_c.reset();
   // The split coder reads the digits themselves, coefficient by coefficient.
+  t.emplace("mdr refactor: digits down", true, s);
   std::vector<W> nb(n);
   dev::download(nb.data(), d_nb.get(), n * sizeof(W), s);
   d_nb.reset();
@@ -139,7 +146,9 @@ std::vector<uint8_t> refactor_t(const T* x, bool on_device, const std::vector<ui
   std::vector<LevelDigits<W>> levels;
   for (int j = 0; j < lay.levels(); ++j)
     levels.push_back({&h.levels[j], nb.data() + lay.level_offset[j], planes[j].data()});
+  t.emplace("mdr refactor: code groups");
   const CodedLevels groups = code_groups(levels, opt);
+  t.emplace("mdr refactor: write file");
   return write_file(h, exact, groups);
 }
 
