@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/bit_count.hpp"
 #include "core/byteio.hpp"
 #include "refactor/mdr/hybrid.hpp"
 
@@ -69,19 +70,6 @@ inline void for_each_run(std::span<const uint8_t> raw, F&& f) {
   }
 }
 
-// Set bits, 8 bytes at a time (SWAR: __builtin_popcountll is a libgcc call on the baseline target).
-uint64_t ones_in(std::span<const uint8_t> raw) {
-  uint64_t c = 0;
-  for (size_t at = 0; at < raw.size(); at += 8) {
-    uint64_t x = 0;
-    std::memcpy(&x, raw.data() + at, std::min<size_t>(8, raw.size() - at));
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    c += (x * 0x0101010101010101ull) >> 56;
-  }
-  return c;
-}
 
 // The start parameter: the mean run, which the model then follows.
 int first_k(uint64_t ones, uint64_t bits) {
@@ -217,7 +205,7 @@ struct BitSource {
 
 GapPlan plan_gaps(std::span<const uint8_t> raw, bool portable) {
   GapPlan p;
-  p.ones = ones_in(raw);
+  p.ones = set_bits_in(raw);
   p.k0 = first_k(p.ones, raw.size() * 8);
   const WindowBits bits = window_bits(raw, p.k0, portable);
   uint64_t best = ~uint64_t(0);

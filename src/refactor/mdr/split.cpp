@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/bit_count.hpp"
 #include "core/byteio.hpp"
 #include "core/omp_threads.hpp"
 #include "refactor/bitplanes/bitplanes.hpp"
@@ -19,15 +20,6 @@
 namespace sciz::mdr {
 
 namespace {
-
-// Set bits of a word. std::popcount is a libgcc call on the baseline x86-64 target (no POPCNT
-// instruction), which took a seventh of a retrieval's time here; this is a dozen inline ops.
-inline int ones(uint32_t x) {
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0F0F0F0Fu;
-  return static_cast<int>((x * 0x01010101u) >> 24);
-}
 
 // Appends bit fields to whole u32 words, low bits first. The caller sizes `out` for every
 // word the fields fill, plus one.
@@ -61,7 +53,7 @@ struct ExtractTable {
   uint8_t count[256];
   ExtractTable() {
     for (unsigned m = 0; m < 256; ++m) {
-      count[m] = static_cast<uint8_t>(ones(m));
+      count[m] = static_cast<uint8_t>(set_bits(m));
       for (unsigned v = 0; v < 256; ++v) {
         unsigned r = 0, k = 0;
         for (unsigned b = 0; b < 8; ++b)
@@ -136,7 +128,7 @@ inline void split_words(const Bits& bits, const uint32_t* co, uint64_t pw, uint3
 
 struct PortableExtract {
   const ExtractTable* table;
-  int ones(uint32_t x) const { return sciz::mdr::ones(x); }
+  int ones(uint32_t x) const { return set_bits(x); }
   uint32_t extract(uint32_t src, uint32_t mask) const { return sciz::mdr::extract(*table, src, mask); }
 };
 
@@ -188,7 +180,7 @@ struct DepositTable {
   uint8_t count[256];
   DepositTable() {
     for (unsigned m = 0; m < 256; ++m) {
-      count[m] = static_cast<uint8_t>(ones(m));
+      count[m] = static_cast<uint8_t>(set_bits(m));
       for (unsigned v = 0; v < 256; ++v) {
         unsigned r = 0, k = 0;
         for (unsigned b = 0; b < 8; ++b)
@@ -211,7 +203,7 @@ inline uint32_t deposit(const DepositTable& d, uint32_t src, uint32_t mask) {
 // The bit operations of the walk on any target.
 struct PortableBits {
   const DepositTable* table;
-  int ones(uint32_t x) const { return sciz::mdr::ones(x); }
+  int ones(uint32_t x) const { return set_bits(x); }
   uint32_t deposit(uint32_t src, uint32_t mask) const { return sciz::mdr::deposit(*table, src, mask); }
 };
 
@@ -364,7 +356,7 @@ void walk_split(const SplitStreams& s, uint64_t n, int planes, uint32_t* sig, ui
   for (uint64_t b = 0; b < blocks; ++b) {
     uint64_t c = 0;
     for (uint64_t w = b * kBlockWords; w < std::min(pw, (b + 1) * kBlockWords); ++w)
-      c += ones(~sig[w] & (w + 1 == pw ? tail : ~uint32_t(0)));
+      c += set_bits(~sig[w] & (w + 1 == pw ? tail : ~uint32_t(0)));
     ins[b] = c;
   }
   uint64_t used_ins = 0, used_sig = 0;
