@@ -510,16 +510,7 @@ namespace {
 // block levels: original values, which the search does not tell from anchor-rounded ones).
 template <class T>
 std::vector<TuneSample<T>> samples_of(const std::vector<T>& x, const Layout& L) {
-  const TuneInput<T> in = gather_cpu<T>(x.data(), L);
-  std::vector<TuneSample<T>> out;
-  for (size_t k = 0; k < in.blocks.size(); ++k) {
-    TuneSample<T> s;
-    s.g = box_geom(L, in.blocks[k]);
-    s.x.assign(in.boxes.begin() + k * kBoxVolume, in.boxes.begin() + (k + 1) * kBoxVolume);
-    s.v = s.x;
-    out.push_back(std::move(s));
-  }
-  return out;
+  return load_samples<T>(gather_cpu<T>(x.data(), L), L);
 }
 
 // The bounded search against the exhaustive one on one field: every level's choice, every

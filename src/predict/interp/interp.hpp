@@ -115,6 +115,10 @@ std::vector<uint64_t> sample_blocks(const Layout& L);
 void anchor_window(const Layout& L, int64_t window[3]);
 template <class T>
 TuneInput<T> gather_cpu(const T* x, const Layout& L);
+// The gathered boxes as the tuner's samples, each in its state before the block levels (its
+// original values).
+template <class T>
+std::vector<TuneSample<T>> load_samples(const TuneInput<T>& in, const Layout& L);
 
 // Auto-tuning (section 5.1.3) on the gathered samples; deterministic.
 template <class T>

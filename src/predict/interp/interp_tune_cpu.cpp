@@ -84,19 +84,6 @@ std::future<R> start(F&& f) {
 template <class T>
 using Sample = TuneSample<T>;
 
-template <class T>
-std::vector<Sample<T>> load_samples(const TuneInput<T>& in, const Layout& L) {
-  std::vector<Sample<T>> out;
-  for (size_t k = 0; k < in.blocks.size(); ++k) {
-    Sample<T> s;
-    s.g = box_geom(L, in.blocks[k]);
-    s.x.assign(in.boxes.begin() + k * kBoxVolume, in.boxes.begin() + (k + 1) * kBoxVolume);
-    s.v = s.x;
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
 // A sample's box as the twin will see it: its corners (anchors) carry the error of the anchor
 // levels, emulated by rounding them to the grid of 2 eb_anchor (their reconstruction error has
 // that size; the tightening changes it, which the estimates must see).
@@ -451,6 +438,19 @@ void tune_anchor_levels(const TuneInput<T>& in, const Layout& L, const std::vect
 
 }  // namespace
 
+template <class T>
+std::vector<TuneSample<T>> load_samples(const TuneInput<T>& in, const Layout& L) {
+  std::vector<TuneSample<T>> out;
+  for (size_t k = 0; k < in.blocks.size(); ++k) {
+    TuneSample<T> s;
+    s.g = box_geom(L, in.blocks[k]);
+    s.x.assign(in.boxes.begin() + k * kBoxVolume, in.boxes.begin() + (k + 1) * kBoxVolume);
+    s.v = s.x;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 std::vector<uint64_t> sample_blocks(const Layout& L) {
   const uint64_t nb = L.g[0] * L.g[1] * L.g[2];
   // 0.2 % of the blocks, but at least kMinSamples for a steady choice, and at most one in
@@ -602,6 +602,8 @@ template void search_block_levels<float>(std::vector<TuneSample<float>>&, const 
 template void search_block_levels<double>(std::vector<TuneSample<double>>&, const std::vector<LevelConfig>&,
                                           const std::vector<double>&, double, std::vector<LevelConfig>&,
                                           TuneSampleCodes&, int, bool);
+template std::vector<TuneSample<float>> load_samples<float>(const TuneInput<float>&, const Layout&);
+template std::vector<TuneSample<double>> load_samples<double>(const TuneInput<double>&, const Layout&);
 template TuneInput<float> gather_cpu<float>(const float*, const Layout&);
 template TuneInput<double> gather_cpu<double>(const double*, const Layout&);
 template Choice tune<float>(const TuneInput<float>&, const Layout&, double, const TuneRequest&);
