@@ -215,11 +215,12 @@ TEST(InterpMath, InteriorPathEqualsGuardedPrediction) {
   }
 }
 
-// predict_box (the GPU block loop's route: cross stencil, predict_coord, predict_point) is
-// predict_point bit for bit on every point of every pass, in boxes cut at the field's end, with
-// NaN, Inf and overflowing neighbours, in the 32-bit offsets the GPU uses.
-template <class T>
-void box_route_equals_guarded(uint32_t seed) {
+// A route to a point's prediction (predict_box, predict_edge) is predict_point bit for bit on
+// every point of every pass, scheme, spline and level, in boxes of the given extents (cut at the
+// field's end), with NaN, Inf and overflowing neighbours, in offsets of type I. route(st, v,
+// off, c, n, s) returns the route's prediction.
+template <class T, class I, class Route>
+void route_equals_guarded(uint32_t seed, const std::vector<std::array<I, 3>>& shapes, Route&& route) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> g(0, 1);
   std::vector<T> v(kBoxVolume);
@@ -231,30 +232,27 @@ void box_route_equals_guarded(uint32_t seed) {
             : i % 4 == 2 ? -std::numeric_limits<T>::infinity()
                          : std::numeric_limits<T>::max() / 2;
   }
-  const int32_t pitch[3] = {kBoxPlane, kBox, 1};
+  const I pitch[3] = {kBoxPlane, kBox, 1};
   uint64_t checked = 0;
-  for (const auto& w : std::vector<std::array<int32_t, 3>>{{17, 17, 17}, {17, 9, 5}, {3, 17, 12}, {1, 1, 17}, {1, 17, 16}})
+  for (const auto& w : shapes)
     for (int scheme = 0; scheme < kSchemes; ++scheme)
       for (int spline = 0; spline < kSplines; ++spline)
         for (int l = 1; l <= kBlockLevels; ++l) {
-          const int32_t s = 1 << (l - 1);
-          const int32_t n[3] = {w[0], w[1], w[2]};
+          const I s = I{1} << (l - 1);
+          const I n[3] = {w[0], w[1], w[2]};
           Pass passes[7];
           const int np = level_passes(scheme, passes);
           for (int pi = 0; pi < np; ++pi) {
-            const StencilT<int32_t> st = make_stencil<int32_t>(passes[pi].pred, s, pitch, spline, scheme == kCross);
-            const PassGridT<int32_t> pg = pass_grid<int32_t>(passes[pi], s, n);
-            for (int32_t z = 0; z < pg.cnt[0]; ++z)
-              for (int32_t y = 0; y < pg.cnt[1]; ++y)
-                for (int32_t x = 0; x < pg.cnt[2]; ++x) {
-                  const int32_t c[3] = {pg.start[0] + z * pg.step[0], pg.start[1] + y * pg.step[1],
-                                        pg.start[2] + x * pg.step[2]};
-                  const int32_t off = c[0] * kBoxPlane + c[1] * kBox + c[2];
-                  T got{};
-                  with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
-                    got = predict_box<T, K, CROSS, int32_t>(v.data(), off, c, n, s, st);
-                  });
-                  const T ref = predict_point<T, int32_t>(v.data(), off, c, n, s, st);
+            const StencilT<I> st = make_stencil<I>(passes[pi].pred, s, pitch, spline, scheme == kCross);
+            const PassGridT<I> pg = pass_grid<I>(passes[pi], s, n);
+            for (I z = 0; z < pg.cnt[0]; ++z)
+              for (I y = 0; y < pg.cnt[1]; ++y)
+                for (I x = 0; x < pg.cnt[2]; ++x) {
+                  const I c[3] = {pg.start[0] + z * pg.step[0], pg.start[1] + y * pg.step[1],
+                                  pg.start[2] + x * pg.step[2]};
+                  const I off = c[0] * kBoxPlane + c[1] * kBox + c[2];
+                  const T got = route(st, v.data(), off, c, n, s);
+                  const T ref = predict_point<T, I>(v.data(), off, c, n, s, st);
                   ASSERT_EQ(std::memcmp(&ref, &got, sizeof(T)), 0)
                       << "box " << w[0] << "x" << w[1] << "x" << w[2] << " scheme " << scheme << " spline " << spline
                       << " level " << l << " pass " << pi << " at " << c[0] << "," << c[1] << "," << c[2];
@@ -263,6 +261,19 @@ void box_route_equals_guarded(uint32_t seed) {
           }
         }
   EXPECT_GT(checked, 50000u);
+}
+
+// predict_box: the GPU block loop's route (cross stencil, predict_coord, predict_point), in
+// the 32-bit offsets the GPU uses.
+template <class T>
+void box_route_equals_guarded(uint32_t seed) {
+  route_equals_guarded<T, int32_t>(
+      seed, {{17, 17, 17}, {17, 9, 5}, {3, 17, 12}, {1, 1, 17}, {1, 17, 16}},
+      [](const StencilT<int32_t>& st, const T* v, int32_t off, const int32_t* c, const int32_t* n, int32_t s) {
+        T got{};
+        with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() { got = predict_box<T, K, CROSS, int32_t>(v, off, c, n, s, st); });
+        return got;
+      });
 }
 
 TEST(InterpMath, GpuBoxRouteEqualsGuardedPrediction) {
@@ -272,53 +283,19 @@ TEST(InterpMath, GpuBoxRouteEqualsGuardedPrediction) {
   }
 }
 
-// predict_edge (the CPU row loops' route for points whose stencil leaves the box, and for a
-// non-finite interior result) is predict_point bit for bit on every point of every pass and
-// shape, cross stencils with either fallback spline, NaN, Inf and overflowing neighbours.
+// predict_edge: the CPU row loops' route for points whose stencil leaves the box (and for a
+// non-finite interior result), cross stencils with either fallback spline.
 template <class T>
 void edge_route_equals_guarded(uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> g(0, 1);
-  std::vector<T> v(kBoxVolume);
-  for (auto& x : v) x = static_cast<T>(g(rng) * 10);
-  for (int i = 0; i < 120; ++i) {
-    const int at = static_cast<int>(rng() % kBoxVolume);
-    v[at] = i % 4 == 0   ? std::numeric_limits<T>::quiet_NaN()
-            : i % 4 == 1 ? std::numeric_limits<T>::infinity()
-            : i % 4 == 2 ? -std::numeric_limits<T>::infinity()
-                         : std::numeric_limits<T>::max() / 2;
-  }
-  uint64_t checked = 0;
-  for (const auto& w : std::vector<std::array<int64_t, 3>>{{17, 17, 17}, {17, 9, 5}, {3, 17, 12}, {1, 1, 17}, {1, 17, 16}, {17, 17, 2}, {17, 2, 2}})
-    for (int scheme = 0; scheme < kSchemes; ++scheme)
-      for (int spline = 0; spline < kSplines; ++spline)
-        for (int l = 1; l <= kBlockLevels; ++l) {
-          const int64_t s = int64_t{1} << (l - 1);
-          const int64_t n[3] = {w[0], w[1], w[2]};
-          Pass passes[7];
-          const int np = level_passes(scheme, passes);
-          for (int pi = 0; pi < np; ++pi) {
-            const Stencil st = make_stencil<int64_t>(passes[pi].pred, s, kBoxPitch, spline, scheme == kCross);
-            const PassGrid pg = pass_grid<int64_t>(passes[pi], s, n);
-            for (int64_t z = 0; z < pg.cnt[0]; ++z)
-              for (int64_t y = 0; y < pg.cnt[1]; ++y)
-                for (int64_t x = 0; x < pg.cnt[2]; ++x) {
-                  const int64_t c[3] = {pg.start[0] + z * pg.step[0], pg.start[1] + y * pg.step[1],
-                                        pg.start[2] + x * pg.step[2]};
-                  const int64_t off = c[0] * kBoxPlane + c[1] * kBox + c[2];
-                  T got{};
-                  with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
-                    got = predict_edge<T, K, SPLINE, CROSS, int64_t>(v.data(), off, c, n, s, st);
-                  });
-                  const T ref = predict_point<T, int64_t>(v.data(), off, c, n, s, st);
-                  ASSERT_EQ(std::memcmp(&ref, &got, sizeof(T)), 0)
-                      << "box " << w[0] << "x" << w[1] << "x" << w[2] << " scheme " << scheme << " spline " << spline
-                      << " level " << l << " pass " << pi << " at " << c[0] << "," << c[1] << "," << c[2];
-                  ++checked;
-                }
-          }
-        }
-  EXPECT_GT(checked, 50000u);
+  route_equals_guarded<T, int64_t>(
+      seed, {{17, 17, 17}, {17, 9, 5}, {3, 17, 12}, {1, 1, 17}, {1, 17, 16}, {17, 17, 2}, {17, 2, 2}},
+      [](const Stencil& st, const T* v, int64_t off, const int64_t* c, const int64_t* n, int64_t s) {
+        T got{};
+        with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
+          got = predict_edge<T, K, SPLINE, CROSS, int64_t>(v, off, c, n, s, st);
+        });
+        return got;
+      });
 }
 
 TEST(InterpMath, EdgePathEqualsGuardedPrediction) {
