@@ -24,8 +24,8 @@ SCIZ_HD_HOT T predict_edge(const T* v, I off, const I c[3], const I n[3], I s, c
     }
   }
   const int spline = CROSS ? st.spline : SPLINE;
-  T p[K];
-  int o[K];
+  T p[3] = {T(0), T(0), T(0)};  // slots past K stay at order -1: mean_of_best skips them
+  int o[3] = {-1, -1, -1};
   int best = -1;
   for (int j = 0; j < K; ++j) {
     const int a = st.ax[j];
@@ -39,14 +39,7 @@ SCIZ_HD_HOT T predict_edge(const T* v, I off, const I c[3], const I n[3], I s, c
                           id && finite(x3), o[j]);
     best = o[j] > best ? o[j] : best;
   }
-  if (best < 0) return T(0);
-  T sum = T(0);
-  int cnt = 0;
-  for (int j = 0; j < K; ++j)
-    if (o[j] == best) sum = cnt++ == 0 ? p[j] : fp::add_rn(sum, p[j]);
-  if (cnt == 1) return sum;
-  if (cnt == 2) return fp::mul_rn(sum, T(0.5));
-  return fp::div_rn(sum, T(3));
+  return best < 0 ? T(0) : mean_of_best(p, o, best);
 }
 
 // Runs rows [r0, r1) of a pass (a row: fixed z and y indices, row r = iz * cnt[1] + iy), and
