@@ -200,8 +200,7 @@ Bytes encode(StageId id, In in) {
 template <Family F, int W>
 uint64_t encoded_size(StageId id, In in) {
   const uint64_t n = in.size(), blocks = block_count(n);
-  SCIZ_REQUIRE(n <= kMaxStageInput, Status::invalid_argument,
-               std::string("stage ") + stage_name(id) + ": input of " + std::to_string(n) + " bytes exceeds 2^56 - 1");
+  check_input(id, n);
   uint64_t total = kHeaderBytes + 2 * blocks;
 #pragma omp parallel for schedule(dynamic, 4) reduction(+ : total) num_threads(thread_count(blocks / kBlocksPerThread))
   for (int64_t b = 0; b < static_cast<int64_t>(blocks); ++b)

@@ -9,9 +9,13 @@
 
 namespace sciz::stages {
 
-void write_header(uint8_t* blob, StageId id, uint64_t n) {
+void check_input(StageId id, uint64_t n) {
   SCIZ_REQUIRE(n <= kMaxStageInput, Status::invalid_argument,
                std::string("stage ") + stage_name(id) + ": input of " + std::to_string(n) + " bytes exceeds 2^56 - 1");
+}
+
+void write_header(uint8_t* blob, StageId id, uint64_t n) {
+  check_input(id, n);
   const uint64_t h = make_header(id, n);
   std::memcpy(blob, &h, 8);
 }

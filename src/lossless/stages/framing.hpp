@@ -45,7 +45,10 @@ SCIZ_HD uint64_t table_bytes(uint64_t n) { return 2 * block_count(n); }
 SCIZ_HD uint64_t reducer_max_bytes(uint64_t n) { return kHeaderBytes + table_bytes(n) + n; }
 
 SCIZ_HD uint64_t make_header(StageId id, uint64_t n) { return n | static_cast<uint64_t>(id) << 56; }
-// Throws invalid_argument when n exceeds kMaxStageInput.
+// Throws invalid_argument, naming the stage, when an input of n bytes exceeds kMaxStageInput
+// (what a blob's header can declare).
+void check_input(StageId id, uint64_t n);
+// Throws as check_input when n exceeds kMaxStageInput.
 void write_header(uint8_t* blob, StageId id, uint64_t n);
 
 // The declared n of a byte stage's blob: throws corrupt_stream, naming the stage, when the

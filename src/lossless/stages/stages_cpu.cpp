@@ -38,9 +38,7 @@ uint64_t encoded_bytes_cpu(StageId id, std::span<const uint8_t> in, const Contex
     case Family::codes: return cpu::codes_bytes(id, in, ctx);
     case Family::tcms:
     case Family::bit:
-      SCIZ_REQUIRE(in.size() <= kMaxStageInput, Status::invalid_argument,
-                   std::string("stage ") + stage_name(id) + ": input of " + std::to_string(in.size()) +
-                       " bytes exceeds 2^56 - 1");
+      check_input(id, in.size());
       return kHeaderBytes + in.size();
     case Family::rre:
     case Family::rze: return cpu::eliminate_bytes(id, in);
