@@ -34,9 +34,13 @@ TEST(ZrleCuda, MatchesCpu) {
       ASSERT_EQ(g.tail, c.tail);
       ASSERT_TRUE(test::download(g.value.get(), g.count) == c.value);
       ASSERT_TRUE(test::download(g.zrun.get(), g.count) == c.zrun);
-      dev::Buffer<uint16_t> out(n, nullptr);
+      // Eight guard codes after the output: the expansion writes whole 16-byte vectors inside
+      // and must stop at n.
+      auto out = test::upload(std::vector<uint16_t>(n + 8, 0xabcd));
       expand_cuda(g.value.get(), g.zrun.get(), g.count, g.tail, 512, out.get(), n, nullptr);
-      ASSERT_TRUE(test::download(out.get(), n) == v);
+      const auto got = test::download(out.get(), n + 8);
+      ASSERT_TRUE(std::vector<uint16_t>(got.begin(), got.begin() + n) == v);
+      ASSERT_TRUE(std::vector<uint16_t>(got.begin() + n, got.end()) == std::vector<uint16_t>(8, 0xabcd));
     }
 }
 
