@@ -628,3 +628,57 @@ TEST(InterpTune, BudgetedChoiceRoundTripsWithinTheBound) {
     EXPECT_EQ(test::check_bound(rough, round_trip_twin(rough, R, cr, rel), rel), "");
   }
 }
+
+// Level 1's candidates are compared on every other sample (compared_stride), from two samples
+// on: with the isabel cut's two samples, the second one's level-1 points (a point of level 1 has
+// an odd coordinate; the coarser levels neither read nor write one) can be anything without
+// changing a choice, while on its own that sample would choose otherwise at level 1.
+TEST(InterpTune, LevelOneIsComparedOnEveryOtherSample) {
+  EXPECT_EQ(compared_stride(1, 1), 1u);
+  EXPECT_EQ(compared_stride(1, 2), 2u);
+  EXPECT_EQ(compared_stride(1, 24), 2u);
+  EXPECT_EQ(compared_stride(2, 24), 1u);
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> isa(20 * 50 * 50);
+  ASSERT_EQ(raw.size(), isa.size() * 4);
+  std::memcpy(isa.data(), raw.data(), raw.size());
+  const Layout L = make_layout(20, 50, 50);
+  const double eb = 1e-3 * 40.4926;
+  const std::vector<double> ebs = level_bounds(eb, L.levels, 1, 1);
+  std::vector<LevelConfig> all;
+  for (int sp = 0; sp < kSplines; ++sp)
+    for (int sc = 0; sc < kSchemes; ++sc) all.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
+  auto search = [&](std::vector<TuneSample<float>> smp) {
+    std::vector<LevelConfig> c(L.levels);
+    TuneSampleCodes codes;
+    search_block_levels<float>(smp, all, ebs, eb_check<float>(eb), c, codes, 1, true);
+    return c;
+  };
+  const std::vector<TuneSample<float>> base = samples_of(isa, L);
+  ASSERT_EQ(base.size(), 2u);
+  const std::vector<LevelConfig> chosen = search(base);
+  bool alone_differs = false;
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    for (int axis = -1; axis < 3; ++axis) {  // odd along one axis, or along any
+      SCOPED_TRACE("seed " + std::to_string(seed) + " axis " + std::to_string(axis));
+      std::vector<TuneSample<float>> smp = base;
+      TuneSample<float>& s = smp[1];
+      std::mt19937 rng(seed);
+      std::uniform_real_distribution<float> u(-40.f, 40.f);
+      for (int64_t z = 0; z < s.g.w[0]; ++z)
+        for (int64_t y = 0; y < s.g.w[1]; ++y)
+          for (int64_t x = 0; x < s.g.w[2]; ++x) {
+            const int64_t c[3] = {z, y, x};
+            const bool odd = axis < 0 ? (z | y | x) & 1 : c[axis] & 1;
+            if (!odd) continue;
+            const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
+            s.x[i] = s.v[i] = u(rng);
+          }
+      const std::vector<LevelConfig> got = search(smp);
+      for (int l = 1; l <= kBlockLevels; ++l) ASSERT_EQ(pack_config(got[l - 1]), pack_config(chosen[l - 1])) << "level " << l;
+      const std::vector<LevelConfig> alone = search({smp[1]});
+      alone_differs = alone_differs || pack_config(alone[0]) != pack_config(chosen[0]);
+    }
+  }
+  EXPECT_TRUE(alone_differs) << "no perturbation made the second sample choose otherwise at level 1: the test proves nothing";
+}

@@ -164,7 +164,8 @@ using SampleCodes = TuneSampleCodes;
 // candidates are searched in two steps: the schemes with the first candidate's spline (cubic
 // when both are allowed), then the other splines with the best scheme (5 evaluations of 8).
 // The least summed cost wins, a tie going to the candidate earlier in that order (its rank).
-// Level 1 holds 7/8 of the points: its candidates are compared on every other sample.
+// Level 1 holds 7/8 of the points: its candidates are compared on every other sample
+// (compared_stride).
 // The runs of the best candidate so far are kept, so a compared sample takes the chosen
 // state without running the level again; `codes` receives every sample's codes of the chosen
 // configurations (what sample_bits would compute for them under these bounds).
@@ -186,7 +187,7 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
   codes.assign(kBlockLevels, std::vector<LevelCodes>(n));
   for (int l = kBlockLevels; l >= 1; --l) {
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-    const size_t stride = l == 1 && n >= 8 ? 2 : 1;
+    const size_t stride = compared_stride(l, n);
     // Samples in parallel: each on its own copy, the costs integers (their sum is the same in
     // any order). The sum, or a partial sum >= limit when the runs stopped there.
     auto cost_of = [&](LevelConfig c, uint64_t limit) {
