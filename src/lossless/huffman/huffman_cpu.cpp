@@ -24,10 +24,28 @@ std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym) {
   if (n < kParallelMin) {
     // Small: one table, up to the largest symbol (quant codes sit around the centre, so the
     // 65536-bin table, and its fresh pages on a first call, would mostly be zeros).
+    // Four counters a symbol, one per lane of four consecutive symbols, as below: in one table
+    // the increments of the centre code waited on each other through memory (a 200 KB cut's
+    // codes are 30 % centre).
     uint16_t top = 0;
     for (int64_t i = 0; i < n; ++i) top = sym[i] > top ? sym[i] : top;
-    std::vector<uint64_t> hist(n ? size_t{top} + 1 : 0, 0);
-    for (int64_t i = 0; i < n; ++i) ++hist[sym[i]];
+    const size_t bins = n ? size_t{top} + 1 : 0;
+    std::vector<uint32_t> t(4 * bins, 0);  // n < 2^18: no counter overflows
+    uint32_t* t0 = t.data();
+    uint32_t* t1 = t0 + bins;
+    uint32_t* t2 = t1 + bins;
+    uint32_t* t3 = t2 + bins;
+    const uint16_t* s = sym.data();
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      ++t0[s[i]];
+      ++t1[s[i + 1]];
+      ++t2[s[i + 2]];
+      ++t3[s[i + 3]];
+    }
+    for (; i < n; ++i) ++t0[s[i]];
+    std::vector<uint64_t> hist(bins);
+    for (size_t v = 0; v < bins; ++v) hist[v] = uint64_t{t0[v]} + t1[v] + t2[v] + t3[v];
     return hist;
   }
   std::vector<uint64_t> hist(kAlphabet, 0);
