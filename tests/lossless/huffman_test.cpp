@@ -266,3 +266,28 @@ TEST(Huffman, SymbolsBeyondTheCodebookAreRefused) {
     }
   }
 }
+
+// Inputs below 2^18 symbols are encoded in one pass by one writer; the blob must be the bytes
+// of the chunked two-pass path (chunks sized, then written in threads), for every chunk size,
+// sizes around chunk and word boundaries, one-symbol and skewed alphabets; and a symbol
+// without a code is refused by both.
+TEST(Huffman, OnePassEqualsTheChunkedPath) {
+  for (uint32_t chunk : {8u, 24u, 1024u, kDefaultChunk, 4088u})
+    for (uint64_t n : {0ull, 1ull, 2ull, 7ull, 8ull, 9ull, 31ull, 33ull, 1023ull, 4089ull, 50000ull, 262143ull}) {
+      for (double p : {0.9, 0.3, 0.02}) {
+        const std::vector<uint16_t> v = geometric(n, 512, p, static_cast<uint32_t>(n + chunk));
+        const Codebook cb = build_codebook(histogram_cpu(v));
+        ASSERT_EQ(encode_cpu(v, cb, chunk), encode_cpu_chunked(v, cb, chunk)) << "n=" << n << " chunk=" << chunk;
+      }
+      const std::vector<uint16_t> one(n, 7);
+      const Codebook cb1 = build_codebook(histogram_cpu(one));
+      ASSERT_EQ(encode_cpu(one, cb1, chunk), encode_cpu_chunked(one, cb1, chunk)) << "n=" << n;
+    }
+  std::vector<uint16_t> v = geometric(5000, 512, 0.3, 4);
+  const Codebook cb = build_codebook(histogram_cpu(v));
+  v[4321] = 9000;  // beyond the codebook's table
+  expect_status(Status::internal, [&] { encode_cpu(v, cb); });
+  expect_status(Status::internal, [&] { encode_cpu_chunked(v, cb); });
+  v[4321] = 100;  // inside the table, without a code
+  expect_status(Status::internal, [&] { encode_cpu(v, cb); });
+}

@@ -52,6 +52,11 @@ void expect_stats(const std::vector<uint16_t>& s, uint16_t centre) {
   ASSERT_EQ(rs.count, r.value.size()) << "n=" << s.size();
   ASSERT_EQ(counts(rs.value), counts(huffman::histogram_cpu(r.value))) << "n=" << s.size();
   ASSERT_EQ(counts(rs.len_m1), counts(huffman::histogram_cpu(r.len_m1))) << "n=" << s.size();
+  // Given the codes' histogram, a scan of mostly-starting runs visits the other positions.
+  const codes::RunStats rh = codes::run_stats_cpu(s, &hist);
+  ASSERT_EQ(rh.count, r.value.size()) << "n=" << s.size();
+  ASSERT_EQ(counts(rh.value), counts(huffman::histogram_cpu(r.value))) << "n=" << s.size();
+  ASSERT_EQ(counts(rh.len_m1), counts(huffman::histogram_cpu(r.len_m1))) << "n=" << s.size();
 }
 
 }  // namespace
@@ -87,4 +92,18 @@ TEST(CodesStats, HistogramMatchesOneCounterAtATime) {
   std::vector<uint64_t> want(65536, 0);
   for (uint16_t v : all) ++want[v];
   ASSERT_EQ(counts(huffman::histogram_cpu(all)), counts(want));
+}
+
+// Runs of one and of a few codes, ending on either side of a 64-code word and of a tile, so
+// that most positions start a run: the scan that counts runs of one from masks and visits only
+// the other positions (run_stats_cpu given the histogram) against the materialized runs.
+TEST(CodesStats, DenseRunsAcrossWordsAndTiles) {
+  for (uint64_t k : {1ull, 2ull, 3ull, 63ull, 64ull, 65ull})
+    for (uint64_t n : {1ull, 2ull, 64ull, 65ull, 129ull, 65536ull, 65537ull, 70000ull}) {
+      std::vector<uint16_t> s(n);
+      for (uint64_t i = 0; i < n; ++i) s[i] = static_cast<uint16_t>((i / k) % 3 + (i % 7 == 0 ? 5 : 0));
+      expect_stats(s, 512);
+      for (uint64_t i = 0; i < n; ++i) s[i] = static_cast<uint16_t>(i % 5 == 0 ? 9 : (i / k) % 2);
+      expect_stats(s, 0);
+    }
 }

@@ -531,7 +531,9 @@ void bounded_equals_exhaustive(const std::vector<T>& x, const Layout& L, double 
 // ties included (a constant field ties every candidate at every level; thin boxes tie cubic
 // with linear where no cubic stencil fits), on smooth, rough, NaN-holed and real fields.
 TEST(InterpTune, BoundedSearchChoosesWhatTheExhaustiveSearchChooses) {
-  const std::vector<std::array<uint64_t, 3>> shapes = {{20, 50, 50}, {33, 40, 18}, {1, 70, 90}, {17, 17, 17}};
+  // 20x70x50 is past the small-field budget: 10 samples, level 1 compared on every other one.
+  const std::vector<std::array<uint64_t, 3>> shapes = {{20, 50, 50}, {33, 40, 18}, {1, 70, 90}, {17, 17, 17},
+                                                       {20, 70, 50}};
   for (const auto& e : shapes) {
     const Layout L = make_layout(e[0], e[1], e[2]);
     const Shape sh{{e[0], e[1], e[2]}};
@@ -557,4 +559,126 @@ TEST(InterpTune, BoundedSearchChoosesWhatTheExhaustiveSearchChooses) {
   ASSERT_EQ(raw2.size(), ocean.size() * 4);
   std::memcpy(ocean.data(), raw2.data(), raw2.size());
   for (double eb : {0.3, 0.03, 0.003}) bounded_equals_exhaustive<float>(ocean, make_layout(4, 45, 90), eb, "ocean nanland");
+}
+
+namespace {
+
+uint64_t sampled_points(const Layout& L, const std::vector<uint64_t>& ids) {
+  uint64_t p = 0;
+  for (uint64_t id : ids) {
+    const BoxGeom g = box_geom(L, id);
+    p += static_cast<uint64_t>(g.w[0] * g.w[1] * g.w[2]);
+  }
+  return p;
+}
+
+}  // namespace
+
+// Below 2^16 points the tuner's samples hold at most an eighth of the field's points (two
+// boxes at least), so that tuning a small field costs a fraction of compressing it; from 2^16
+// points on, the rule of every other field (0.2 % of the blocks, at least 24 and at most one
+// in four) alone.
+TEST(InterpTune, SmallFieldTuningIsBudgetedByTheFieldsSize) {
+  const std::vector<std::array<uint64_t, 3>> small = {{20, 50, 50}, {33, 40, 18}, {1, 70, 90}, {17, 17, 17},
+                                                      {25, 25, 25}, {1, 101, 201}, {4, 64, 64}, {1, 1, 65535},
+                                                      {16, 64, 63}};
+  for (const auto& e : small) {
+    SCOPED_TRACE(std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]));
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    ASSERT_LT(L.total, uint64_t{1} << 16);
+    const uint64_t nb = L.g[0] * L.g[1] * L.g[2];
+    const std::vector<uint64_t> ids = sample_blocks(L);
+    ASSERT_GE(ids.size(), std::min<uint64_t>(2, nb));
+    for (size_t k = 0; k < ids.size(); ++k) {
+      ASSERT_LT(ids[k], nb);
+      if (k) ASSERT_LT(ids[k - 1], ids[k]);
+    }
+    if (ids.size() > 2) EXPECT_LE(8 * sampled_points(L, ids), L.total);
+  }
+  // The isabel cut: 2 boxes (6,069 points) where the one-in-four floor took 8 (18,921).
+  const Layout isa = make_layout(20, 50, 50);
+  EXPECT_EQ(sample_blocks(isa).size(), 2u);
+  EXPECT_LE(8 * sampled_points(isa, sample_blocks(isa)), isa.total);
+  // Past the budget: 20x70x50 (70,000 points, 40 blocks) and 14x64x128 keep one block in four.
+  EXPECT_EQ(sample_blocks(make_layout(20, 70, 50)).size(), 10u);
+  EXPECT_EQ(sample_blocks(make_layout(14, 64, 128)).size(), 8u);
+  EXPECT_EQ(sample_blocks(make_layout(100, 100, 100)).size(), 24u);
+}
+
+// What the budgeted tuner chooses on small real and synthetic fields keeps the bound on every
+// point through the twin, at loose to tight bounds (the decoder follows the recorded choice).
+TEST(InterpTune, BudgetedChoiceRoundTripsWithinTheBound) {
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> isa(20 * 50 * 50);
+  ASSERT_EQ(raw.size(), isa.size() * 4);
+  std::memcpy(isa.data(), raw.data(), raw.size());
+  std::vector<double> rough(25 * 25 * 25);
+  std::mt19937 rng(5);
+  std::normal_distribution<double> g(0, 1);
+  for (size_t i = 0; i < rough.size(); ++i) rough[i] = std::cos(0.01 * static_cast<double>(i)) + 0.1 * g(rng);
+  for (size_t i = 11; i < rough.size(); i += 301) rough[i] = std::numeric_limits<double>::infinity();
+  for (double rel : {1e-2, 1e-3, 1e-4}) {
+    SCOPED_TRACE("rel " + std::to_string(rel));
+    const Layout L = make_layout(20, 50, 50);
+    const double eb = rel * 40.4926;
+    const Choice ch = tune_cpu<float>(isa.data(), L, eb, TuneRequest{});
+    EXPECT_EQ(test::check_bound(isa, round_trip_twin(isa, L, ch, eb), eb), "");
+    const Layout R = make_layout(25, 25, 25);
+    const Choice cr = tune_cpu<double>(rough.data(), R, rel, TuneRequest{});
+    EXPECT_EQ(test::check_bound(rough, round_trip_twin(rough, R, cr, rel), rel), "");
+  }
+}
+
+// Level 1's candidates are compared on every other sample (compared_stride), from two samples
+// on: with the isabel cut's two samples, the second one's level-1 points (a point of level 1 has
+// an odd coordinate; the coarser levels neither read nor write one) can be anything without
+// changing a choice, while on its own that sample would choose otherwise at level 1.
+TEST(InterpTune, LevelOneIsComparedOnEveryOtherSample) {
+  EXPECT_EQ(compared_stride(1, 1), 1u);
+  EXPECT_EQ(compared_stride(1, 2), 2u);
+  EXPECT_EQ(compared_stride(1, 24), 2u);
+  EXPECT_EQ(compared_stride(2, 24), 1u);
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> isa(20 * 50 * 50);
+  ASSERT_EQ(raw.size(), isa.size() * 4);
+  std::memcpy(isa.data(), raw.data(), raw.size());
+  const Layout L = make_layout(20, 50, 50);
+  const double eb = 1e-3 * 40.4926;
+  const std::vector<double> ebs = level_bounds(eb, L.levels, 1, 1);
+  std::vector<LevelConfig> all;
+  for (int sp = 0; sp < kSplines; ++sp)
+    for (int sc = 0; sc < kSchemes; ++sc) all.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
+  auto search = [&](std::vector<TuneSample<float>> smp) {
+    std::vector<LevelConfig> c(L.levels);
+    TuneSampleCodes codes;
+    search_block_levels<float>(smp, all, ebs, eb_check<float>(eb), c, codes, 1, true);
+    return c;
+  };
+  const std::vector<TuneSample<float>> base = samples_of(isa, L);
+  ASSERT_EQ(base.size(), 2u);
+  const std::vector<LevelConfig> chosen = search(base);
+  bool alone_differs = false;
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    for (int axis = -1; axis < 3; ++axis) {  // odd along one axis, or along any
+      SCOPED_TRACE("seed " + std::to_string(seed) + " axis " + std::to_string(axis));
+      std::vector<TuneSample<float>> smp = base;
+      TuneSample<float>& s = smp[1];
+      std::mt19937 rng(seed);
+      std::uniform_real_distribution<float> u(-40.f, 40.f);
+      for (int64_t z = 0; z < s.g.w[0]; ++z)
+        for (int64_t y = 0; y < s.g.w[1]; ++y)
+          for (int64_t x = 0; x < s.g.w[2]; ++x) {
+            const int64_t c[3] = {z, y, x};
+            const bool odd = axis < 0 ? (z | y | x) & 1 : c[axis] & 1;
+            if (!odd) continue;
+            const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
+            s.x[i] = s.v[i] = u(rng);
+          }
+      const std::vector<LevelConfig> got = search(smp);
+      for (int l = 1; l <= kBlockLevels; ++l) ASSERT_EQ(pack_config(got[l - 1]), pack_config(chosen[l - 1])) << "level " << l;
+      const std::vector<LevelConfig> alone = search({smp[1]});
+      alone_differs = alone_differs || pack_config(alone[0]) != pack_config(chosen[0]);
+    }
+  }
+  EXPECT_TRUE(alone_differs) << "no perturbation made the second sample choose otherwise at level 1: the test proves nothing";
 }

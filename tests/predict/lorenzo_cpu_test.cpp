@@ -74,7 +74,50 @@ void sweep() {
   expect_same<T>({3, 20, 40, 3}, 1e3, 512, 0.1, false, 98);  // everything rounds to 0
 }
 
+// Values on the edges of prequantization, where the row loops' selects and checks decide:
+// halfway between two multiples of 2 eb (ties of the rounding), magnitudes whose ulp exceeds
+// the bound (kept exactly: the reconstruction misses them), the largest prequantizable
+// multiples and just past them, signed zeros, subnormals, NaN and Inf, in rows of every length
+// from 1 to 40 (the vector steps and their tails).
+template <class T>
+void edges() {
+  const double eb = 0.01;
+  const auto p = lorenzo::make_params<T>(eb, 512);
+  std::vector<T> pool;
+  for (int k = -40; k <= 40; ++k) pool.push_back(static_cast<T>((k + 0.5) * 2 * eb));
+  for (double m : {1e5, 1e6, 3e6, 1e7, -1e6}) pool.push_back(static_cast<T>(m + 0.013));
+  const double top = static_cast<double>(lorenzo::kMaxPrequant) * 2 * eb;
+  for (double m : {top, -top, top * (1 + 1e-6), top * 2})
+    pool.push_back(static_cast<T>(m));
+  for (T v : {T(0), -T(0), std::numeric_limits<T>::denorm_min(), std::numeric_limits<T>::quiet_NaN(),
+              std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity()})
+    pool.push_back(v);
+  std::mt19937 rng(17);
+  for (uint64_t nx = 1; nx <= 40; ++nx) {
+    const Extent e{1, 3, nx, 2};
+    std::vector<T> x(e.count());
+    for (T& v : x) v = pool[rng() % pool.size()];
+    const TileShape c = lorenzo::default_tile(e.ndim);
+    std::vector<uint16_t> a(e.count()), b(e.count());
+    lorenzo::Sparse<T> sa, sb;
+    lorenzo::compress_cpu<T>(x.data(), e, c, p, a.data(), sa);
+    lorenzo::compress_cpu_reference<T>(x.data(), e, c, p, b.data(), sb);
+    ASSERT_EQ(a, b) << "nx " << nx;
+    ASSERT_EQ(sa.outlier_idx, sb.outlier_idx) << "nx " << nx;
+    ASSERT_EQ(sa.outlier_val, sb.outlier_val) << "nx " << nx;
+    ASSERT_EQ(sa.exact_idx, sb.exact_idx) << "nx " << nx;
+    ASSERT_EQ(sa.exact_val.size(), sb.exact_val.size());
+    if (!sa.exact_val.empty())
+      ASSERT_EQ(0, std::memcmp(sa.exact_val.data(), sb.exact_val.data(), sa.exact_val.size() * sizeof(T)));
+  }
+}
+
 }  // namespace
+
+TEST(LorenzoCpu, RowLoopsMatchTheReferenceOnPrequantEdges) {
+  edges<float>();
+  edges<double>();
+}
 
 TEST(LorenzoCpu, RowLoopsMatchTheReferenceF32) { sweep<float>(); }
 TEST(LorenzoCpu, RowLoopsMatchTheReferenceF64) { sweep<double>(); }

@@ -91,8 +91,8 @@ struct Cpu {
     sel.z = size_from_hist(std::move(st.zrun), st.count);
   }
   template <class Sel>
-  static void run_sizes(Syms s, uint32_t, Sel& sel) {
-    RunStats st = run_stats_cpu(s);
+  static void run_sizes(Syms s, uint32_t, const std::vector<uint64_t>* hist, Sel& sel) {
+    RunStats st = run_stats_cpu(s, hist);
     sel.count = st.count;
     sel.v = size_from_hist(std::move(st.value), st.count);
     sel.l = size_from_hist(std::move(st.len_m1), st.count);
@@ -190,7 +190,7 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
       [&] { return b.count_runs(syms); },
       [&] {
         TracePhase tp("lossless select: run sizes");
-        b.run_sizes(syms, alphabet, rs);
+        b.run_sizes(syms, alphabet, &h.hist, rs);
         return std::pair<uint64_t, uint64_t>{rle_bytes(rs.count), kRleHuffmanHeader + rs.v.bytes + rs.l.bytes};
       });
   const Lossless stage = d.stage;
@@ -280,7 +280,7 @@ uint64_t encoded_bytes_cpu(std::span<const uint16_t> c, uint32_t alphabet, uint1
         uint64_t count = 0;
         Sized v, l;
       } rs;
-      b.run_sizes(c, alphabet, rs);
+      b.run_sizes(c, alphabet, nullptr, rs);
       return stage == Lossless::rle ? rle_bytes(rs.count) : kRleHuffmanHeader + rs.v.bytes + rs.l.bytes;
     }
     case Lossless::bitpack:

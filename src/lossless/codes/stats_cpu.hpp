@@ -24,6 +24,9 @@ struct RunStats {
   std::vector<uint64_t> value, len_m1;  // likewise, of rle::runs_cpu
   uint64_t count = 0;                   // runs (cut at multiples of 65536)
 };
-RunStats run_stats_cpu(std::span<const uint16_t> sym);
+// hist, when given, is huffman::histogram_cpu(sym): where most positions start a run, the run
+// values' histogram is then hist less the values of the other positions, which are fewer to
+// visit.
+RunStats run_stats_cpu(std::span<const uint16_t> sym, const std::vector<uint64_t>* hist = nullptr);
 
 }  // namespace sciz::codes

@@ -31,6 +31,10 @@ uint64_t blob_bytes(uint64_t n, uint64_t bits, uint64_t codebook_bytes, uint32_t
 
 // Every symbol must have a code in cb (built from a histogram covering these symbols).
 std::vector<uint8_t> encode_cpu(std::span<const uint16_t> sym, const Codebook& cb, uint32_t chunk = kDefaultChunk);
+// The path encode_cpu takes from 2^18 symbols on (every chunk sized, then written, in threads),
+// for any input: the tests hold the one-pass path of smaller inputs to its bytes.
+std::vector<uint8_t> encode_cpu_chunked(std::span<const uint16_t> sym, const Codebook& cb,
+                                        uint32_t chunk = kDefaultChunk);
 std::vector<uint8_t> encode_cuda(const uint16_t* d_sym, uint64_t n, const Codebook& cb, cudaStream_t s,
                                  uint32_t chunk = kDefaultChunk);
 // Histogram + codebook + encode in one call.

@@ -875,7 +875,7 @@ void tune_block_levels_cuda(std::vector<TuneSample<T>>& smp, const std::vector<L
   // once the stream's earlier work and the copy are done).
   auto before_codes = [&] { return gs.download(before, size_t(before_pick) * n, n); };
   for (int l = kBlockLevels; l >= 1; --l) {
-    const size_t stride = l == 1 && n >= 8 ? 2 : 1;
+    const size_t stride = compared_stride(l, n);
     auto run = gs.launch(l, all, every);  // pair c n + k: candidate c on sample k
     typename GpuSamples<T>::Downloaded got;
     if (l < kBlockLevels) got = before_codes();

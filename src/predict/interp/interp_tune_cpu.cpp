@@ -32,6 +32,9 @@ namespace {
 constexpr double kSampleFraction = 0.002;        // of the blocks (section 5.1.3)
 constexpr uint64_t kMinSamples = 24;
 constexpr uint64_t kMaxShare = 4;
+constexpr uint64_t kSmallField = uint64_t{1} << 16;  // points: below, tuning is budgeted by the field
+constexpr uint64_t kSmallShare = 8;
+constexpr uint64_t kSmallMinSamples = 2;
 constexpr int64_t kAnchorWindow = int64_t{1} << 16;  // anchors the anchor levels are tuned on
 
 // Threads for a pass over `samples` sample boxes at block level l: sized by the bytes the pass
@@ -161,7 +164,8 @@ using SampleCodes = TuneSampleCodes;
 // candidates are searched in two steps: the schemes with the first candidate's spline (cubic
 // when both are allowed), then the other splines with the best scheme (5 evaluations of 8).
 // The least summed cost wins, a tie going to the candidate earlier in that order (its rank).
-// Level 1 holds 7/8 of the points: its candidates are compared on every other sample.
+// Level 1 holds 7/8 of the points: its candidates are compared on every other sample
+// (compared_stride).
 // The runs of the best candidate so far are kept, so a compared sample takes the chosen
 // state without running the level again; `codes` receives every sample's codes of the chosen
 // configurations (what sample_bits would compute for them under these bounds).
@@ -183,7 +187,7 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
   codes.assign(kBlockLevels, std::vector<LevelCodes>(n));
   for (int l = kBlockLevels; l >= 1; --l) {
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
-    const size_t stride = l == 1 && n >= 8 ? 2 : 1;
+    const size_t stride = compared_stride(l, n);
     // Samples in parallel: each on its own copy, the costs integers (their sum is the same in
     // any order). The sum, or a partial sum >= limit when the runs stopped there.
     auto cost_of = [&](LevelConfig c, uint64_t limit) {
@@ -458,9 +462,28 @@ std::vector<uint64_t> sample_blocks(const Layout& L) {
   uint64_t want = static_cast<uint64_t>(std::ceil(kSampleFraction * static_cast<double>(nb)));
   want = std::max(want, std::min(kMinSamples, (nb + kMaxShare - 1) / kMaxShare));
   want = std::min(nb, want);
-  std::vector<uint64_t> ids(want);
-  for (uint64_t k = 0; k < want; ++k) ids[k] = (2 * k + 1) * nb / (2 * want);
-  return ids;
+  auto spread = [nb](uint64_t m) {
+    std::vector<uint64_t> ids(m);
+    for (uint64_t k = 0; k < m; ++k) ids[k] = (2 * k + 1) * nb / (2 * m);
+    return ids;
+  };
+  // A small field's tuning is bounded by the field itself: below kSmallField points the
+  // sampled boxes hold at most 1 / kSmallShare of the field's points (the kMaxShare floor alone
+  // sampled 38 % of a 20x50x50 cut, whose thin edge blocks count as whole boxes, and tuning
+  // cost 2-3x its compression), but never fewer than kSmallMinSamples boxes (a 25^3 cut tuned
+  // on its one box lost 20 % at rel 1e-2).
+  if (L.total < kSmallField) {
+    auto points = [&L](const std::vector<uint64_t>& ids) {
+      uint64_t p = 0;
+      for (uint64_t id : ids) {
+        const BoxGeom g = box_geom(L, id);
+        p += static_cast<uint64_t>(g.w[0] * g.w[1] * g.w[2]);
+      }
+      return p;
+    };
+    while (want > kSmallMinSamples && points(spread(want)) * kSmallShare > L.total) --want;
+  }
+  return spread(want);
 }
 
 void anchor_window(const Layout& L, int64_t w[3]) {
