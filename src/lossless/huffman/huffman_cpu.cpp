@@ -18,6 +18,29 @@ namespace {
 // Below this many symbols a parallel region costs more (thread wake-up, per-thread bins)
 // than the work: small fields stay on one thread.
 constexpr int64_t kParallelMin = 1 << 18;
+
+// Counts s[lo, hi) into four tables of `bins` counters, one per lane of four consecutive
+// symbols: quant codes repeat (the centre code dominates smooth data), and the increments of
+// one counter would wait on each other through memory.
+void count_four_lanes(const uint16_t* s, int64_t lo, int64_t hi, uint32_t* t, size_t bins) {
+  uint32_t* t0 = t;
+  uint32_t* t1 = t0 + bins;
+  uint32_t* t2 = t1 + bins;
+  uint32_t* t3 = t2 + bins;
+  int64_t i = lo;
+  for (; i + 4 <= hi; i += 4) {
+    ++t0[s[i]];
+    ++t1[s[i + 1]];
+    ++t2[s[i + 2]];
+    ++t3[s[i + 3]];
+  }
+  for (; i < hi; ++i) ++t0[s[i]];
+}
+
+// Counter v of the four lanes' tables, summed.
+uint64_t lanes_sum(const uint32_t* t, size_t bins, size_t v) {
+  return uint64_t{t[v]} + t[bins + v] + t[2 * bins + v] + t[3 * bins + v];
+}
 }  // namespace
 
 std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym) {
@@ -32,53 +55,25 @@ std::vector<uint64_t> histogram_cpu(std::span<const uint16_t> sym) {
     for (int64_t i = 0; i < n; ++i) top = sym[i] > top ? sym[i] : top;
     const size_t bins = n ? size_t{top} + 1 : 0;
     std::vector<uint32_t> t(4 * bins, 0);  // n < 2^18: no counter overflows
-    uint32_t* t0 = t.data();
-    uint32_t* t1 = t0 + bins;
-    uint32_t* t2 = t1 + bins;
-    uint32_t* t3 = t2 + bins;
-    const uint16_t* s = sym.data();
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      ++t0[s[i]];
-      ++t1[s[i + 1]];
-      ++t2[s[i + 2]];
-      ++t3[s[i + 3]];
-    }
-    for (; i < n; ++i) ++t0[s[i]];
+    count_four_lanes(sym.data(), 0, n, t.data(), bins);
     std::vector<uint64_t> hist(bins);
-    for (size_t v = 0; v < bins; ++v) hist[v] = uint64_t{t0[v]} + t1[v] + t2[v] + t3[v];
+    for (size_t v = 0; v < bins; ++v) hist[v] = lanes_sum(t.data(), bins, v);
     return hist;
   }
   std::vector<uint64_t> hist(kAlphabet, 0);
 #pragma omp parallel if (n >= kParallelMin)
   {
-    // Four 32-bit tables, one per lane of four consecutive symbols: quant codes repeat (the
-    // centre code dominates smooth data), and increments of one counter would wait on each
-    // other through memory. Each lane counts at most 2^30 per block before it is flushed.
+    // Four 32-bit lane tables (count_four_lanes); each lane counts at most 2^30 per block
+    // before it is flushed.
     std::vector<uint32_t> t(4 * size_t{kAlphabet}, 0);
     std::vector<uint64_t> local(kAlphabet, 0);
-    uint32_t* t0 = t.data();
-    uint32_t* t1 = t0 + kAlphabet;
-    uint32_t* t2 = t1 + kAlphabet;
-    uint32_t* t3 = t2 + kAlphabet;
     const Share sh = thread_share(static_cast<uint64_t>(n));
     const int64_t lo = static_cast<int64_t>(sh.lo), hi = static_cast<int64_t>(sh.hi);
-    const uint16_t* s = sym.data();
     constexpr int64_t kBlock = int64_t{1} << 30;
     for (int64_t b0 = lo; b0 < hi; b0 += kBlock) {
-      const int64_t b1 = std::min(hi, b0 + kBlock);
-      int64_t i = b0;
-      for (; i + 4 <= b1; i += 4) {
-        ++t0[s[i]];
-        ++t1[s[i + 1]];
-        ++t2[s[i + 2]];
-        ++t3[s[i + 3]];
-      }
-      for (; i < b1; ++i) ++t0[s[i]];
-      for (uint32_t v = 0; v < kAlphabet; ++v) {
-        local[v] += uint64_t{t0[v]} + t1[v] + t2[v] + t3[v];
-        t0[v] = t1[v] = t2[v] = t3[v] = 0;
-      }
+      count_four_lanes(sym.data(), b0, std::min(hi, b0 + kBlock), t.data(), kAlphabet);
+      for (uint32_t v = 0; v < kAlphabet; ++v) local[v] += lanes_sum(t.data(), kAlphabet, v);
+      std::fill(t.begin(), t.end(), 0u);
     }
 #pragma omp critical
     for (uint32_t v = 0; v < kAlphabet; ++v) hist[v] += local[v];
