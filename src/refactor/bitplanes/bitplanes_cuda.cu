@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/cuda_check.cuh"
 #include "core/launch_grid.hpp"
@@ -47,18 +48,51 @@ struct DigitsOf {
   const W* nb;
   __device__ uint64_t operator()(uint64_t i) const { return nb[i]; }
 };
-// |y - recon| of coefficient i with k digits unknown, in fixed-point units (as level_errors_cpu).
-template <class W>
-struct ErrorOf {
-  const double* c;
-  const W* nb;
-  int exponent, scale, digits, k;
-  __device__ double operator()(uint64_t i) const {
-    const double y = ldexp(c[i], scale - exponent);
-    const uint64_t known = static_cast<uint64_t>(nb[i]) & ~((uint64_t(1) << k) - 1);
-    return fabs(y - 0.5 * static_cast<double>(recon_half_units(known, k, digits)));
-  }
+// Every group's error of a level in one pass over it: a thread keeps kErrItems coefficients
+// (y in fixed-point units, their digits) in registers and measures |y - recon| for each count
+// of groups read, as level_errors_cpu does; a warp's maximum goes to shared memory, a CTA's to
+// out[t] (non-negative doubles order as their bit patterns). It replaced one CUB reduction and
+// one host synchronization per group, each reading the whole level again.
+constexpr int kErrItems = 8;
+constexpr int kMaxGroups = 64;  // one digit a group at most
+struct Unknown {
+  int k[kMaxGroups + 1];  // digits still unknown once t groups are read (t >= 1)
 };
+
+template <class W>
+__global__ void __launch_bounds__(kThreads)
+    errors_kernel(const double* __restrict__ c, const W* __restrict__ nb, uint64_t n, int exponent, int scale,
+                  int digits, int groups, Unknown u, unsigned long long* __restrict__ out) {
+  __shared__ unsigned long long smax[kMaxGroups + 1];
+  for (int t = threadIdx.x; t <= groups; t += kThreads) smax[t] = 0;
+  __syncthreads();
+  const uint64_t tile = uint64_t(kThreads) * kErrItems;
+  for (uint64_t base = blockIdx.x * tile; base < n; base += uint64_t(gridDim.x) * tile) {
+    double y[kErrItems];
+    uint64_t w[kErrItems];
+    bool real[kErrItems];
+#pragma unroll
+    for (int j = 0; j < kErrItems; ++j) {
+      const uint64_t i = base + uint64_t(j) * kThreads + threadIdx.x;
+      real[j] = i < n;
+      y[j] = real[j] ? ldexp(c[i], scale - exponent) : 0.0;
+      w[j] = real[j] ? static_cast<uint64_t>(nb[i]) : 0;
+    }
+    for (int t = 1; t <= groups; ++t) {
+      const int k = u.k[t];
+      const uint64_t keep = ~((uint64_t(1) << k) - 1);
+      double e = 0.0;
+#pragma unroll
+      for (int j = 0; j < kErrItems; ++j)
+        if (real[j]) e = fmax(e, fabs(y[j] - 0.5 * static_cast<double>(recon_half_units(w[j] & keep, k, digits))));
+      for (int o = 16; o; o >>= 1) e = fmax(e, __shfl_xor_sync(0xffffffffu, e, o));
+      if ((threadIdx.x & 31) == 0 && e > 0.0) atomicMax(&smax[t], static_cast<unsigned long long>(__double_as_longlong(e)));
+    }
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t <= groups; t += kThreads)
+    if (smax[t]) atomicMax(&out[t], smax[t]);
+}
 
 template <class W>
 __global__ void __launch_bounds__(kThreads)
@@ -140,10 +174,24 @@ std::vector<double> level_errors_cuda(const double* d_c, const W* d_nb, uint64_t
   const int groups = group_count(lv.top, g);
   std::vector<double> err(groups + 1, 0.0);
   err[0] = lv.max_abs;
+  if (groups == 0) return err;
+  SCIZ_REQUIRE(groups <= kMaxGroups, Status::internal, "bitplanes: more than 64 groups in a level");
+  Unknown u{};
+  for (int t = 1; t <= groups; ++t) u.k[t] = unknown_digits(lv.top, g, t);
+  dev::Buffer<unsigned long long> d_max(groups + 1, s);
+  dev::zero(d_max.get(), (groups + 1) * sizeof(unsigned long long), s);
+  if (n) {
+    errors_kernel<W><<<std::min(gpu::grid_for(n, kThreads * kErrItems), 2048u), kThreads, 0, s>>>(d_c, d_nb, n, lv.exponent, scale,
+                                                                                       digits, groups, u, d_max.get());
+    SCIZ_CUDA_CHECK_LAUNCH("bitplanes errors_kernel");
+  }
+  std::vector<unsigned long long> m(groups + 1);
+  dev::copy_to_host(m.data(), d_max.get(), m.size() * sizeof(unsigned long long), s);
+  dev::sync(s);
   for (int t = 1; t <= groups; ++t) {
-    const ErrorOf<W> f{d_c, d_nb, lv.exponent, scale, digits, unknown_digits(lv.top, g, t)};
-    const double m = reduce(thrust::make_transform_iterator(thrust::counting_iterator<uint64_t>(0), f), n, Max{}, 0.0, s);
-    err[t] = error_from_units(settle(m, f.k), lv.exponent, scale);
+    double units;
+    std::memcpy(&units, &m[t], sizeof units);
+    err[t] = error_from_units(settle(units, u.k[t]), lv.exponent, scale);
   }
   return err;
 }
