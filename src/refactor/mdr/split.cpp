@@ -276,8 +276,17 @@ void split_words_any(const uint32_t* d, uint64_t len, uint32_t last, uint32_t* s
 // Appends the first `bits` bits of src (whole u32 words, low bits first) to the sink.
 void append_bits(WordSink& to, const std::vector<uint32_t>& src, uint64_t from_word, uint64_t bits) {
   const uint32_t* w = src.data() + from_word;
-  for (; bits >= 32; bits -= 32) to.put(*w++, 32);
-  if (bits) to.put(*w & ((uint32_t(1) << bits) - 1), static_cast<int>(bits));
+  // Whole words at the sink's fixed offset: put()'s bookkeeping a word was most of the join.
+  const uint64_t words = bits / 32;
+  uint64_t acc = to.acc;
+  for (uint64_t k = 0; k < words; ++k) {
+    acc |= static_cast<uint64_t>(w[k]) << to.fill;
+    const uint32_t v = static_cast<uint32_t>(acc);
+    std::memcpy(to.out + 4 * k, &v, 4);
+    acc >>= 32;
+  }
+  to.acc = acc, to.out += 4 * words, to.bits += 32 * words;
+  if (bits % 32) to.put(w[words] & ((uint32_t(1) << (bits % 32)) - 1), static_cast<int>(bits % 32));
 }
 
 }  // namespace
