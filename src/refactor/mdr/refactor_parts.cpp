@@ -102,7 +102,9 @@ std::vector<uint8_t> code_group(const LevelDigits<W>& ld, const uint8_t* widths,
   const LevelInfo& lv = *ld.info;
   const uint64_t first = static_cast<uint64_t>(g) * lv.group_planes * bitplanes::plane_words(lv.count);
   const auto* raw = reinterpret_cast<const uint8_t*>(ld.planes + first);
-  const SplitBits s = split_planes(widths, ld.planes + first, lv.count, lv.group_high(g), lv.group_size(g));
+  // Pieces only where other threads can take them: one thread would pay their join for nothing.
+  const SplitBits s = split_planes(widths, ld.planes + first, lv.count, lv.group_high(g), lv.group_size(g),
+                                   team_size() > 1 ? kSplitPieceWords : UINT64_MAX / 2);
   StreamPlan p, a, b;
   p.raw = {raw, group_raw_bytes(lv, g)}, a.raw = s.ins, b.raw = s.sig;
   for (StreamPlan* sp : {&p, &a, &b}) {

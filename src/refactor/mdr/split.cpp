@@ -327,6 +327,11 @@ SplitBits split_planes(const uint8_t* widths, const uint32_t* words, uint64_t n,
   const uint32_t tail = n % 32 ? (uint32_t(1) << (n % 32)) - 1 : ~uint32_t(0);
   piece_words = std::max<uint64_t>(32, piece_words / 32 * 32);  // whole regions of coefficient order
   const uint64_t pieces = std::max<uint64_t>(1, (pw + piece_words - 1) / piece_words);
+  if (pieces == 1) {  // nothing to join: the group's order whole, its streams written in place
+    std::vector<uint32_t> co(static_cast<uint64_t>(planes) * pw);
+    bitplanes::coefficient_order_regions_cpu(words, n, planes, 0, (pw + 31) / 32, co.data(), pw);
+    return split_streams(widths, co.data(), n, high, planes, portable);
+  }
   // A piece's streams, plane after plane, each plane's from word p * (len + 1) (room for every
   // digit and the sink's last word), and their bit counts.
   struct Piece {

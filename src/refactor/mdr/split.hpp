@@ -41,7 +41,8 @@ SplitBits split_streams(const uint8_t* widths, const uint32_t* co, uint64_t n, i
 // digit high first) in coefficient order, without the group's coefficient order ever held
 // whole: pieces of piece_words words of every plane (rounded to a multiple of 32) are ordered
 // and split as OpenMP tasks, and their streams joined in order. The bits do not depend on the
-// piece size (tests force pieces of 32 words) nor on the threads.
+// piece size (tests force pieces of 32 words) nor on the threads. One piece is split_streams
+// of the whole group.
 inline constexpr uint64_t kSplitPieceWords = uint64_t{1} << 15;  // 2^20 coefficients, 128 KiB a plane
 SplitBits split_planes(const uint8_t* widths, const uint32_t* words, uint64_t n, int high, int planes,
                        uint64_t piece_words = kSplitPieceWords, bool portable = false);
