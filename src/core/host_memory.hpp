@@ -23,6 +23,12 @@ void reserve_large(std::vector<T>& v, size_t n) {
 // same either way.
 void grow_fresh(std::vector<unsigned char>& v, size_t n, size_t keep);
 
+// Faults in the whole pages of [p, p + bytes) for writing, pieces of it on the host's threads
+// (Linux's MADV_POPULATE_WRITE; elsewhere, or below 4 MB, a no-op): the first touch of a fresh
+// buffer is otherwise a page fault a 4 KiB page, all taken by the one thread that writes it
+// first (a std::vector's zero-fill). The bytes are unchanged.
+void prefault(void* p, size_t bytes) noexcept;
+
 // memcpy over the host's threads (OpenMP): one thread copies at a fraction of the memory's
 // bandwidth. Lives in a .cpp file: nvcc ignores OpenMP pragmas in .cu files.
 void parallel_copy(void* dst, const void* src, size_t bytes);

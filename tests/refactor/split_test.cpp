@@ -139,6 +139,19 @@ void streams_match(const std::vector<W>& nb, int top, const std::string& what) {
         ASSERT_EQ(got.ins_bits, want.ins_bits) << what << " n " << n << " g " << g << " from " << first << " portable " << portable;
         ASSERT_EQ(got.ins, want.ins) << what << " n " << n << " g " << g << " from " << first << " portable " << portable;
         ASSERT_EQ(got.sig, want.sig) << what << " n " << n << " g " << g << " from " << first << " portable " << portable;
+        // The same streams cut into pieces (32 words: a piece per 1024 coefficients), ordered
+        // and split as tasks on a team of three, joined again.
+        for (uint64_t piece : {uint64_t(32), uint64_t(96), kSplitPieceWords}) {
+          SplitBits cut;
+#pragma omp parallel num_threads(3)
+#pragma omp single
+          cut = split_planes(widths.data(), planes.data() + first * pw, n, high, count, piece, portable);
+          const std::string at = what + " n " + std::to_string(n) + " g " + std::to_string(g) + " from " +
+                                 std::to_string(first) + " pieces of " + std::to_string(piece) + " words";
+          ASSERT_EQ(cut.ins_bits, want.ins_bits) << at;
+          ASSERT_EQ(cut.ins, want.ins) << at;
+          ASSERT_EQ(cut.sig, want.sig) << at;
+        }
       }
     }
   }

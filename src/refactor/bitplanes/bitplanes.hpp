@@ -56,6 +56,11 @@ void reconstruct_run_cpu(const W* nb, uint64_t n, int unknown, int digits, int e
 
 // Register-block planes (encode_planes_cpu's words) to coefficient order, `planes` planes.
 void coefficient_order_cpu(const uint32_t* words, uint64_t n, int planes, uint32_t* out);
+// The same for the regions [r0, r1) of 1024 coefficients alone (words [32 r0, 32 r1) of each
+// plane), on the calling thread, plane p's words written from out + p * stride: a caller cutting
+// one group into pieces (each its own task) orders each piece into a buffer of its own.
+void coefficient_order_regions_cpu(const uint32_t* words, uint64_t n, int planes, uint64_t r0, uint64_t r1,
+                                   uint32_t* out, uint64_t stride);
 // bits[w] bit j: coefficient 32 w + j has a non-zero digit above `high` (significant before it).
 template <class W>
 void significance_cpu(const W* nb, uint64_t n, int high, uint32_t* bits);

@@ -167,30 +167,44 @@ void reconstruct_cpu(const W* nb, uint64_t n, int unknown, int digits, int expon
   }
 }
 
+namespace {
+
+// Region r of plane p to o.
+void order_region(const uint32_t* words, uint64_t n, uint64_t p, uint64_t r, uint32_t* o) {
+  const uint64_t pw = plane_words(n), full = n / kRegion;
+  const uint32_t* in = words + p * pw + 32 * r;
+  if (r < full) {
+    // Word t of a full region holds coefficient 1024 r + t + 32 j in bit j: the region's 32
+    // words are a 32 x 32 bit matrix whose transpose is the coefficient order.
+    uint32_t a[32];
+    for (int t = 0; t < 32; ++t) a[t] = in[t];
+    transpose32(a);
+    for (int c = 0; c < 32; ++c) o[c] = a[c];
+    return;
+  }
+  const uint64_t m = n - r * kRegion, threads = (m + 31) / 32;  // the short last region
+  for (uint64_t c = 0; c < threads; ++c) o[c] = 0;
+  for (uint64_t t = 0; t < threads; ++t)
+    for (uint64_t j = 0, i = t; j < 32 && i < m; ++j, i += threads) o[i / 32] |= ((in[t] >> j) & 1u) << (i % 32);
+}
+
+}  // namespace
+
 void coefficient_order_cpu(const uint32_t* words, uint64_t n, int planes, uint32_t* out) {
-  const uint64_t pw = plane_words(n), full = n / kRegion, regions = (n + kRegion - 1) / kRegion;
+  const uint64_t pw = plane_words(n), regions = (n + kRegion - 1) / kRegion;
   const uint64_t items = regions * static_cast<uint64_t>(planes);
   const int nt = thread_count(items, pw * 4 * planes);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (uint64_t it = 0; it < items; ++it) {
     const uint64_t p = it / regions, r = it % regions;
-    const uint32_t* in = words + p * pw + 32 * r;
-    uint32_t* o = out + p * pw + 32 * r;
-    if (r < full) {
-      // Word t of a full region holds coefficient 1024 r + t + 32 j in bit j: the region's 32
-      // words are a 32 x 32 bit matrix whose transpose is the coefficient order.
-      uint32_t a[32];
-      for (int t = 0; t < 32; ++t) a[t] = in[t];
-      transpose32(a);
-      for (int c = 0; c < 32; ++c) o[c] = a[c];
-      continue;
-    }
-    const uint64_t m = n - r * kRegion, threads = (m + 31) / 32;  // the short last region
-    for (uint64_t c = 0; c < threads; ++c) o[c] = 0;
-    for (uint64_t t = 0; t < threads; ++t)
-      for (uint64_t j = 0, i = t; j < 32 && i < m; ++j, i += threads)
-        o[i / 32] |= ((in[t] >> j) & 1u) << (i % 32);
+    order_region(words, n, p, r, out + p * pw + 32 * r);
   }
+}
+
+void coefficient_order_regions_cpu(const uint32_t* words, uint64_t n, int planes, uint64_t r0, uint64_t r1,
+                                   uint32_t* out, uint64_t stride) {
+  for (uint64_t p = 0; p < static_cast<uint64_t>(planes); ++p)
+    for (uint64_t r = r0; r < r1; ++r) order_region(words, n, p, r, out + p * stride + 32 * (r - r0));
 }
 
 template <class W>

@@ -98,40 +98,56 @@ uint64_t list_segment_bytes(const stages::StageList& list, std::span<const uint8
 
 }  // namespace
 
-GroupPlan plan_group(std::span<const uint8_t> raw, const HybridOptions& opt) {
-  GroupPlan best;
-  best.bytes = 1 + raw.size();
-  if (raw.size() % 4 != 0) return best;
-  // Algorithm 2 with every size known exactly, none written: the smallest wins if it clears
-  // T_cr; a later coder must be strictly smaller to replace an earlier one.
-  auto wins = [&](uint64_t size) {
-    return size < best.bytes && static_cast<double>(raw.size()) > opt.min_ratio * static_cast<double>(size);
-  };
+std::vector<Coder> plan_coders(std::span<const uint8_t> raw, const HybridOptions& opt) {
+  std::vector<Coder> coders;
+  if (raw.size() % 4 != 0) return coders;
   // Gap coding is tried below T_s too: its header is 3 bytes, and the small levels' streams
   // under T_s are where a copy of mostly zeros cost the most at loose bounds (over the 20
   // fields of ../shared/data, trying it below T_s as well took the geomean of bytes read at rel
   // 1e-1 from 3.94 to 3.88 x interp's). Only on streams
   // of at most a quarter ones: denser, it cannot beat a copy by much and sizing it costs a
   // step per one.
-  const uint64_t ones = set_bits_in(raw);
-  if (4 * ones <= 8 * raw.size()) {
-    GapPlan g = plan_gaps(raw);
-    if (wins(g.bytes)) best.coder = Coder::gaps, best.bytes = g.bytes, best.gaps = std::move(g);
-  }
-  if (raw.size() <= opt.copy_below) return best;
-  if (const uint64_t h = huffman_segment_bytes(raw); wins(h)) best.coder = Coder::huffman, best.bytes = h;
+  if (4 * set_bits_in(raw) <= 8 * raw.size()) coders.push_back(Coder::gaps);
+  if (raw.size() <= opt.copy_below) return coders;
+  coders.push_back(Coder::huffman);
   // Zero runs pay a token per non-zero 16-bit symbol: on a plane where most symbols are
   // non-zero they never win, and sizing their Huffman books of up to 65536 values is the
   // slowest part of choosing.
   uint64_t zero16 = 0;
   for (size_t i = 0; i + 1 < raw.size(); i += 2) zero16 += (raw[i] | raw[i + 1]) == 0;
-  const bool sparse = 2 * zero16 >= raw.size() / 2;
-  for (Coder c : {Coder::zrle_huffman, Coder::rze1, Coder::bit4_rze1, Coder::huffman_rze1}) {
-    if (!sparse && c == Coder::zrle_huffman) continue;
-    if (const uint64_t size = list_segment_bytes(list_of(c), raw); wins(size)) best.coder = c, best.bytes = size;
+  if (2 * zero16 >= raw.size() / 2) coders.push_back(Coder::zrle_huffman);
+  for (Coder c : {Coder::rze1, Coder::bit4_rze1, Coder::huffman_rze1}) coders.push_back(c);
+  return coders;
+}
+
+uint64_t coder_bytes(std::span<const uint8_t> raw, Coder c, GapPlan* gaps) {
+  switch (c) {
+    case Coder::copy: return 1 + raw.size();
+    case Coder::gaps: return (*gaps = plan_gaps(raw)).bytes;
+    case Coder::huffman: return huffman_segment_bytes(raw);
+    default: return list_segment_bytes(list_of(c), raw);
   }
-  if (best.coder != Coder::gaps) best.gaps = {};
+}
+
+GroupPlan plan_from(std::span<const uint8_t> raw, const HybridOptions& opt, const std::vector<Coder>& coders,
+                    const std::vector<uint64_t>& sizes, GapPlan gaps) {
+  // Algorithm 2 with every size known exactly, none written: the smallest wins if it clears
+  // T_cr; a later coder must be strictly smaller to replace an earlier one.
+  GroupPlan best;
+  best.bytes = 1 + raw.size();
+  for (size_t i = 0; i < coders.size(); ++i)
+    if (sizes[i] < best.bytes && static_cast<double>(raw.size()) > opt.min_ratio * static_cast<double>(sizes[i]))
+      best.coder = coders[i], best.bytes = sizes[i];
+  if (best.coder == Coder::gaps) best.gaps = std::move(gaps);
   return best;
+}
+
+GroupPlan plan_group(std::span<const uint8_t> raw, const HybridOptions& opt) {
+  const std::vector<Coder> coders = plan_coders(raw, opt);
+  std::vector<uint64_t> sizes;
+  GapPlan gaps;
+  for (Coder c : coders) sizes.push_back(coder_bytes(raw, c, &gaps));
+  return plan_from(raw, opt, coders, sizes, std::move(gaps));
 }
 
 namespace {

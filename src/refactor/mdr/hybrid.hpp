@@ -41,6 +41,14 @@ struct GroupPlan {
   GapPlan gaps;        // when coder == gaps
 };
 GroupPlan plan_group(std::span<const uint8_t> raw, const HybridOptions& opt);
+// plan_group in three parts, so that the candidates of a large group can be sized on different
+// threads (refactor_parts.cpp): the coders it sizes for raw, in its order (what needs only a
+// count over raw: its ones and its zero symbols); one candidate's exact segment size (for
+// Coder::gaps its plan too); and the plan it keeps from those sizes, sizes[i] of coders[i].
+std::vector<Coder> plan_coders(std::span<const uint8_t> raw, const HybridOptions& opt);
+uint64_t coder_bytes(std::span<const uint8_t> raw, Coder c, GapPlan* gaps);
+GroupPlan plan_from(std::span<const uint8_t> raw, const HybridOptions& opt, const std::vector<Coder>& coders,
+                    const std::vector<uint64_t>& sizes, GapPlan gaps);
 // The segment the plan sized, of the raw it was made of: encode_group(raw, opt) is
 // encode_planned(raw, plan_group(raw, opt)).
 std::vector<uint8_t> encode_planned(std::span<const uint8_t> raw, const GroupPlan& plan);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
 #include "core/checksum.hpp"
+#include "core/host_memory.hpp"
 #include "core/omp_threads.hpp"
 #include "refactor/mdr/hybrid.hpp"
 #include "refactor/mdr/order.hpp"
@@ -66,6 +68,61 @@ LevelInfo level_entry(uint64_t count, const bitplanes::Level<W>& q, int group_pl
   return lv;
 }
 
+namespace {
+
+// One stream of a group (the plain planes, or either stream of the split) and its plan.
+struct StreamPlan {
+  std::span<const uint8_t> raw;
+  std::vector<Coder> coders;
+  std::vector<uint64_t> sizes;
+  GapPlan gaps;
+  GroupPlan plan;
+};
+
+// Sizes every candidate coder of the stream as a task of its own: the finest level's few groups
+// are most of the work (on Isabel tiled 4x4x4 its 32 groups were 89 % of it, the longest 5 %),
+// and a task a group left threads idle behind them. Each size is a function of the stream
+// alone and plan_from folds them in plan_group's order, so the plan does not depend on which
+// thread sized what.
+void plan_stream(StreamPlan& sp, const HybridOptions& ho) {
+  sp.coders = plan_coders(sp.raw, ho);
+  sp.sizes.assign(sp.coders.size(), 0);
+  for (size_t i = 0; i < sp.coders.size(); ++i) {
+#pragma omp task default(none) firstprivate(i) shared(sp)
+    sp.sizes[i] = coder_bytes(sp.raw, sp.coders[i], &sp.gaps);  // one gaps candidate at most
+  }
+#pragma omp taskwait
+  sp.plan = plan_from(sp.raw, ho, sp.coders, sp.sizes, std::move(sp.gaps));
+}
+
+// The segment of group g of a level: the smaller of the plain planes and the split (a tie
+// keeps the plain planes), only that one written.
+template <class W>
+std::vector<uint8_t> code_group(const LevelDigits<W>& ld, const uint8_t* widths, int g, const HybridOptions& ho) {
+  const LevelInfo& lv = *ld.info;
+  const uint64_t first = static_cast<uint64_t>(g) * lv.group_planes * bitplanes::plane_words(lv.count);
+  const auto* raw = reinterpret_cast<const uint8_t*>(ld.planes + first);
+  // Pieces only where other threads can take them: one thread would pay their join for nothing.
+  const SplitBits s = split_planes(widths, ld.planes + first, lv.count, lv.group_high(g), lv.group_size(g),
+                                   team_size() > 1 ? kSplitPieceWords : UINT64_MAX / 2);
+  StreamPlan p, a, b;
+  p.raw = {raw, group_raw_bytes(lv, g)}, a.raw = s.ins, b.raw = s.sig;
+  for (StreamPlan* sp : {&p, &a, &b}) {
+#pragma omp task default(none) firstprivate(sp) shared(ho)
+    plan_stream(*sp, ho);
+  }
+#pragma omp taskwait
+  if (split_segment_bytes(s, a.plan, b.plan) >= p.plan.bytes) return encode_planned(p.raw, p.plan);
+  std::vector<uint8_t> ins;  // the two streams written side by side
+#pragma omp task default(none) shared(ins, a)
+  ins = encode_planned(a.raw, a.plan);
+  const std::vector<uint8_t> sig = encode_planned(b.raw, b.plan);
+#pragma omp taskwait
+  return split_segment(s.ins_bits, ins, sig);
+}
+
+}  // namespace
+
 template <class W>
 CodedLevels code_groups(const std::vector<LevelDigits<W>>& levels, const RefactorOptions& opt) {
   CodedLevels out(levels.size());
@@ -81,28 +138,20 @@ CodedLevels code_groups(const std::vector<LevelDigits<W>>& levels, const Refacto
     bytes += lv.count * sizeof(W);
   }
   const HybridOptions ho{opt.copy_below, opt.min_ratio};
-  const int64_t count = static_cast<int64_t>(tasks.size());
-  const int nt = thread_count(tasks.size(), bytes);
+  // The candidates' tasks spread a group over the team, so threads are not capped by groups.
+  const int nt = thread_count(UINT64_MAX, bytes);
   // Each group's split learns its significance from the level's digit widths.
   std::vector<std::vector<uint8_t>> widths(levels.size());
   for (size_t l = 0; l < levels.size(); ++l)
     if (levels[l].info->groups()) widths[l] = digit_widths(levels[l].nb, levels[l].info->count);
-#pragma omp parallel for schedule(dynamic) num_threads(nt) if (nt > 1)
-  for (int64_t k = 0; k < count; ++k) {
-    const LevelDigits<W>& ld = levels[tasks[k].level];
-    const LevelInfo& lv = *ld.info;
-    const int g = tasks[k].group;
-    const uint64_t pw = bitplanes::plane_words(lv.count);
-    const uint64_t first = static_cast<uint64_t>(g) * lv.group_planes * pw;
-    const auto* raw = reinterpret_cast<const uint8_t*>(ld.planes + first);
-    const std::span<const uint8_t> plain{raw, group_raw_bytes(lv, g)};
-    std::vector<uint32_t> co(pw * static_cast<uint64_t>(lv.group_size(g)));
-    bitplanes::coefficient_order_cpu(ld.planes + first, lv.count, lv.group_size(g), co.data());
-    const SplitBits s =
-        split_streams(widths[tasks[k].level].data(), co.data(), lv.count, lv.group_high(g), lv.group_size(g));
-    // Both codings sized, only the smaller written (a tie keeps the plain planes).
-    const GroupPlan p = plan_group(plain, ho), a = plan_group(s.ins, ho), b = plan_group(s.sig, ho);
-    out[tasks[k].level][g] = split_segment_bytes(s, a, b) < p.bytes ? encode_split(s, a, b) : encode_planned(plain, p);
+  // A task a group, each spawning its streams' and their candidates' tasks: a thread waiting
+  // on a group's sizes takes up other tasks meanwhile. Nested regions inside (the stage coders'
+  // loops) run on one thread, as they did inside the former loop over groups.
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#pragma omp single
+  for (const Task& t : tasks) {
+#pragma omp task default(none) firstprivate(t) shared(out, levels, widths, ho)
+    out[t.level][t.group] = code_group(levels[t.level], widths[t.level].data(), t.group, ho);
   }
   return out;
 }
@@ -119,23 +168,42 @@ std::vector<uint8_t> write_file(Header& h, const std::vector<uint8_t>& exact, co
   std::vector<const std::vector<uint8_t>*> payload;
   h.segments.clear();
   auto add = [&](uint8_t level, uint8_t group, const std::vector<uint8_t>& seg) {
-    h.segments.push_back({level, group, inline_sum + seg.size(), chunked_xxh64(seg.data(), seg.size(), kDigestBlockV4)});
+    h.segments.push_back({level, group, inline_sum + seg.size(), 0});
     payload.push_back(&seg);
   };
   if (h.special) add(kExactLevel, 0, exact);
   for (const auto& [l, g] : greedy_order(h.levels, sizes))
     add(static_cast<uint8_t>(l), static_cast<uint8_t>(g), groups[l][g]);
-  std::vector<uint8_t> file = write_header(h);
-  uint64_t total = file.size();
-  for (const Segment& s : h.segments) total += s.length;
-  file.reserve(total);
-  for (size_t k = 0; k < payload.size(); ++k) {
+  const int64_t count = static_cast<int64_t>(payload.size());
+  // Version 1 keeps the checksums in the index, written before any segment.
+  if (!inline_sum)
+    for (int64_t k = 0; k < count; ++k)
+      h.segments[k].checksum = chunked_xxh64(payload[k]->data(), payload[k]->size(), kDigestBlockV4);
+  const std::vector<uint8_t> head = write_header(h);
+  std::vector<uint64_t> at(count + 1, head.size());
+  for (int64_t k = 0; k < count; ++k) at[k + 1] = at[k] + h.segments[k].length;
+  // One allocation, its pages faulted in by the team before the (serial) zero-fill of resize:
+  // assembling the file by inserts took its first touch, a page fault a 4 KiB page, on one
+  // thread. Huge pages instead cost 45-52 ms in 3 runs of 10 on the 2-core host (compaction).
+  std::vector<uint8_t> file;
+  file.reserve(at[count]);
+  prefault(file.data(), at[count]);
+  file.resize(at[count]);
+  std::memcpy(file.data(), head.data(), head.size());
+  // The segments hashed and copied by the team, a segment each: serially, the file took 131-135
+  // ms of the GPU refactor's 1.1 s on the H100 host (docs/MDR.md section 8).
+  const int nt = thread_count(static_cast<uint64_t>(count), at[count]);
+#pragma omp parallel for schedule(dynamic) num_threads(nt) if (nt > 1)
+  for (int64_t k = 0; k < count; ++k) {
+    const std::vector<uint8_t>& seg = *payload[k];
+    uint8_t* o = file.data() + at[k];
     if (inline_sum) {
-      const uint64_t sum = h.segments[k].checksum;
-      const auto* b = reinterpret_cast<const uint8_t*>(&sum);
-      file.insert(file.end(), b, b + 8);
+      const uint64_t sum = chunked_xxh64(seg.data(), seg.size(), kDigestBlockV4);
+      h.segments[k].checksum = sum;
+      std::memcpy(o, &sum, 8);
+      o += 8;
     }
-    file.insert(file.end(), payload[k]->begin(), payload[k]->end());
+    if (!seg.empty()) std::memcpy(o, seg.data(), seg.size());
   }
   return file;
 }

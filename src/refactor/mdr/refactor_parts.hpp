@@ -41,8 +41,9 @@ struct LevelDigits {
   const uint32_t* planes;   // top x plane_words(count) words, digit top-1 first
 };
 // groups[l][g]: the segment of level l, group g, the smaller of the plain planes coded by
-// encode_group and the significance split. Every group of every level is one task of one
-// parallel loop: the coarse levels' few groups no longer wait for the fine levels'.
+// encode_group and the significance split. Every group of every level is an OpenMP task, and
+// so are the pieces of its split, every candidate coder's sizing and its two streams' writing:
+// the finest level's large groups spread over the team instead of setting the phase's time.
 using CodedLevels = std::vector<std::vector<std::vector<uint8_t>>>;
 template <class W>
 CodedLevels code_groups(const std::vector<LevelDigits<W>>& levels, const RefactorOptions& opt);

@@ -103,26 +103,25 @@ void significance_of(const uint8_t* widths, uint64_t n, int high, uint32_t* sig)
   }
 }
 
-// The streams' bits, a word of 32 coefficients at a time: its insignificant digits packed to
-// the first stream and the others to the second, then the word's ones made significant.
+// The streams' bits of one plane's words d[0, len), a word of 32 coefficients at a time: its
+// insignificant digits packed to the first stream and the others to the second, then the
+// word's ones made significant. last: the valid coefficients of word len - 1.
 template <class Bits>
-inline void split_words(const Bits& bits, const uint32_t* co, uint64_t pw, uint32_t tail, int planes, uint32_t* sig,
-                        WordSink& ins, WordSink& sg) {
-  for (int p = 0; p < planes; ++p) {
-    const uint32_t* d = co + static_cast<uint64_t>(p) * pw;
-    for (uint64_t w = 0; w < pw; ++w) {
-      const uint32_t valid = w + 1 == pw ? tail : ~uint32_t(0), on = sig[w], off = ~on & valid, v = d[w];
-      if (on == 0) {  // the top planes: every coefficient still insignificant
-        ins.put(v, w + 1 == pw ? bits.ones(valid) : 32);
-      } else if (off == 0) {  // the low planes: every coefficient significant
-        sg.put(v, w + 1 == pw ? bits.ones(valid) : 32);
-      } else {
-        const int ka = bits.ones(off);
-        ins.put(bits.extract(v, off), ka);
-        sg.put(bits.extract(v, on), (w + 1 == pw ? bits.ones(valid) : 32) - ka);
-      }
-      sig[w] = on | v;
+inline void split_words(const Bits& bits, const uint32_t* d, uint64_t len, uint32_t last, uint32_t* sig, WordSink& ins,
+                        WordSink& sg) {
+  for (uint64_t w = 0; w < len; ++w) {
+    const uint32_t valid = w + 1 == len ? last : ~uint32_t(0), on = sig[w], off = ~on & valid, v = d[w];
+    const int all = w + 1 == len ? bits.ones(valid) : 32;
+    if (on == 0) {  // the top planes: every coefficient still insignificant
+      ins.put(v, all);
+    } else if (off == 0) {  // the low planes: every coefficient significant
+      sg.put(v, all);
+    } else {
+      const int ka = bits.ones(off);
+      ins.put(bits.extract(v, off), ka);
+      sg.put(bits.extract(v, on), all - ka);
     }
+    sig[w] = on | v;
   }
 }
 
@@ -132,10 +131,9 @@ struct PortableExtract {
   uint32_t extract(uint32_t src, uint32_t mask) const { return sciz::mdr::extract(*table, src, mask); }
 };
 
-void split_words_portable(const uint32_t* co, uint64_t pw, uint32_t tail, int planes, uint32_t* sig, WordSink& ins,
-                          WordSink& sg) {
+void split_words_portable(const uint32_t* d, uint64_t len, uint32_t last, uint32_t* sig, WordSink& ins, WordSink& sg) {
   static const ExtractTable table;
-  split_words(PortableExtract{&table}, co, pw, tail, planes, sig, ins, sg);
+  split_words(PortableExtract{&table}, d, len, last, sig, ins, sg);
 }
 
 }  // namespace
@@ -254,9 +252,9 @@ struct Bmi2Extract {
   [[gnu::target("bmi2,popcnt")]] int ones(uint32_t x) const { return __builtin_popcount(x); }
   [[gnu::target("bmi2,popcnt")]] uint32_t extract(uint32_t src, uint32_t mask) const { return _pext_u32(src, mask); }
 };
-[[gnu::target("bmi2,popcnt"), gnu::flatten]] void split_words_bmi2(const uint32_t* co, uint64_t pw, uint32_t tail,
-                                                                   int planes, uint32_t* sig, WordSink& ins, WordSink& sg) {
-  split_words(Bmi2Extract{}, co, pw, tail, planes, sig, ins, sg);
+[[gnu::target("bmi2,popcnt"), gnu::flatten]] void split_words_bmi2(const uint32_t* d, uint64_t len, uint32_t last,
+                                                                   uint32_t* sig, WordSink& ins, WordSink& sg) {
+  split_words(Bmi2Extract{}, d, len, last, sig, ins, sg);
 }
 bool fast_pdep() {
   static const bool yes = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
@@ -266,13 +264,29 @@ bool fast_pdep() {
 #endif
 
 // PEXT where walk_split takes PDEP (the same CPUs run both fast), the table elsewhere.
-void split_words_any(const uint32_t* co, uint64_t pw, uint32_t tail, int planes, uint32_t* sig, WordSink& ins,
-                     WordSink& sg, bool portable) {
+void split_words_any(const uint32_t* d, uint64_t len, uint32_t last, uint32_t* sig, WordSink& ins, WordSink& sg,
+                     bool portable) {
 #if defined(SCIZ_SPLIT_BMI2)
-  if (!portable && fast_pdep()) return split_words_bmi2(co, pw, tail, planes, sig, ins, sg);
+  if (!portable && fast_pdep()) return split_words_bmi2(d, len, last, sig, ins, sg);
 #endif
   (void)portable;
-  split_words_portable(co, pw, tail, planes, sig, ins, sg);
+  split_words_portable(d, len, last, sig, ins, sg);
+}
+
+// Appends the first `bits` bits of src (whole u32 words, low bits first) to the sink.
+void append_bits(WordSink& to, const std::vector<uint32_t>& src, uint64_t from_word, uint64_t bits) {
+  const uint32_t* w = src.data() + from_word;
+  // Whole words at the sink's fixed offset: put()'s bookkeeping a word was most of the join.
+  const uint64_t words = bits / 32;
+  uint64_t acc = to.acc;
+  for (uint64_t k = 0; k < words; ++k) {
+    acc |= static_cast<uint64_t>(w[k]) << to.fill;
+    const uint32_t v = static_cast<uint32_t>(acc);
+    std::memcpy(to.out + 4 * k, &v, 4);
+    acc >>= 32;
+  }
+  to.acc = acc, to.out += 4 * words, to.bits += 32 * words;
+  if (bits % 32) to.put(w[words] & ((uint32_t(1) << (bits % 32)) - 1), static_cast<int>(bits % 32));
 }
 
 }  // namespace
@@ -298,12 +312,70 @@ SplitBits split_streams(const uint8_t* widths, const uint32_t* co, uint64_t n, i
   s.ins.resize(room);
   s.sig.resize(room);
   WordSink a{s.ins.data()}, b{s.sig.data()};
-  split_words_any(co, pw, tail, planes, sig.data(), a, b, portable);
+  for (int p = 0; p < planes; ++p) split_words_any(co + static_cast<uint64_t>(p) * pw, pw, tail, sig.data(), a, b, portable);
   a.flush();
   b.flush();
   s.ins_bits = a.bits;
   s.ins.resize((a.bits + 31) / 32 * 4);
   s.sig.resize((b.bits + 31) / 32 * 4);
+  return s;
+}
+
+SplitBits split_planes(const uint8_t* widths, const uint32_t* words, uint64_t n, int high, int planes,
+                       uint64_t piece_words, bool portable) {
+  const uint64_t pw = bitplanes::plane_words(n);
+  const uint32_t tail = n % 32 ? (uint32_t(1) << (n % 32)) - 1 : ~uint32_t(0);
+  piece_words = std::max<uint64_t>(32, piece_words / 32 * 32);  // whole regions of coefficient order
+  const uint64_t pieces = std::max<uint64_t>(1, (pw + piece_words - 1) / piece_words);
+  if (pieces == 1) {  // nothing to join: the group's order whole, its streams written in place
+    std::vector<uint32_t> co(static_cast<uint64_t>(planes) * pw);
+    bitplanes::coefficient_order_regions_cpu(words, n, planes, 0, (pw + 31) / 32, co.data(), pw);
+    return split_streams(widths, co.data(), n, high, planes, portable);
+  }
+  // A piece's streams, plane after plane, each plane's from word p * (len + 1) (room for every
+  // digit and the sink's last word), and their bit counts.
+  struct Piece {
+    std::vector<uint32_t> ins, sig;
+    std::vector<uint64_t> ins_bits, sig_bits;
+  };
+  std::vector<Piece> part(pieces);
+  for (uint64_t c = 0; c < pieces; ++c) {
+#pragma omp task default(none) firstprivate(c) shared(part, widths, words, n, high, planes, piece_words, pw, tail, portable)
+    {
+      const uint64_t w0 = c * piece_words, len = std::min(pw, w0 + piece_words) - w0;
+      const uint32_t last = w0 + len == pw ? tail : ~uint32_t(0);
+      std::vector<uint32_t> co(static_cast<uint64_t>(planes) * len), sig(len);
+      bitplanes::coefficient_order_regions_cpu(words, n, planes, w0 / 32, (w0 + len + 31) / 32, co.data(), len);
+      significance_of(widths + 32 * w0, std::min(n, 32 * (w0 + len)) - 32 * w0, high, sig.data());
+      Piece& pc = part[c];
+      pc.ins.resize(static_cast<uint64_t>(planes) * (len + 1));
+      pc.sig.resize(pc.ins.size());
+      for (int p = 0; p < planes; ++p) {
+        WordSink a{reinterpret_cast<uint8_t*>(pc.ins.data() + p * (len + 1))};
+        WordSink b{reinterpret_cast<uint8_t*>(pc.sig.data() + p * (len + 1))};
+        split_words_any(co.data() + p * len, len, last, sig.data(), a, b, portable);
+        a.flush(), b.flush();
+        pc.ins_bits.push_back(a.bits), pc.sig_bits.push_back(b.bits);
+      }
+    }
+  }
+#pragma omp taskwait
+  // The streams hold plane after plane, each plane's pieces in order.
+  uint64_t ins_bits = 0, sig_bits = 0;
+  for (const Piece& pc : part)
+    for (int p = 0; p < planes; ++p) ins_bits += pc.ins_bits[p], sig_bits += pc.sig_bits[p];
+  SplitBits s;
+  s.ins.resize((ins_bits + 31) / 32 * 4);
+  s.sig.resize((sig_bits + 31) / 32 * 4);
+  s.ins_bits = ins_bits;
+  WordSink a{s.ins.data()}, b{s.sig.data()};
+  for (int p = 0; p < planes; ++p)
+    for (uint64_t c = 0; c < pieces; ++c) {
+      const uint64_t at = p * (std::min(pw, (c + 1) * piece_words) - c * piece_words + 1);
+      append_bits(a, part[c].ins, at, part[c].ins_bits[p]);
+      append_bits(b, part[c].sig, at, part[c].sig_bits[p]);
+    }
+  a.flush(), b.flush();
   return s;
 }
 
@@ -316,10 +388,13 @@ std::vector<uint8_t> encode_split(const SplitBits& s, const HybridOptions& opt) 
 }
 
 std::vector<uint8_t> encode_split(const SplitBits& s, const GroupPlan& ins, const GroupPlan& sig) {
-  const std::vector<uint8_t> a = encode_planned(s.ins, ins), b = encode_planned(s.sig, sig);
+  return split_segment(s.ins_bits, encode_planned(s.ins, ins), encode_planned(s.sig, sig));
+}
+
+std::vector<uint8_t> split_segment(uint64_t ins_bits, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
   ByteWriter w;
   w.put<uint8_t>(static_cast<uint8_t>(Coding::split));
-  put_varint(w, s.ins_bits);
+  put_varint(w, ins_bits);
   put_varint(w, a.size());
   w.bytes(a.data(), a.size());
   w.bytes(b.data(), b.size());

@@ -37,12 +37,23 @@ std::vector<uint8_t> digit_widths(const W* nb, uint64_t n);
 // BMI2's PEXT (tests compare the two).
 SplitBits split_streams(const uint8_t* widths, const uint32_t* co, uint64_t n, int high, int planes,
                         bool portable = false);
+// split_streams of the group's register-block planes (`words`: planes x plane_words(n) words,
+// digit high first) in coefficient order, without the group's coefficient order ever held
+// whole: pieces of piece_words words of every plane (rounded to a multiple of 32) are ordered
+// and split as OpenMP tasks, and their streams joined in order. The bits do not depend on the
+// piece size (tests force pieces of 32 words) nor on the threads. One piece is split_streams
+// of the whole group.
+inline constexpr uint64_t kSplitPieceWords = uint64_t{1} << 15;  // 2^20 coefficients, 128 KiB a plane
+SplitBits split_planes(const uint8_t* widths, const uint32_t* words, uint64_t n, int high, int planes,
+                       uint64_t piece_words = kSplitPieceWords, bool portable = false);
 // The segment of a split from its streams.
 std::vector<uint8_t> encode_split(const SplitBits& s, const HybridOptions& opt);
 // Its exact size from the streams' plans (plan_group of s.ins and of s.sig), and the segment
 // itself written from them.
 uint64_t split_segment_bytes(const SplitBits& s, const GroupPlan& ins, const GroupPlan& sig);
 std::vector<uint8_t> encode_split(const SplitBits& s, const GroupPlan& ins, const GroupPlan& sig);
+// The segment from its two streams' segments (encode_planned of each), written apart.
+std::vector<uint8_t> split_segment(uint64_t ins_bits, const std::vector<uint8_t>& ins, const std::vector<uint8_t>& sig);
 
 // A split segment's two streams, stage-decoded and their lengths checked: the costly part of
 // decoding it, which needs nothing from any other segment.
