@@ -409,20 +409,44 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
           for (int k = 0; k < 3; ++k) far[e][l - 1].m[k] = (owned(L, k, nb[k]) + s - 1) / s;
         }
       }
-      walk_far(g, [&, bc, bq](int64_t off, const int64_t* u) {
-        const int e = (u[0] == kAnchorStride) << 2 | (u[1] == kAnchorStride) << 1 | (u[2] == kAnchorStride);
-        const uint64_t lu[3] = {static_cast<uint64_t>(u[0]) & (kAnchorStride - 1),
-                                static_cast<uint64_t>(u[1]) & (kAnchorStride - 1),
-                                static_cast<uint64_t>(u[2]) & (kAnchorStride - 1)};
-        const int l0 = __builtin_ctzll(lu[0] | lu[1] | lu[2]);  // not an anchor: some bit is set
-        const FarLevel& f = far[e][l0];
-        const uint64_t i[3] = {lu[0] >> l0, lu[1] >> l0, lu[2] >> l0};
-        const uint64_t pos = f.start + level_rank(f.m, i);
+      auto far_point = [&](int64_t off, uint64_t pos) SCIZ_HOT_LAMBDA {
         const uint8_t c = codes[pos];
         bc[off] = c;
         if (c != kExactCode) bq[off] = residual(pos);
         else exact_off.push_back(off);
-      });
+      };
+      auto far_pos = [&](int e, const uint64_t lu[3]) SCIZ_HOT_LAMBDA {
+        const int l0 = __builtin_ctzll(lu[0] | lu[1] | lu[2]);  // not an anchor: some bit is set
+        const FarLevel& f = far[e][l0];
+        const uint64_t i[3] = {lu[0] >> l0, lu[1] >> l0, lu[2] >> l0};
+        return f.start + level_rank(f.m, i);
+      };
+      // walk_far's points row by row. Along a row of a z or y face, the points of one level
+      // have consecutive ranks in the neighbour's code range (fixed z and y indices), so
+      // level_rank is evaluated once per level and row, not per point.
+      for (int64_t z = 0; z < g.w[0]; ++z)
+        for (int64_t y = 0; y < g.w[1]; ++y) {
+          const uint64_t lz = static_cast<uint64_t>(z) & (kAnchorStride - 1), ly = static_cast<uint64_t>(y) & (kAnchorStride - 1);
+          const int64_t at = z * kBoxPitch[0] + y * kBoxPitch[1];
+          if (z == kAnchorStride || y == kAnchorStride) {
+            const int e = (z == kAnchorStride) << 2 | (y == kAnchorStride) << 1;
+            uint64_t next[kBlockLevels] = {0, 0, 0, 0};  // 0: not met in this row yet
+            const int64_t xend = g.w[2] < kAnchorStride ? g.w[2] : kAnchorStride;
+            for (int64_t x = 0; x < xend; ++x) {
+              const uint64_t lu[3] = {lz, ly, static_cast<uint64_t>(x)};
+              if ((lz | ly | lu[2]) == 0) continue;  // an anchor
+              const int l0 = __builtin_ctzll(lz | ly | lu[2]);
+              const uint64_t pos = next[l0] ? next[l0] : far_pos(e, lu);
+              next[l0] = pos + 1;
+              far_point(at + x, pos);
+            }
+          }
+          if (g.w[2] == kBox && (lz | ly) != 0) {  // the x face (its anchors skipped)
+            const int e = (z == kAnchorStride) << 2 | (y == kAnchorStride) << 1 | 1;
+            const uint64_t lu[3] = {lz, ly, 0};
+            far_point(at + kAnchorStride, far_pos(e, lu));
+          }
+        }
       // Values known before any prediction: anchors (the box's corners) and exactly stored
       // points, from the lists instead of a test of every point of the box.
       for (int64_t z = 0; z < g.w[0]; z += kAnchorStride)
