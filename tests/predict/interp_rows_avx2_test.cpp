@@ -101,7 +101,7 @@ void compare_paths(int64_t nz, int64_t ny, int64_t nx, LevelConfig cfg, double e
     run_level(
         v, pitch, n, s, cfg, [&](int64_t off, const int64_t*) { return c[off] == kExactCode; },
         [&](int64_t off, const int64_t*, T pred) { v[off] = reconstruct<T>(q[off], pred, ql); });
-    avx2::run_level_lanes<T>(dl.get(), pitch, n, s, cfg, avx2::ReconstructRows<T>{dl.get(), cs.get(), qs.get(), ql});
+    avx2::run_level_lanes<T>(dl.get(), pitch, n, s, cfg, avx2::ReconstructRows<T>{dl.get(), cs.get(), qs.get(), ql, true});
   }
   ASSERT_EQ(std::memcmp(ds.get(), dl.get(), count * sizeof(T)), 0) << "decoded values differ, " << what;
   ASSERT_EQ(std::memcmp(ds.get(), vs.get(), count * sizeof(T)), 0) << "decoder and encoder differ, " << what;

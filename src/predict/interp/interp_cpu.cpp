@@ -462,7 +462,7 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
         const LevelQuant<T> ql = q[l - 1];
 #if defined(SCIZ_INTERP_AVX2)
         if (lanes) {
-          avx2::run_level_lanes<T>(v, kBoxPitch, g.w, s, ch.config[l - 1], avx2::ReconstructRows<T>{v, bc, bq, ql});
+          avx2::run_level_lanes<T>(v, kBoxPitch, g.w, s, ch.config[l - 1], avx2::ReconstructRows<T>{v, bc, bq, ql, !exact_off.empty()});
           continue;
         }
 #endif

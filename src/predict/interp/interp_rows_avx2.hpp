@@ -332,7 +332,7 @@ struct QuantizeRows {
   LevelQuant<T> ql;
   double ebc;
   static bool skip(int64_t) { return false; }
-  void scalar(int64_t off, T pred) const { code[off] = quantize<T>(v[off], pred, ql, ebc, v[off], q[off]); }
+  [[gnu::always_inline]] void scalar(int64_t off, T pred) const { code[off] = quantize<T>(v[off], pred, ql, ebc, v[off], q[off]); }
   template <int XS>
   [[gnu::always_inline]] SCIZ_AVX2_FN bool lanes(int64_t off0, typename VecOf<T>::V pred, int m) const {
     constexpr int64_t xs = XS;
@@ -389,14 +389,18 @@ struct ReconstructRows {
   const uint8_t* code;
   const int32_t* q;
   LevelQuant<T> ql;
-  bool skip(int64_t off) const { return code[off] == kExactCode; }
-  void scalar(int64_t off, T pred) const { v[off] = reconstruct<T>(q[off], pred, ql); }
+  bool any_exact;  // whether the grid holds exactly stored points at all (else no lane is skipped)
+  bool skip(int64_t off) const { return any_exact && code[off] == kExactCode; }
+  [[gnu::always_inline]] void scalar(int64_t off, T pred) const { v[off] = reconstruct<T>(q[off], pred, ql); }
   template <int XS>
   [[gnu::always_inline]] SCIZ_AVX2_FN bool lanes(int64_t off0, typename VecOf<T>::V pred, int m) const {
     constexpr int64_t xs = XS;
     using VT = VecOf<T>;
-    unsigned need = 0;
-    for (int k = 0; k < m; ++k) need |= (code[off0 + k * xs] != kExactCode ? 1u : 0u) << k;
+    unsigned need = (1u << m) - 1;
+    if (any_exact) {
+      need = 0;
+      for (int k = 0; k < m; ++k) need |= (code[off0 + k * xs] != kExactCode ? 1u : 0u) << k;
+    }
     if ((VT::bits(VT::finite(pred)) & need) != need) return false;
     alignas(32) T rr[VT::W];
     const typename VT::V r = VT::add(pred, VT::mul(VT::template load_i32<XS>(q + off0), VT::set1(ql.ebx2)));
@@ -437,6 +441,11 @@ SCIZ_AVX2_FN void rows_lanes(T* v, const int64_t pitch[3], const int64_t n[3], c
         const int m = static_cast<int>(std::min<int64_t>(W, g.cnt[2] - j));
         const int64_t x0 = g.start[2] + j * g.step[2];
         const int64_t off0 = row + x0;
+        if (m == 1) {  // a row's last point alone (rows of 9 at level 1): cheaper in scalar
+          c[2] = x0;
+          if (!p.skip(off0)) p.scalar(off0, predict_edge<T, K, SPLINE, CROSS>(v, off0, c, n, s, st));
+          continue;
+        }
         const typename VT::V xv = VT::add(VT::set1(T(x0)), iota_x);
         const typename VT::V pred =
             predict_lanes<VT, XS, K, SPLINE, CROSS>(v + off0, st, h, cross_in, xv, s, n[2], (1u << m) - 1);
