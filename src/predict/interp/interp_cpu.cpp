@@ -265,10 +265,17 @@ OutlierRanks check_sparse(const uint8_t* codes, const Layout& L, const Sparse<T>
   OutlierRanks r;
   r.before.resize(L.total / 256 + 2);
   uint64_t zeros = 0, outl = 0;
-  for (uint64_t i = 0; i < L.total; ++i) {
-    if ((i & 255) == 0) r.before[i >> 8] = outl;
-    zeros += codes[i] == kExactCode;
-    outl += codes[i] == kOutlierCode;
+  // Runs of 256 codes, each counted by a loop the compiler vectorizes (the per-code test of
+  // a run's start had kept this loop scalar: 6 % of sciz_small_bench interp-tp).
+  for (uint64_t b = 0; b * 256 < L.total; ++b) {
+    r.before[b] = outl;
+    const uint64_t end = std::min<uint64_t>(L.total, b * 256 + 256);
+    uint32_t z = 0, o = 0;
+    for (uint64_t i = b * 256; i < end; ++i) {
+      z += codes[i] == kExactCode;
+      o += codes[i] == kOutlierCode;
+    }
+    zeros += z, outl += o;
   }
   r.before[L.total / 256 + 1] = outl;
   SCIZ_REQUIRE(zeros == sp.exact_idx.size(), Status::corrupt_stream,
