@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -370,6 +373,19 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
             // Branch-free first (the compiler vectorizes the unit-stride rows), then the rare
             // outliers and exact values of the row, if any.
             bool special = false;
+#if defined(__SSE2__)
+            if (dx == 1 && cnt == kAnchorStride) {  // a full row of level 1: one vector of codes
+              const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sr));
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bcr), c);
+              const __m128i zero = _mm_setzero_si128(), centre = _mm_set1_epi32(kCentre);
+              const __m128i lo = _mm_unpacklo_epi8(c, zero), hi = _mm_unpackhi_epi8(c, zero);
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bqr), _mm_sub_epi32(_mm_unpacklo_epi16(lo, zero), centre));
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bqr + 4), _mm_sub_epi32(_mm_unpackhi_epi16(lo, zero), centre));
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bqr + 8), _mm_sub_epi32(_mm_unpacklo_epi16(hi, zero), centre));
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bqr + 12), _mm_sub_epi32(_mm_unpackhi_epi16(hi, zero), centre));
+              special = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(c, zero), _mm_cmpeq_epi8(c, _mm_set1_epi8(-1)))) != 0;
+            } else
+#endif
             if (dx == 1) {
               for (int64_t j = 0; j < cnt; ++j) {
                 const uint8_t c = sr[j];
