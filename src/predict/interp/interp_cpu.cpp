@@ -250,6 +250,27 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
             const bool zy_coarse = ((z | y) & s) == 0;
             const int64_t x0 = zy_coarse ? s : 0, dx = zy_coarse ? 2 * s : s;
             const int64_t at = z * kBoxPitch[0] + y * kBoxPitch[1];
+#if defined(__SSE2__)
+            // Level 1's full rows as one vector: 16 codes, or the 8 at odd x of a coarse row
+            // (even bytes of the 16 from x = 1); the rare 0 and 255 then take the loop below.
+            if (s == 1 && g.own[2] == kAnchorStride) {
+              const __m128i zero = _mm_setzero_si128();
+              __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bc + at + x0));
+              const int64_t cnt = dx == 1 ? 16 : 8;
+              if (dx == 1) {
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k), c);
+              } else {
+                c = _mm_packus_epi16(_mm_and_si128(c, _mm_set1_epi16(0x00FF)), zero);
+                _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + k), c);
+              }
+              const int special = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(c, zero), _mm_cmpeq_epi8(c, _mm_set1_epi8(-1)))) &
+                                  (dx == 1 ? 0xFFFF : 0xFF);
+              if (!special) {
+                k += cnt;
+                continue;
+              }
+            }
+#endif
             for (int64_t x = x0; x < g.own[2]; x += dx, ++k) {
               const uint8_t c = bc[at + x];
               dst[k] = c;
