@@ -4,6 +4,10 @@
 #include <sciz/error.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -11,6 +15,7 @@
 
 #include "core/omp_threads.hpp"
 #include "predict/interp/interp.hpp"
+#include "predict/interp/interp_rows_avx2.hpp"
 #include "predict/interp/interp_walk.hpp"
 
 // Lambdas called per point from the row loops: inlined into them.
@@ -125,6 +130,29 @@ inline uint64_t anchor_code_index(const Layout& L, int l, const AnchorGrid& a, c
   return L.base[l] + level_rank(m, i);
 }
 
+// The block levels' rows in AVX2 lanes (interp_rows_avx2.hpp) where the CPU has it;
+// SCIZ_INTERP_BASELINE_ISA forces the scalar loops (ctest InterpBaselineIsa runs both).
+bool use_lanes() {
+#if defined(SCIZ_INTERP_AVX2)
+  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_INTERP_BASELINE_ISA");
+  return v;
+#else
+  return false;
+#endif
+}
+
+// Box buffers: kRowPad spare elements on either side for the lanes' reads.
+template <class E>
+struct PaddedBox {
+  std::unique_ptr<E[]> mem = std::make_unique<E[]>(kBoxVolume + 2 * kPad);
+  E* get() { return mem.get() + kPad; }
+#if defined(SCIZ_INTERP_AVX2)
+  static constexpr int64_t kPad = kRowPad;
+#else
+  static constexpr int64_t kPad = 0;
+#endif
+};
+
 template <class T>
 std::vector<LevelQuant<T>> quants(const Choice& ch) {
   std::vector<LevelQuant<T>> q;
@@ -170,9 +198,10 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
   const int nt = thread_count(nblocks, nblocks * kBoxVolume * sizeof(T));
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
-    auto box = std::make_unique<T[]>(kBoxVolume);
-    auto bcode = std::make_unique<uint8_t[]>(kBoxVolume);
-    auto bq = std::make_unique<int32_t[]>(kBoxVolume);
+    PaddedBox<T> box;
+    PaddedBox<uint8_t> bcode;
+    PaddedBox<int32_t> bq;
+    const bool lanes = use_lanes();
     Sink<T>& mine = parts[thread_id()];
 #pragma omp for schedule(dynamic, 16)
     for (int64_t id = 0; id < static_cast<int64_t>(nblocks); ++id) {
@@ -198,18 +227,57 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
       for (int l = kBlockLevels; l >= 1; --l) {
         const int64_t s = int64_t{1} << (l - 1);
         const LevelQuant<T> ql = q[l - 1];
-        run_level(v, kBoxPitch, g.w, s, ch.config[l - 1], NoSkip{}, [&](int64_t off, const int64_t*, T pred) SCIZ_HOT_LAMBDA {
-          bcode[off] = quantize<T>(v[off], pred, ql, ebc, v[off], bq[off]);
-        });
+#if defined(SCIZ_INTERP_AVX2)
+        if (lanes) {
+          avx2::run_level_lanes<T>(v, kBoxPitch, g.w, s, ch.config[l - 1],
+                                   avx2::QuantizeRows<T>{v, bcode.get(), bq.get(), ql, ebc});
+        } else
+#endif
+        {
+          uint8_t* bc = bcode.get();
+          int32_t* bqq = bq.get();
+          run_level(v, kBoxPitch, g.w, s, ch.config[l - 1], NoSkip{}, [&](int64_t off, const int64_t*, T pred) SCIZ_HOT_LAMBDA {
+            bc[off] = quantize<T>(v[off], pred, ql, ebc, v[off], bqq[off]);
+          });
+        }
+        // walk_owned's order, written out with pointers in locals (as in decompress_cpu).
         const uint64_t start = block_level_start(L, l, g.b);
+        uint8_t* dst = codes + start;
+        const uint8_t* bc = bcode.get();
         uint64_t k = 0;
-        walk_owned(g, s, [&](int64_t off, const int64_t* u) {
-          const uint8_t c = bcode[off];
-          codes[start + k] = c;
-          if (c == kExactCode || c == kOutlierCode)
-            mine.note(c, field_index(L, g.o[0] + u[0], g.o[1] + u[1], g.o[2] + u[2]), v[off], start + k, bq[off]);
-          ++k;
-        });
+        for (int64_t z = 0; z < g.own[0]; z += s)
+          for (int64_t y = 0; y < g.own[1]; y += s) {
+            const bool zy_coarse = ((z | y) & s) == 0;
+            const int64_t x0 = zy_coarse ? s : 0, dx = zy_coarse ? 2 * s : s;
+            const int64_t at = z * kBoxPitch[0] + y * kBoxPitch[1];
+#if defined(__SSE2__)
+            // Level 1's full rows as one vector: 16 codes, or the 8 at odd x of a coarse row
+            // (even bytes of the 16 from x = 1); the rare 0 and 255 then take the loop below.
+            if (s == 1 && g.own[2] == kAnchorStride) {
+              const __m128i zero = _mm_setzero_si128();
+              __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bc + at + x0));
+              const int64_t cnt = dx == 1 ? 16 : 8;
+              if (dx == 1) {
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k), c);
+              } else {
+                c = _mm_packus_epi16(_mm_and_si128(c, _mm_set1_epi16(0x00FF)), zero);
+                _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + k), c);
+              }
+              const int special = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(c, zero), _mm_cmpeq_epi8(c, _mm_set1_epi8(-1)))) &
+                                  (dx == 1 ? 0xFFFF : 0xFF);
+              if (!special) {
+                k += cnt;
+                continue;
+              }
+            }
+#endif
+            for (int64_t x = x0; x < g.own[2]; x += dx, ++k) {
+              const uint8_t c = bc[at + x];
+              dst[k] = c;
+              if (c == kExactCode || c == kOutlierCode) [[unlikely]]
+                mine.note(c, field_index(L, g.o[0] + z, g.o[1] + y, g.o[2] + x), v[at + x], start + k, bq.get()[at + x]);
+            }
+          }
       }
     }
   }
@@ -221,10 +289,17 @@ OutlierRanks check_sparse(const uint8_t* codes, const Layout& L, const Sparse<T>
   OutlierRanks r;
   r.before.resize(L.total / 256 + 2);
   uint64_t zeros = 0, outl = 0;
-  for (uint64_t i = 0; i < L.total; ++i) {
-    if ((i & 255) == 0) r.before[i >> 8] = outl;
-    zeros += codes[i] == kExactCode;
-    outl += codes[i] == kOutlierCode;
+  // Runs of 256 codes, each counted by a loop the compiler vectorizes (the per-code test of
+  // a run's start had kept this loop scalar: 6 % of sciz_small_bench interp-tp).
+  for (uint64_t b = 0; b * 256 < L.total; ++b) {
+    r.before[b] = outl;
+    const uint64_t end = std::min<uint64_t>(L.total, b * 256 + 256);
+    uint32_t z = 0, o = 0;
+    for (uint64_t i = b * 256; i < end; ++i) {
+      z += codes[i] == kExactCode;
+      o += codes[i] == kOutlierCode;
+    }
+    zeros += z, outl += o;
   }
   r.before[L.total / 256 + 1] = outl;
   SCIZ_REQUIRE(zeros == sp.exact_idx.size(), Status::corrupt_stream,
@@ -283,23 +358,83 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
   const int nt = thread_count(nblocks, nblocks * kBoxVolume * sizeof(T));
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
-    auto box = std::make_unique<T[]>(kBoxVolume);
-    auto bcode = std::make_unique<uint8_t[]>(kBoxVolume);
-    auto bq = std::make_unique<int32_t[]>(kBoxVolume);
+    PaddedBox<T> box;
+    PaddedBox<uint8_t> bcode;
+    PaddedBox<int32_t> bqbox;
+    int32_t* bq = bqbox.get();
+    const bool lanes = use_lanes();
+    std::vector<int64_t> exact_off;  // box offsets of the exactly stored points
+    exact_off.reserve(kBoxVolume);
 #pragma omp for schedule(dynamic, 16)
     for (int64_t id = 0; id < static_cast<int64_t>(nblocks); ++id) {
       const BoxGeom g = box_geom(L, static_cast<uint64_t>(id));
       T* v = box.get();
       uint8_t* bc = bcode.get();
       // Codes of the whole box: owned points in section order, far faces from the neighbours.
+      // Written out rather than through walk_owned's callback, with pointers in locals: a code
+      // byte's store may alias anything, and the callback's captures were read again after
+      // each one (the gather was a quarter of the decoder's time on the 200 KB cut). A
+      // level's outliers in a block are consecutive in code order, so their ranks are counted
+      // from the first one's instead of being looked up per point.
+      exact_off.clear();
       for (int l = kBlockLevels; l >= 1; --l) {
+        const int64_t s = int64_t{1} << (l - 1);
         const uint64_t start = block_level_start(L, l, g.b);
-        uint64_t k = 0;
-        walk_owned(g, int64_t{1} << (l - 1), [&](int64_t off, const int64_t*) {
-          bc[off] = codes[start + k];
-          if (bc[off] != kExactCode) bq[off] = residual(start + k);
-          ++k;
-        });
+        const uint8_t* src = codes + start;
+        uint64_t k = 0, rank = ~uint64_t{0};
+        for (int64_t z = 0; z < g.own[0]; z += s)
+          for (int64_t y = 0; y < g.own[1]; y += s) {
+            const bool zy_coarse = ((z | y) & s) == 0;
+            const int64_t x0 = zy_coarse ? s : 0, dx = zy_coarse ? 2 * s : s;
+            const int64_t at = z * kBoxPitch[0] + y * kBoxPitch[1];
+            const int64_t cnt = x0 < g.own[2] ? ((g.own[2] - 1 - x0) >> __builtin_ctzll(static_cast<uint64_t>(dx))) + 1 : 0;
+            uint8_t* bcr = bc + at + x0;
+            int32_t* bqr = bq + at + x0;
+            const uint8_t* sr = src + k;
+            // Branch-free first (the compiler vectorizes the unit-stride rows), then the rare
+            // outliers and exact values of the row, if any.
+            bool special = false;
+#if defined(__SSE2__)
+            if (dx == 1 && cnt == kAnchorStride) {  // a full row of level 1: one vector of codes
+              const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sr));
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bcr), c);
+              const __m128i zero = _mm_setzero_si128(), centre = _mm_set1_epi32(kCentre);
+              const __m128i lo = _mm_unpacklo_epi8(c, zero), hi = _mm_unpackhi_epi8(c, zero);
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bqr), _mm_sub_epi32(_mm_unpacklo_epi16(lo, zero), centre));
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bqr + 4), _mm_sub_epi32(_mm_unpackhi_epi16(lo, zero), centre));
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bqr + 8), _mm_sub_epi32(_mm_unpacklo_epi16(hi, zero), centre));
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(bqr + 12), _mm_sub_epi32(_mm_unpackhi_epi16(hi, zero), centre));
+              special = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(c, zero), _mm_cmpeq_epi8(c, _mm_set1_epi8(-1)))) != 0;
+            } else
+#endif
+            if (dx == 1) {
+              for (int64_t j = 0; j < cnt; ++j) {
+                const uint8_t c = sr[j];
+                bcr[j] = c;
+                bqr[j] = code_residual(c);
+                special |= static_cast<uint8_t>(c + 1) <= 1;  // 0 or 255
+              }
+            } else {
+              for (int64_t j = 0; j < cnt; ++j) {
+                const uint8_t c = sr[j];
+                bcr[j * dx] = c;
+                bqr[j * dx] = code_residual(c);
+                special |= static_cast<uint8_t>(c + 1) <= 1;
+              }
+            }
+            if (special) [[unlikely]] {
+              for (int64_t j = 0; j < cnt; ++j) {
+                const uint8_t c = sr[j];
+                if (c == kOutlierCode) {
+                  if (rank == ~uint64_t{0}) rank = ranks.rank(codes, start + k + j);
+                  bqr[j * dx] = sp.outliers[rank++];
+                } else if (c == kExactCode) {
+                  exact_off.push_back(at + x0 + j * dx);
+                }
+              }
+            }
+            k += cnt;
+          }
       }
       // A far-face point is an owned point of the neighbour past that face (e: which faces),
       // at the same local coordinates mod 16: its code sits at that block's level start plus its
@@ -318,29 +453,63 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
           for (int k = 0; k < 3; ++k) far[e][l - 1].m[k] = (owned(L, k, nb[k]) + s - 1) / s;
         }
       }
-      walk_far(g, [&](int64_t off, const int64_t* u) {
-        const int e = (u[0] == kAnchorStride) << 2 | (u[1] == kAnchorStride) << 1 | (u[2] == kAnchorStride);
-        const uint64_t lu[3] = {static_cast<uint64_t>(u[0]) & (kAnchorStride - 1),
-                                static_cast<uint64_t>(u[1]) & (kAnchorStride - 1),
-                                static_cast<uint64_t>(u[2]) & (kAnchorStride - 1)};
+      auto far_point = [&](int64_t off, uint64_t pos) SCIZ_HOT_LAMBDA {
+        const uint8_t c = codes[pos];
+        bc[off] = c;
+        if (c != kExactCode) bq[off] = residual(pos);
+        else exact_off.push_back(off);
+      };
+      auto far_pos = [&](int e, const uint64_t lu[3]) SCIZ_HOT_LAMBDA {
         const int l0 = __builtin_ctzll(lu[0] | lu[1] | lu[2]);  // not an anchor: some bit is set
         const FarLevel& f = far[e][l0];
         const uint64_t i[3] = {lu[0] >> l0, lu[1] >> l0, lu[2] >> l0};
-        const uint64_t pos = f.start + level_rank(f.m, i);
-        bc[off] = codes[pos];
-        if (bc[off] != kExactCode) bq[off] = residual(pos);
-      });
-      // Values known before any prediction: anchors and exactly stored points.
+        return f.start + level_rank(f.m, i);
+      };
+      // walk_far's points row by row. Along a row of a z or y face, the points of one level
+      // have consecutive ranks in the neighbour's code range (fixed z and y indices), so
+      // level_rank is evaluated once per level and row, not per point.
       for (int64_t z = 0; z < g.w[0]; ++z)
-        for (int64_t y = 0; y < g.w[1]; ++y)
-          for (int64_t xx = 0; xx < g.w[2]; ++xx) {
-            const int64_t off = z * kBoxPitch[0] + y * kBoxPitch[1] + xx;
-            if (((z | y | xx) & (kAnchorStride - 1)) == 0 || bc[off] == kExactCode)
-              v[off] = out[field_index(L, g.o[0] + z, g.o[1] + y, g.o[2] + xx)];
+        for (int64_t y = 0; y < g.w[1]; ++y) {
+          const uint64_t lz = static_cast<uint64_t>(z) & (kAnchorStride - 1), ly = static_cast<uint64_t>(y) & (kAnchorStride - 1);
+          const int64_t at = z * kBoxPitch[0] + y * kBoxPitch[1];
+          if (z == kAnchorStride || y == kAnchorStride) {
+            const int e = (z == kAnchorStride) << 2 | (y == kAnchorStride) << 1;
+            uint64_t next[kBlockLevels] = {0, 0, 0, 0};  // 0: not met in this row yet
+            const int64_t xend = g.w[2] < kAnchorStride ? g.w[2] : kAnchorStride;
+            for (int64_t x = 0; x < xend; ++x) {
+              const uint64_t lu[3] = {lz, ly, static_cast<uint64_t>(x)};
+              if ((lz | ly | lu[2]) == 0) continue;  // an anchor
+              const int l0 = __builtin_ctzll(lz | ly | lu[2]);
+              const uint64_t pos = next[l0] ? next[l0] : far_pos(e, lu);
+              next[l0] = pos + 1;
+              far_point(at + x, pos);
+            }
           }
+          if (g.w[2] == kBox && (lz | ly) != 0) {  // the x face (its anchors skipped)
+            const int e = (z == kAnchorStride) << 2 | (y == kAnchorStride) << 1 | 1;
+            const uint64_t lu[3] = {lz, ly, 0};
+            far_point(at + kAnchorStride, far_pos(e, lu));
+          }
+        }
+      // Values known before any prediction: anchors (the box's corners) and exactly stored
+      // points, from the lists instead of a test of every point of the box.
+      for (int64_t z = 0; z < g.w[0]; z += kAnchorStride)
+        for (int64_t y = 0; y < g.w[1]; y += kAnchorStride)
+          for (int64_t xx = 0; xx < g.w[2]; xx += kAnchorStride)
+            v[z * kBoxPitch[0] + y * kBoxPitch[1] + xx] = out[field_index(L, g.o[0] + z, g.o[1] + y, g.o[2] + xx)];
+      for (const int64_t off : exact_off) {
+        const int64_t z = off / kBoxPitch[0], y = off % kBoxPitch[0] / kBoxPitch[1], xx = off % kBoxPitch[1];
+        v[off] = out[field_index(L, g.o[0] + z, g.o[1] + y, g.o[2] + xx)];
+      }
       for (int l = kBlockLevels; l >= 1; --l) {
         const int64_t s = int64_t{1} << (l - 1);
         const LevelQuant<T> ql = q[l - 1];
+#if defined(SCIZ_INTERP_AVX2)
+        if (lanes) {
+          avx2::run_level_lanes<T>(v, kBoxPitch, g.w, s, ch.config[l - 1], avx2::ReconstructRows<T>{v, bc, bq, ql, !exact_off.empty()});
+          continue;
+        }
+#endif
         run_level(
             v, kBoxPitch, g.w, s, ch.config[l - 1],
             [&](int64_t off, const int64_t*) SCIZ_HOT_LAMBDA { return bc[off] == kExactCode; },
@@ -348,11 +517,21 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
       }
       // The owned points, row by row once all levels are done: the block's anchor (its local
       // origin) and exactly stored points are skipped, as other blocks read them from out.
+      // Without exactly stored points a row is one copy.
+      const bool any_exact = !exact_off.empty();
       for (int64_t z = 0; z < g.own[0]; ++z)
         for (int64_t y = 0; y < g.own[1]; ++y) {
           T* row = out + field_index(L, g.o[0] + z, g.o[1] + y, g.o[2]);
           const int64_t at = z * kBoxPitch[0] + y * kBoxPitch[1];
-          for (int64_t xx = (z | y) == 0 ? 1 : 0; xx < g.own[2]; ++xx)
+          const int64_t x0 = (z | y) == 0 ? 1 : 0;
+          if (!any_exact) {
+            if (x0 == 0 && g.own[2] == kAnchorStride)  // a constant size: vector moves, no call
+              std::memcpy(row, v + at, kAnchorStride * sizeof(T));
+            else
+              std::memcpy(row + x0, v + at + x0, static_cast<size_t>(g.own[2] - x0) * sizeof(T));
+            continue;
+          }
+          for (int64_t xx = x0; xx < g.own[2]; ++xx)
             if (bc[at + xx] != kExactCode) row[xx] = v[at + xx];
         }
     }
