@@ -477,12 +477,7 @@ inline constexpr int64_t kLaneStepMax = 2;
 template <class T, class P>
 void run_level_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg,
                                                const P& p) {
-  Pass passes[7];
-  const int np = level_passes(cfg.scheme, passes);
-  for (int pi = 0; pi < np; ++pi) {
-    const PassGrid g = pass_grid(passes[pi], s, n);
-    if (g.points() == 0) continue;
-    const Stencil st = make_stencil(passes[pi].pred, s, pitch, cfg.spline, cfg.scheme == kCross);
+  for_each_pass(pitch, n, s, cfg, [&](const PassGrid& g, const Stencil& st) {
     if (g.step[2] <= kLaneStepMax) {
       with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
         if (g.step[2] == 1) rows_lanes<T, 1, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
@@ -492,7 +487,8 @@ void run_level_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s
       run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], [&](int64_t off, const int64_t*) { return p.skip(off); },
                ScalarOp<T, P>{&p});
     }
-  }
+    return true;
+  });
 }
 
 }  // namespace

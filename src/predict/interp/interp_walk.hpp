@@ -120,21 +120,29 @@ struct NoSkip {
   bool operator()(int64_t, const int64_t*) const { return false; }
 };
 
-// Runs every pass of a level (stride s, configuration cfg) over a grid, in order. An op with a
-// stop() ends the level once it returns true (asked at the start of each row).
-template <class T, class Skip, class Op>
-inline void run_level(const T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg, Skip&& skip,
-                      Op&& op) {
+// Calls f(grid, stencil) for every pass of a level (stride s, configuration cfg) that has
+// points, in order; f returning false ends the level.
+template <class F>
+inline void for_each_pass(const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg, F&& f) {
   Pass passes[7];
   const int np = level_passes(cfg.scheme, passes);
   for (int pi = 0; pi < np; ++pi) {
     const PassGrid g = pass_grid(passes[pi], s, n);
     if (g.points() == 0) continue;
-    const Stencil st = make_stencil(passes[pi].pred, s, pitch, cfg.spline, cfg.scheme == kCross);
-    run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], skip, op);
-    if constexpr (requires { op.stop(); })
-      if (op.stop()) return;
+    if (!f(g, make_stencil(passes[pi].pred, s, pitch, cfg.spline, cfg.scheme == kCross))) return;
   }
+}
+
+// Runs every pass of a level over a grid, in order. An op with a stop() ends the level once it
+// returns true (asked at the start of each row).
+template <class T, class Skip, class Op>
+inline void run_level(const T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg, Skip&& skip,
+                      Op&& op) {
+  for_each_pass(pitch, n, s, cfg, [&](const PassGrid& g, const Stencil& st) {
+    run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], skip, op);
+    if constexpr (requires { op.stop(); }) return !op.stop();
+    return true;
+  });
 }
 
 inline constexpr int64_t kBoxPitch[3] = {kBoxPlane, kBox, 1};
