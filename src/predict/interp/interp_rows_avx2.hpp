@@ -14,8 +14,11 @@
 // The loops read up to kRowPad elements before and after the grid (lanes past a row's end,
 // neighbours of edge lanes that no lane picks, the second half of a stride-2 load), so the
 // buffers they run on carry that padding on both sides; garbage there is loaded, never picked.
+//
+// GCC only: the region below is built for AVX2 by `#pragma GCC target`, which clang ignores;
+// a clang build (the sanitizer and fuzz builds) runs the scalar loops.
 #pragma once
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define SCIZ_INTERP_AVX2 1
 #include <immintrin.h>
 
