@@ -194,6 +194,13 @@ template <class T>
 // +0 by the ok mask, the truncating conversion of an integral value, float products and the
 // check's double difference are each the scalar loop's exactly rounded operation; comparisons
 // are ordered (false on NaN) as <= is. A separate function, not inlined: its target is AVX2.
+// |double(a) - double(b)| <= eb_check, four lanes. A function of its own, not a lambda: clang
+// does not give a lambda its enclosing function's target.
+__attribute__((target("avx2"))) inline __m256d within4(__m128 a, __m128 b, __m256d abs_mask_d, __m256d ebc) {
+  const __m256d diff = _mm256_sub_pd(_mm256_cvtps_pd(a), _mm256_cvtps_pd(b));
+  return _mm256_cmp_pd(_mm256_and_pd(diff, abs_mask_d), ebc, _CMP_LE_OQ);
+}
+
 __attribute__((target("avx2"))) bool quant_row_avx2(const float* __restrict x, uint32_t n,
                                                     const QuantParams<float>& p, int32_t* __restrict d,
                                                     float* __restrict st) {
@@ -212,12 +219,8 @@ __attribute__((target("avx2"))) bool quant_row_avx2(const float* __restrict x, u
     const __m256i di = _mm256_cvttps_epi32(_mm256_and_ps(r, ok));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), di);
     const __m256 rec = _mm256_mul_ps(_mm256_cvtepi32_ps(di), e2);
-    auto in4 = [&](__m128 a, __m128 b) {  // |double(a) - double(b)| <= eb_check, four lanes
-      const __m256d diff = _mm256_sub_pd(_mm256_cvtps_pd(a), _mm256_cvtps_pd(b));
-      return _mm256_cmp_pd(_mm256_and_pd(diff, abs_mask_d), ebc, _CMP_LE_OQ);
-    };
-    const __m256d lo = in4(_mm256_castps256_ps128(xi), _mm256_castps256_ps128(rec));
-    const __m256d hi = in4(_mm256_extractf128_ps(xi, 1), _mm256_extractf128_ps(rec, 1));
+    const __m256d lo = within4(_mm256_castps256_ps128(xi), _mm256_castps256_ps128(rec), abs_mask_d, ebc);
+    const __m256d hi = within4(_mm256_extractf128_ps(xi, 1), _mm256_extractf128_ps(rec, 1), abs_mask_d, ebc);
     // The two four-lane 64-bit masks as one eight-lane 32-bit mask, in lane order.
     const __m256i lo32 = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(lo), _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
     const __m256i hi32 = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(hi), _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
