@@ -221,7 +221,9 @@ RunStats run_stats_cpu(std::span<const uint16_t> sym, const std::vector<uint64_t
   s.count = count;
   if (dense) {  // s.value holds the values that continue a run: the run values are the rest
     std::vector<uint64_t> v = *hist;
-    for (size_t b = 0; b < s.value.size(); ++b) v[b] -= s.value[b];
+    // Both tables may end early (at their largest value): every value that continues a run is a
+    // code, so it lies inside the histogram, and s.value past it holds only zeros.
+    for (size_t b = 0; b < std::min(v.size(), s.value.size()); ++b) v[b] -= s.value[b];
     s.value = std::move(v);
   }
   return s;
