@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/cpu_features.hpp"
 #include "core/omp_threads.hpp"
 #include "core/value_range.hpp"
 
@@ -79,7 +80,7 @@ __attribute__((target("avx2"))) Scan<T> scan_avx2(const T* x, uint64_t a, uint64
 template <class T>
 Scan<T> scan(const T* x, uint64_t a, uint64_t b) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_RANGE_BASELINE_ISA");
+  static const bool avx2 = avx2_allowed("SCIZ_RANGE_BASELINE_ISA");
   if (avx2) return scan_avx2(x, a, b);
 #endif
   return scan_base(x, a, b);

@@ -17,6 +17,7 @@
 #define SCIZ_DELTA_AVX2 1
 #endif
 
+#include "core/cpu_features.hpp"
 #include "core/exact_runs.hpp"
 #include "core/host_memory.hpp"
 #include "core/omp_threads.hpp"
@@ -633,7 +634,7 @@ __attribute__((target("avx2"))) void decode_run_avx2(const Sections& s, uint64_t
 // SCIZ_DELTA_BASELINE_ISA forces the baseline loops (the tests run both, tests/CMakeLists.txt).
 bool use_avx2() {
 #if defined(SCIZ_DELTA_AVX2)
-  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_DELTA_BASELINE_ISA");
+  static const bool v = avx2_allowed("SCIZ_DELTA_BASELINE_ISA");
   return v;
 #else
   return false;

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/cpu_features.hpp"
 #include "core/omp_threads.hpp"
 #include "core/round_cpu.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
@@ -342,7 +343,7 @@ __attribute__((target("avx2"))) void run_tiles_avx2(int64_t lo, int64_t hi, cons
 // SCIZ_LORENZO_BASELINE_ISA forces the baseline loops (the tests run both, tests/CMakeLists.txt).
 bool use_avx2() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_LORENZO_BASELINE_ISA");
+  static const bool v = avx2_allowed("SCIZ_LORENZO_BASELINE_ISA");
   return v;
 #else
   return false;

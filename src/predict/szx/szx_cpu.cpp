@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "core/cpu_features.hpp"
 #include "core/exact_runs.hpp"
 #include "core/host_memory.hpp"
 #include "core/omp_threads.hpp"
@@ -265,7 +266,7 @@ template <class T>
 void encode_run(const Run<T>& a, uint64_t b0, uint64_t b1, Local<T>& o) {
 #if defined(SCIZ_SZX_AVX2)
   // SCIZ_SZX_BASELINE_ISA forces the baseline build (the tests run both, tests/CMakeLists.txt).
-  static const bool avx2 = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_SZX_BASELINE_ISA");
+  static const bool avx2 = avx2_allowed("SCIZ_SZX_BASELINE_ISA");
   if (avx2) return encode_run_avx2(a, b0, b1, o);
 #endif
   encode_run_base(a, b0, b1, o);
