@@ -159,15 +159,19 @@ __global__ void __launch_bounds__(kThreads)
 // decompression, the largest item after huffman decoding.)
 constexpr uint32_t kWindow = 16384;  // codes a window holds (32 KB of shared memory)
 
-// Codes [p0, p1) of out from the window that starts at w0 (w0 and out 16-byte aligned).
-__device__ void window_out(const uint16_t* win, uint64_t w0, uint64_t p0, uint64_t p1, uint16_t* __restrict__ out) {
+// Codes [p0, p1) of out (16-byte aligned): 16-byte stores of vec(q), the 8 codes from q, where
+// a vector lies inside the range, and code(p) one by one in the two edge vectors, whose other
+// codes belong to a neighbouring range. This thread takes vectors first, first + stride, ...
+template <class Vec, class Code>
+__device__ void write_range(uint16_t* __restrict__ out, uint64_t p0, uint64_t p1, uint64_t first, uint64_t stride,
+                            Vec vec, Code code) {
   const uint64_t v0 = p0 & ~uint64_t{7}, vecs = (p1 - v0 + 7) / 8;
-  for (uint64_t i = threadIdx.x; i < vecs; i += kThreads) {
+  for (uint64_t i = first; i < vecs; i += stride) {
     const uint64_t q = v0 + 8 * i;
     if (q >= p0 && q + 8 <= p1) {
-      *reinterpret_cast<uint4*>(out + q) = *reinterpret_cast<const uint4*>(win + (q - w0));
+      *reinterpret_cast<uint4*>(out + q) = vec(q);
     } else {
-      for (uint64_t p = max(q, p0); p < min(q + 8, p1); ++p) out[p] = win[p - w0];
+      for (uint64_t p = max(q, p0); p < min(q + 8, p1); ++p) out[p] = code(p);
     }
   }
 }
@@ -214,7 +218,10 @@ __global__ void __launch_bounds__(kThreads)
       for (int j = 0; j < 8; ++j)
         if (pos[j] >= w0 && pos[j] < w1) win[pos[j] - w0] = val[j];
       __syncthreads();
-      window_out(win, w0, max(w0, s0), w1, out);
+      write_range(
+          out, max(w0, s0), w1, threadIdx.x, kThreads,
+          [&](uint64_t q) { return *reinterpret_cast<const uint4*>(win + (q - w0)); },  // w0 is 8-aligned
+          [&](uint64_t p) { return win[p - w0]; });
       __syncthreads();  // win is refilled by the next window
     }
   }
@@ -230,15 +237,9 @@ __global__ void fill_tail_kernel(uint16_t* __restrict__ out, uint64_t n, const u
   const uint16_t c = static_cast<uint16_t>(centre_of());
   const uint32_t c2 = uint32_t{c} | uint32_t{c} << 16;
   const uint4 q = make_uint4(c2, c2, c2, c2);
-  const uint64_t v0 = from & ~uint64_t{7}, vecs = (n - v0 + 7) / 8, stride = uint64_t(gridDim.x) * blockDim.x;
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < vecs; i += stride) {
-    const uint64_t p = v0 + 8 * i;
-    if (p >= from && p + 8 <= n) {
-      *reinterpret_cast<uint4*>(out + p) = q;
-    } else {
-      for (uint64_t k = max(p, from); k < min(p + 8, n); ++k) out[k] = c;
-    }
-  }
+  write_range(
+      out, from, n, uint64_t(blockIdx.x) * blockDim.x + threadIdx.x, uint64_t(gridDim.x) * blockDim.x,
+      [&](uint64_t) { return q; }, [&](uint64_t) { return c; });
 }
 
 template <class Count>
