@@ -162,8 +162,9 @@ __global__ void __launch_bounds__(kThreads)
   bw.finish(emit);
 }
 
-
-__global__ void __launch_bounds__(kDecodeThreads)
+// The 2 (CTAs an SM) lets ptxas use the registers it needs: with the thread count alone it
+// capped this kernel at 32 and spilled the reader's waiting words.
+__global__ void __launch_bounds__(kDecodeThreads, 2)
     decode_kernel(const uint32_t* __restrict__ words, uint64_t nwords, const uint64_t* __restrict__ start, uint64_t n,
                   uint32_t chunk, const uint32_t* __restrict__ tables, uint16_t* __restrict__ out, uint32_t* err) {
   __shared__ uint32_t t[kTableWords];
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const SlowTables slow{t + kPrimary, t + kPrimary + kSmall, t + kPrimary + 2 * kSmall,
                         reinterpret_cast<const uint16_t*>(tables + kTableWords)};
   const uint64_t b0 = start[c];
-  QuadReader br(b0, words, nwords);
+  FifoReader br(b0, words, nwords);
   const uint64_t lo = c * chunk, hi = min(n, lo + chunk);
   uint64_t used = 0;
   bool ok = true;

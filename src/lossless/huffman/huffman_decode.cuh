@@ -10,30 +10,25 @@ namespace sciz::huffman {
 
 // The GPU's bit window: the same window as BitReader (so the same symbols), filled
 // differently. Each lane reads its own chunk, so nearly every word is an L2 or DRAM access that
-// no other lane shares: words come 4 at a time by 16-byte loads, and the next 4 are requested
-// when the current 4 are taken, so a refill waits on a load issued ~4 words (~50 codes)
-// earlier (with one word requested ahead, 87% of the decoder's time went to those loads). And
-// lanes of a warp refill at different symbols, so a refill branch after every symbol was taken
-// by some lane at nearly every step: the window is refilled after every second symbol instead
-// (>= 33 bits after a refill cover two codes of <= 16 bits), without a branch. Words outside
-// [0, nwords) read as 0, as BitReader's load().
-class QuadReader {
+// no other lane shares: the next kReadAhead words are requested before they are needed and
+// wait in registers (with one word requested ahead, 87% of the decoder's time went to those
+// loads). Lanes of a warp refill at different symbols, so any branch in a refill is taken by
+// some lane at nearly every step and the warp runs it for that lane: a refill is branch-free,
+// selects and one predicated load, and happens after every second symbol (>= 33 bits after a
+// refill cover two codes of <= 16 bits). (A reader that took words four at a time by 16-byte
+// loads, reloading behind a branch, spent ~30 of a refill's ~42 instructions selecting and
+// reloading.) Words outside [0, nwords) read as 0, as BitReader's load().
+inline constexpr int kReadAhead = 4;
+
+class FifoReader {
  public:
-  __device__ QuadReader(uint64_t start_bit, const uint32_t* words, uint64_t nwords) : words_(words), nwords_(nwords) {
-    const uint64_t w = start_bit >> 5;
-    const uint32_t r = static_cast<uint32_t>(start_bit & 31);
-    const uint32_t mis = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(words + w) >> 2) & 3u;
-    const int64_t a = static_cast<int64_t>(w) - mis;  // words + a is 16-byte aligned
-    cur_ = quad(a);
-    nxt_ = quad(a + 4);
-    q_ = a + 8;
-    k_ = mis;
-    const uint64_t hi = take();
-    advance();
-    const uint64_t lo = take();
-    advance();
-    buf_ = (hi << 32 | lo) << r;
-    avail_ = 64 - r;
+  __device__ FifoReader(uint64_t start_bit, const uint32_t* words, uint64_t nwords)
+      : words_(words), nwords_(nwords), first_(start_bit >> 5), r0_(static_cast<uint32_t>(start_bit & 31)) {
+    buf_ = (static_cast<uint64_t>(load(first_)) << 32 | load(first_ + 1)) << r0_;
+    avail_ = 64 - r0_;
+    next_ = first_ + 2;
+#pragma unroll
+    for (int j = 0; j < kReadAhead; ++j) f_[j] = load(next_ + j);
   }
   __device__ uint32_t peek16() const { return static_cast<uint32_t>(buf_ >> 48); }
   // No refill here: the caller refills after at most two codes.
@@ -44,45 +39,31 @@ class QuadReader {
   // Tops the window up to >= 33 bits.
   __device__ void refill() {
     const bool need = avail_ <= 32;
-    const uint32_t sh = need ? 32 - avail_ : 0u;
-    buf_ |= static_cast<uint64_t>(need ? take() : 0u) << sh;
+    buf_ |= static_cast<uint64_t>(need ? f_[0] : 0u) << (need ? 32 - avail_ : 0u);
     avail_ += need ? 32u : 0u;
-    k_ += need ? 1u : 0u;
-    if (k_ == 4) reload();
+#pragma unroll
+    for (int j = 0; j + 1 < kReadAhead; ++j) f_[j] = need ? f_[j + 1] : f_[j];
+    const uint64_t at = next_ + kReadAhead;
+    const uint32_t w = need && at < nwords_ ? __ldg(words_ + at) : 0u;
+    f_[kReadAhead - 1] = need ? w : f_[kReadAhead - 1];
+    next_ += need ? 1u : 0u;
   }
+  // The bits consumed since the start bit.
+  __device__ uint64_t consumed() const { return (next_ - first_) * 32 - r0_ - avail_; }
 
  private:
-  __device__ uint4 quad(int64_t i) const {
-    if (i >= 0 && static_cast<uint64_t>(i) + 4 <= nwords_) return __ldg(reinterpret_cast<const uint4*>(words_ + i));
-    uint32_t v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int64_t at = i + j;
-      v[j] = at >= 0 && static_cast<uint64_t>(at) < nwords_ ? __ldg(words_ + at) : 0u;
-    }
-    return make_uint4(v[0], v[1], v[2], v[3]);
-  }
-  __device__ uint32_t take() const { return k_ == 0 ? cur_.x : k_ == 1 ? cur_.y : k_ == 2 ? cur_.z : cur_.w; }
-  __device__ void advance() {
-    if (++k_ == 4) reload();
-  }
-  __device__ void reload() {
-    cur_ = nxt_;
-    nxt_ = quad(q_);
-    q_ += 4;
-    k_ = 0;
-  }
+  __device__ uint32_t load(uint64_t i) const { return i < nwords_ ? __ldg(words_ + i) : 0u; }
 
   const uint32_t* words_;
-  uint64_t nwords_;
+  uint64_t nwords_, first_;
+  uint32_t r0_;
   uint64_t buf_;
   uint32_t avail_;
-  uint4 cur_, nxt_;
-  uint32_t k_;
-  int64_t q_;
+  uint64_t next_;
+  uint32_t f_[kReadAhead];
 };
 
-// used: the bits the codes took; ok: false on a code the tables do not know (the chunk is then
+// used: the bits the codes took (the reader's count); ok: false on a code the tables do not know (the chunk is then
 // corrupt; the caller compares used with the chunk's stated bits too).
 template <class Reader>
 __device__ inline void decode_chunk_symbols(Reader& br, const uint32_t* primary, const SlowTables& slow,
@@ -91,7 +72,6 @@ __device__ inline void decode_chunk_symbols(Reader& br, const uint32_t* primary,
   auto next = [&]() {
     uint32_t s, l;
     ok &= decode_symbol(br, primary, slow, s, l);
-    used += l;
     return s;
   };
   // 16 symbols (a whole 32-byte sector) are stored together: a lane's chunk is far from its
@@ -113,6 +93,7 @@ __device__ inline void decode_chunk_symbols(Reader& br, const uint32_t* primary,
     out[i] = static_cast<uint16_t>(next());
     br.refill();
   }
+  used = br.consumed();
 }
 
 }  // namespace sciz::huffman

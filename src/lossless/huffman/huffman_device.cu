@@ -325,7 +325,7 @@ __global__ void __launch_bounds__(kGroup)
     uint32_t before = 0;
     Scan(tmp).ExclusiveSum(bits, before);
     if (c < h.chunks) {
-      QuadReader br(group_start[g] + before, words, nwords);
+      FifoReader br(group_start[g] + before, words, nwords);
       const uint64_t lo = c * h.chunk, hi = min(h.n, lo + h.chunk);
       uint64_t used = 0;
       bool ok = true;
