@@ -134,8 +134,7 @@ inline uint64_t anchor_code_index(const Layout& L, int l, const AnchorGrid& a, c
 // SCIZ_INTERP_BASELINE_ISA forces the scalar loops (ctest InterpBaselineIsa runs both).
 bool use_lanes() {
 #if defined(SCIZ_INTERP_AVX2)
-  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_INTERP_BASELINE_ISA");
-  return v;
+  return lanes_enabled();
 #else
   return false;
 #endif

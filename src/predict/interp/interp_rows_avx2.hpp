@@ -28,9 +28,17 @@
 
 #include "predict/interp/interp_walk.hpp"
 
+#include <cstdlib>
+
 namespace sciz::interp {
 inline constexpr int64_t kRowPad = 64;
+// Whether the lanes run: where the CPU has AVX2, unless SCIZ_INTERP_BASELINE_ISA forces the
+// scalar loops (ctest InterpBaselineIsa runs the twin and the tuner both ways).
+inline bool lanes_enabled() {
+  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_INTERP_BASELINE_ISA");
+  return v;
 }
+}  // namespace sciz::interp
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
@@ -159,6 +167,15 @@ struct D4 {
 inline unsigned within(__m256d a, __m256d b, __m256d eb) {
   const __m256d absd = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
   return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(a, b), absd), eb, _CMP_LE_OQ)));
+}
+
+// err_cost of four lanes (x and pred in double, inv the level's 1 / (2 eb_l)): the same
+// operations in the same order, truncated below the cap as int32 (the cap, 2^20, fits).
+[[gnu::always_inline]] inline __m128i err_cost4(__m256d x, __m256d pred, __m256d inv) {
+  const __m256d absd = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256d cap = _mm256_set1_pd(static_cast<double>(kErrCap));
+  const __m256d e = _mm256_mul_pd(_mm256_mul_pd(_mm256_and_pd(_mm256_sub_pd(x, pred), absd), inv), _mm256_set1_pd(16.0));
+  return _mm256_cvttpd_epi32(_mm256_blendv_pd(cap, e, _mm256_cmp_pd(e, cap, _CMP_LT_OQ)));
 }
 
 template <class T>
@@ -423,15 +440,103 @@ struct ReconstructRows {
   }
 };
 
+// The tuner's per-point work (TuneSink, interp_walk.hpp) per lane: quantize's operations as
+// QuantizeRows does them, err_cost's in double (|x - pred| * inv * 16, truncated below the cap:
+// the same IEEE operations, so the same integers), the codes appended in the order of the
+// lanes (which is the scalar walk's order along a row). A group that a lane would store exactly
+// goes whole to the scalar path, as in the encoder: every lane the vector path keeps has a
+// finite value and prediction, so each appends its code, and only outliers (rare) need their
+// LEB128 size counted one by one. The codes buffer takes up to 8 bytes past the run's last code.
+template <class T>
+struct TuneRows {
+  TuneSink<T> sink;
+  static bool skip(int64_t) { return false; }
+  bool stop() const { return sink.stop(); }
+  [[gnu::always_inline]] void scalar(int64_t off, T pred) { sink(off, nullptr, pred); }
+  template <int XS>
+  [[gnu::always_inline]] SCIZ_AVX2_FN bool lanes(int64_t off0, typename VecOf<T>::V pred, int m) {
+    using VT = VecOf<T>;
+    using V = typename VT::V;
+    constexpr int W = VT::W;
+    constexpr int64_t xs = XS;
+    T* v = sink.p;
+    const LevelQuant<T>& ql = sink.lq;
+    const unsigned valid = (1u << m) - 1;
+    const V x = VT::template load<XS>(v + off0);
+    const V qf = VT::round_even(VT::mul(VT::sub(x, pred), VT::set1(ql.inv)));
+    unsigned ok = VT::bits(VT::lt(VT::abs(qf), VT::set1(static_cast<T>(kMaxOutlier))));
+    if ((ok & valid) != valid) return false;
+    const __m256d ebc4 = _mm256_set1_pd(sink.ebc);
+    const __m256d inv = _mm256_set1_pd(static_cast<double>(ql.inv));
+    alignas(32) int32_t qq[8];
+    alignas(32) int32_t ee[8];
+    alignas(32) T rr[W];
+    __m256i qv;  // the residuals, as int32 (the upper half unused for doubles)
+    if constexpr (std::is_same_v<T, float>) {
+      const __m256i qi = _mm256_cvttps_epi32(qf);
+      const V r = VT::add(pred, VT::mul(_mm256_cvtepi32_ps(qi), VT::set1(ql.ebx2)));
+      const __m256d xlo = _mm256_cvtps_pd(_mm256_castps256_ps128(x)), xhi = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
+      ok &= within(xlo, _mm256_cvtps_pd(_mm256_castps256_ps128(r)), ebc4) |
+            within(xhi, _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)), ebc4) << 4;
+      if ((ok & valid) != valid) return false;
+      const __m128i clo = err_cost4(xlo, _mm256_cvtps_pd(_mm256_castps256_ps128(pred)), inv);
+      const __m128i chi = err_cost4(xhi, _mm256_cvtps_pd(_mm256_extractf128_ps(pred, 1)), inv);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(ee), _mm256_set_m128i(chi, clo));
+      VT::template store_codes<1>(sink.cp, qi);
+      if (m == W) VT::template store<XS>(v + off0, r);
+      else _mm256_store_ps(rr, r);
+      qv = qi;
+    } else {
+      const __m128i qi = _mm256_cvttpd_epi32(qf);
+      const V r = VT::add(pred, VT::mul(_mm256_cvtepi32_pd(qi), VT::set1(ql.ebx2)));
+      ok &= within(x, r, ebc4);
+      if ((ok & valid) != valid) return false;
+      _mm_store_si128(reinterpret_cast<__m128i*>(ee), err_cost4(x, pred, inv));
+      VT::template store_codes<1>(sink.cp, qi);
+      if (m == W) VT::template store<XS>(v + off0, r);
+      else _mm256_store_pd(rr, r);
+      qv = _mm256_castsi128_si256(qi);
+    }
+    if (m < W)
+      for (int k = 0; k < m; ++k) v[off0 + k * xs] = rr[k];
+    uint64_t cost = 0;
+    for (int k = 0; k < m; ++k) cost += static_cast<uint64_t>(ee[k]);
+    sink.cost += cost;
+    sink.cp += m;
+    // Lanes outside [kMinQ, kMaxQ] are outliers: their words' LEB128 sizes.
+    const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(kMinQ), qv),
+                                        _mm256_cmpgt_epi32(qv, _mm256_set1_epi32(kMaxQ)));
+    if (static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(out))) & valid) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(qq), qv);
+      for (int k = 0; k < m; ++k)
+        if (qq[k] < kMinQ || qq[k] > kMaxQ) sink.ob += leb128_bytes(outlier_word(qq[k]));
+    }
+    return true;
+  }
+};
+
+// A policy with state of its own (the tuner's, non-const) is run on a local copy, which the
+// loops keep in registers instead of reading it again after every store of a code byte (which
+// may alias it), and handed back at the end; one with a stop() ends the pass at a row's start
+// once it returns true, as run_rows does.
 template <class T, int XS, int K, int SPLINE, bool CROSS, class P>
 SCIZ_AVX2_FN void rows_lanes(T* v, const int64_t pitch[3], const int64_t n[3], const PassGrid& g, const Stencil& st, int64_t s,
-                       const P& p) {
+                       P& p_io) {
   using VT = VecOf<T>;
   constexpr int W = VT::W;
   constexpr int64_t xs = XS;  // g.step[2]; pitch[2] == 1
+  using Local = std::conditional_t<std::is_const_v<P>, P&, std::remove_const_t<P>>;
+  Local p = p_io;
   const typename VT::V iota_x = VT::mul(VT::iota(), VT::set1(T(xs)));
-  for (int64_t iz = 0; iz < g.cnt[0]; ++iz)
+  bool stopped = false;
+  for (int64_t iz = 0; iz < g.cnt[0] && !stopped; ++iz)
     for (int64_t iy = 0; iy < g.cnt[1]; ++iy) {
+      if constexpr (requires { p.stop(); }) {
+        if (p.stop()) {
+          stopped = true;
+          break;
+        }
+      }
       int64_t c[3] = {g.start[0] + iz * g.step[0], g.start[1] + iy * g.step[1], 0};
       RowHas h{};
       bool cross_in = true;
@@ -461,6 +566,7 @@ SCIZ_AVX2_FN void rows_lanes(T* v, const int64_t pitch[3], const int64_t n[3], c
         }
       }
     }
+  if constexpr (!std::is_const_v<P>) p_io = p;
 }
 
 // Every pass of a level over a grid (x pitch 1, padded by kRowPad on both sides), as
@@ -491,6 +597,27 @@ void run_level_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s
                ScalarOp<T, P>{&p});
     }
     return true;
+  });
+}
+
+// A tuning run of one level (run_level with a TuneSink): the passes whose x indices step by 1
+// or 2 in lanes, the others through run_rows, the sink's state carried from pass to pass and
+// the level ended where run_level would end it (sink.stop(), at a row's start).
+template <class T>
+void run_level_tune_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg,
+                          TuneSink<T>& sink) {
+  for_each_pass(pitch, n, s, cfg, [&](const PassGrid& g, const Stencil& st) {
+    if (g.step[2] <= kLaneStepMax) {
+      TuneRows<T> p{sink};
+      with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
+        if (g.step[2] == 1) rows_lanes<T, 1, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else rows_lanes<T, 2, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+      });
+      sink = p.sink;
+    } else {
+      run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], NoSkip{}, sink);
+    }
+    return !sink.stop();
   });
 }
 

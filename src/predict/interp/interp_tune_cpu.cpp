@@ -23,6 +23,7 @@
 #include "core/omp_threads.hpp"
 #include "core/trace.hpp"
 #include "predict/interp/interp.hpp"
+#include "predict/interp/interp_rows_avx2.hpp"
 #include "predict/interp/interp_walk.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 
@@ -106,38 +107,21 @@ std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
 // One sample's run of one block level: the state it left, its summed error cost, and what the
 // size estimate (sample_bits) reads of it: the codes of its finite points in the order the
 // level visits them, and its outliers' LEB128 bytes. A tuning pass and the pass that sizes the
-// chosen configuration are then one run, not two.
+// chosen configuration are then one run, not two. The box carries kPad spare values on either
+// side and the codes kCodeSlack bytes past their end, for the AVX2 rows' reads and stores.
 template <class T>
 struct LevelRun {
-  std::vector<T> v;
-  std::vector<uint8_t> codes = std::vector<uint8_t>(kBoxVolume);
+#if defined(SCIZ_INTERP_AVX2)
+  static constexpr int64_t kPad = kRowPad, kCodeSlack = 8;
+#else
+  static constexpr int64_t kPad = 0, kCodeSlack = 0;
+#endif
+  std::vector<T> box = std::vector<T>(kBoxVolume + 2 * kPad);
+  std::vector<uint8_t> codes = std::vector<uint8_t>(kBoxVolume + kCodeSlack);
   size_t ncodes = 0;
   uint64_t outlier_bytes = 0;
   uint64_t cost = 0;
-};
-
-// What a tuning run does with each point: quantize it in place, sum its error cost, keep the
-// code of a finite point and its outlier's bytes. A functor with its state by value, which the
-// row loops keep in registers (interp_walk.hpp) and hand back at the end.
-template <class T>
-struct TuneSink {
-  T* p;
-  LevelQuant<T> lq;
-  double ebc;
-  uint8_t* cp;
-  uint64_t limit;  // the run may stop once its cost reaches this (it can no longer win)
-  uint64_t cost = 0, ob = 0;
-  bool stop() const { return cost >= limit; }
-  static constexpr bool kInlineEdge = true;  // the row loops inline predict_edge for this op
-  SCIZ_HD_HOT void operator()(int64_t off, const int64_t*, T pred) {
-    const T xv = p[off];
-    int32_t big = 0;
-    const uint8_t code = quantize<T>(xv, pred, lq, ebc, p[off], big);
-    cost += err_cost(xv, pred, lq);
-    if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
-    *cp++ = code;
-    if (code == kOutlierCode) ob += leb128_bytes(outlier_word(big));
-  }
+  T* v() { return box.data() + kPad; }
 };
 
 // A run whose cost reaches `limit` may stop there (at a row's start), its cost then a partial
@@ -147,10 +131,15 @@ void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, Level
                       double ebc, LevelRun<T>& r, uint64_t limit = ~uint64_t{0}) {
   // Only the box's planes: a level reads and writes no point past its extent, and a box at
   // the field's end may be a few planes thin.
-  r.v.resize(kBoxVolume);
-  std::memcpy(r.v.data(), from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
-  TuneSink<T> sink{r.v.data(), q, ebc, r.codes.data(), limit};
-  run_level(r.v.data(), kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{}, sink);
+  T* v = r.v();
+  std::memcpy(v, from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
+  TuneSink<T> sink{v, q, ebc, r.codes.data(), limit};
+  const int64_t s = int64_t{1} << (l - 1);
+#if defined(SCIZ_INTERP_AVX2)
+  if (lanes_enabled()) avx2::run_level_tune_lanes<T>(v, kBoxPitch, g.w, s, cfg, sink);
+  else
+#endif
+    run_level(v, kBoxPitch, g.w, s, cfg, NoSkip{}, sink);
   r.ncodes = static_cast<size_t>(sink.cp - r.codes.data());
   r.outlier_bytes = sink.ob;
   r.cost = sink.cost;
@@ -244,7 +233,7 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     for (int64_t k = 0; k < ns; ++k) {
       LevelRun<T>& r = compared && k % static_cast<int64_t>(stride) == 0 ? kept[k] : now[k];
       if (&r == &now[k]) run_sample_level<T>(smp[k].v, smp[k].g, l, pick, q, ebc, r);
-      smp[k].v.swap(r.v);
+      std::memcpy(smp[k].v.data(), r.v(), static_cast<size_t>(smp[k].g.w[0] * kBoxPlane) * sizeof(T));
       LevelCodes& lc = codes[l - 1][k];
       lc.codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
       lc.outlier_bytes = r.outlier_bytes;
@@ -310,7 +299,7 @@ std::vector<double> sample_bits(const std::vector<Sample<T>>& smp, const std::ve
           for (int64_t k = 0; k < ns; ++k) {
             LevelRun<T>& r = runs[k];
             run_sample_level<T>(states[j][k], smp[k].g, l, config[l - 1], q, ebc, r);
-            states[j][k].swap(r.v);
+            std::memcpy(states[j][k].data(), r.v(), static_cast<size_t>(smp[k].g.w[0] * kBoxPlane) * sizeof(T));
             codes[j][l - 1][k].codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
             codes[j][l - 1][k].outlier_bytes = r.outlier_bytes;
           }
