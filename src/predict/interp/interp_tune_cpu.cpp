@@ -15,6 +15,7 @@
 #include <cstring>
 #include <exception>
 #include <future>
+#include <memory>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -92,8 +93,8 @@ using Sample = TuneSample<T>;
 // levels, emulated by rounding them to the grid of 2 eb_anchor (their reconstruction error has
 // that size; the tightening changes it, which the estimates must see).
 template <class T>
-std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
-  std::vector<T> v = s.x;
+void set_with_anchor_error(const Sample<T>& s, double eb_anchor, std::vector<T>& v) {
+  v.assign(s.x.begin(), s.x.end());  // into v's own storage: no fresh pages on a first call
   for (int64_t z = 0; z < s.g.w[0]; z += kAnchorStride)
     for (int64_t y = 0; y < s.g.w[1]; y += kAnchorStride)
       for (int64_t x = 0; x < s.g.w[2]; x += kAnchorStride) {
@@ -101,6 +102,11 @@ std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
         const double q = std::nearbyint(static_cast<double>(c) / (2 * eb_anchor));
         if (std::isfinite(q) && std::fabs(q) < 1e15) c = static_cast<T>(q * 2 * eb_anchor);
       }
+}
+template <class T>
+std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
+  std::vector<T> v;
+  set_with_anchor_error(s, eb_anchor, v);
   return v;
 }
 
@@ -116,12 +122,19 @@ struct LevelRun {
 #else
   static constexpr int64_t kPad = 0, kCodeSlack = 0;
 #endif
-  std::vector<T> box = std::vector<T>(kBoxVolume + 2 * kPad);
-  std::vector<uint8_t> codes = std::vector<uint8_t>(kBoxVolume + kCodeSlack);
+  // Left uninitialized but for the padding: a run writes the planes it reads first, and on a
+  // small field's first call every page touched is a page fault (~2 us here), so a thin box's
+  // run touches only its planes.
+  std::unique_ptr<T[]> box{new T[kBoxVolume + 2 * kPad]};
+  std::unique_ptr<uint8_t[]> codes{new uint8_t[kBoxVolume + kCodeSlack]};
   size_t ncodes = 0;
   uint64_t outlier_bytes = 0;
   uint64_t cost = 0;
-  T* v() { return box.data() + kPad; }
+  LevelRun() {
+    std::fill(box.get(), box.get() + kPad, T(0));
+    std::fill(box.get() + kPad + kBoxVolume, box.get() + kBoxVolume + 2 * kPad, T(0));
+  }
+  T* v() { return box.get() + kPad; }
 };
 
 // A run whose cost reaches `limit` may stop there (at a row's start), its cost then a partial
@@ -133,14 +146,14 @@ void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, Level
   // the field's end may be a few planes thin.
   T* v = r.v();
   std::memcpy(v, from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
-  TuneSink<T> sink{v, q, ebc, r.codes.data(), limit};
+  TuneSink<T> sink{v, q, ebc, r.codes.get(), limit};
   const int64_t s = int64_t{1} << (l - 1);
 #if defined(SCIZ_INTERP_AVX2)
   if (lanes_enabled()) avx2::run_level_tune_lanes<T>(v, kBoxPitch, g.w, s, cfg, sink);
   else
 #endif
     run_level(v, kBoxPitch, g.w, s, cfg, NoSkip{}, sink);
-  r.ncodes = static_cast<size_t>(sink.cp - r.codes.data());
+  r.ncodes = static_cast<size_t>(sink.cp - r.codes.get());
   r.outlier_bytes = sink.ob;
   r.cost = sink.cost;
 }
@@ -235,7 +248,7 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
       if (&r == &now[k]) run_sample_level<T>(smp[k].v, smp[k].g, l, pick, q, ebc, r);
       std::memcpy(smp[k].v.data(), r.v(), static_cast<size_t>(smp[k].g.w[0] * kBoxPlane) * sizeof(T));
       LevelCodes& lc = codes[l - 1][k];
-      lc.codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
+      lc.codes.assign(r.codes.get(), r.codes.get() + r.ncodes);
       lc.outlier_bytes = r.outlier_bytes;
     }
   }
@@ -300,7 +313,7 @@ std::vector<double> sample_bits(const std::vector<Sample<T>>& smp, const std::ve
             LevelRun<T>& r = runs[k];
             run_sample_level<T>(states[j][k], smp[k].g, l, config[l - 1], q, ebc, r);
             std::memcpy(states[j][k].data(), r.v(), static_cast<size_t>(smp[k].g.w[0] * kBoxPlane) * sizeof(T));
-            codes[j][l - 1][k].codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
+            codes[j][l - 1][k].codes.assign(r.codes.get(), r.codes.get() + r.ncodes);
             codes[j][l - 1][k].outlier_bytes = r.outlier_bytes;
           }
         }
@@ -342,36 +355,64 @@ double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, d
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     std::vector<int32_t> d(kBoxVolume);
-    std::vector<uint8_t> skip(kBoxVolume);  // NaN and Inf: the same runs for any predictor
+    std::vector<uint8_t> odd_row(kBox * kBox);  // rows holding NaN or Inf (whose points code nothing)
+    T st[kBox];
+    int32_t zeros[kBox + 1] = {};  // the rows before an absent axis' first, index -1 readable
+    uint16_t row_codes[kBox];
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < ns; ++k) {
       const Sample<T>& s = smp[static_cast<size_t>(k)];
       Part& part = parts[static_cast<size_t>(k)];
       part.codes.reserve(static_cast<size_t>(s.g.w[0] * s.g.w[1] * s.g.w[2]));
+      const uint32_t nx = static_cast<uint32_t>(s.g.w[2]);
+      // Prequantized a row at a time, as the lorenzo pipeline does: exact are the finite points
+      // that do not quantize (prequantize's kExactKeep, and kExactFill of huge values).
       for (int64_t z = 0; z < s.g.w[0]; ++z)
-        for (int64_t y = 0; y < s.g.w[1]; ++y)
-          for (int64_t x = 0; x < s.g.w[2]; ++x) {
-            const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
-            skip[i] = !finite(s.x[i]);
-            if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++part.exact;
-          }
+        for (int64_t y = 0; y < s.g.w[1]; ++y) {
+          const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1];
+          bool odd = false;
+          if (lorenzo::prequantize_row(s.x.data() + i, nx, p, d.data() + i, st))
+            for (uint32_t x = 0; x < nx; ++x) {
+              const bool fin = finite(s.x[i + x]);
+              odd = odd || !fin;
+              part.exact += st[x] != T(0) && fin;
+            }
+          odd_row[z * kBox + y] = odd;
+        }
       if (zero_exact) part.exact += static_cast<uint64_t>(kBoxVolume - s.g.w[0] * s.g.w[1] * s.g.w[2]);
       // On the field's axes the predictor reads the point before, so the points start at 1
-      // (none when the box is one point thick there); absent axes sit at 0.
+      // (none when the box is one point thick there); absent axes sit at 0 and read zeros
+      // there (lorenzo::delta of fewer dimensions, the same integers).
       const int64_t lo[3] = {ndim >= 3 ? 1 : 0, ndim >= 2 ? 1 : 0, 1};
-      auto at = [&](int z, int y, int x) { return d[z * kBoxPitch[0] + y * kBoxPitch[1] + x]; };
+      if (nx < 2) continue;
       for (int64_t z = lo[0]; z < s.g.w[0]; ++z)
-        for (int64_t y = lo[1]; y < s.g.w[1]; ++y)
-          for (int64_t x = lo[2]; x < s.g.w[2]; ++x) {
-            if (skip[z * kBoxPitch[0] + y * kBoxPitch[1] + x]) continue;
-            const int32_t dl =
-                ndim == 3   ? lorenzo::delta(at, int(z), int(y), int(x), 3)
-                : ndim == 2 ? lorenzo::delta([&](int, int yy, int xx) { return at(0, yy, xx); }, 0, int(y), int(x), 2)
-                            : lorenzo::delta([&](int, int, int xx) { return at(0, 0, xx); }, 0, 0, int(x), 1);
-            uint16_t c;
-            if (!lorenzo::to_code(dl, p.radius, c)) ++part.outliers;
-            part.codes.push_back(c);
+        for (int64_t y = lo[1]; y < s.g.w[1]; ++y) {
+          const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1];
+          const int32_t* c = d.data() + i;
+          const int32_t* yb = ndim >= 2 ? c - kBoxPitch[1] : zeros + 1;
+          const int32_t* zb = ndim >= 3 ? c - kBoxPitch[0] : zeros + 1;
+          const int32_t* zyb = ndim >= 3 ? zb - kBoxPitch[1] : zeros + 1;
+          // Codes of x = 1 .. nx - 1 (integers: any order of the terms gives lorenzo::delta's).
+          uint32_t bad = 0;
+          for (uint32_t x = 1; x < nx; ++x) {
+            const int32_t dl = c[x] - c[x - 1] - yb[x] - zb[x] + yb[x - 1] + zb[x - 1] + zyb[x] - zyb[x - 1];
+            const bool in = dl >= -p.radius && dl < p.radius;
+            row_codes[x - 1] = static_cast<uint16_t>(in ? dl + p.radius : p.radius);
+            bad += in ? 0u : 1u;
           }
+          if (!odd_row[z * kBox + y]) {
+            part.codes.insert(part.codes.end(), row_codes, row_codes + (nx - 1));
+            part.outliers += bad;
+            continue;
+          }
+          for (uint32_t x = 1; x < nx; ++x) {  // NaN and Inf: the same runs for any predictor
+            if (!finite(s.x[i + x])) continue;
+            const uint16_t code = row_codes[x - 1];
+            const int32_t dl = c[x] - c[x - 1] - yb[x] - zb[x] + yb[x - 1] + zb[x - 1] + zyb[x] - zyb[x - 1];
+            part.outliers += !(dl >= -p.radius && dl < p.radius);
+            part.codes.push_back(code);
+          }
+        }
     }
   }
   std::vector<uint16_t> codes;
@@ -539,7 +580,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   // The samples' codes under the configurations last tuned and their bounds.
   SampleCodes tuned_codes;
   auto tune_configs = [&] {
-    for (auto& sm : smp) sm.v = with_anchor_error(sm, ebs_now()[kBlockLevels]);
+    for (auto& sm : smp) set_with_anchor_error(sm, ebs_now()[kBlockLevels], sm.v);
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
     auto anchors = [&] {
       TracePhase t("interp tune: anchor levels");
