@@ -192,20 +192,27 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     const size_t stride = compared_stride(l, n);
     // Samples in parallel: each on its own copy, the costs integers (their sum is the same in
     // any order). The sum, or a partial sum >= limit when the runs stopped there.
+    // A team of one runs the loop itself: an OpenMP region, even one that starts no thread,
+    // allocates and frees a team each time (a microsecond; 25 regions a small field's tuning).
     auto cost_of = [&](LevelConfig c, uint64_t limit) {
       uint64_t cost = 0;
       const int64_t count = static_cast<int64_t>((n + stride - 1) / stride);
       const int nt = sample_threads<T>(static_cast<size_t>(count), l, hint);
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(+ : cost)
+      auto run = [&](int64_t j, uint64_t& acc) {  // acc: this thread's partial sum
+        if (acc >= limit) return;
+        const size_t k = static_cast<size_t>(j) * stride;
+        run_sample_level<T>(smp[k].v, smp[k].g, l, c, q, ebc, now[k], limit - acc);
+        acc += now[k].cost;
+      };
+      if (nt == 1) {
+        for (int64_t j = 0; j < count; ++j) run(j, cost);
+        return cost;
+      }
+#pragma omp parallel num_threads(nt) reduction(+ : cost)
       {
-        uint64_t acc = 0;  // this thread's partial sum
+        uint64_t acc = 0;
 #pragma omp for schedule(static)
-        for (int64_t j = 0; j < count; ++j) {
-          if (acc >= limit) continue;
-          const size_t k = static_cast<size_t>(j) * stride;
-          run_sample_level<T>(smp[k].v, smp[k].g, l, c, q, ebc, now[k], limit - acc);
-          acc += now[k].cost;
-        }
+        for (int64_t j = 0; j < count; ++j) run(j, acc);
         cost += acc;
       }
       return cost;
@@ -242,15 +249,20 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     config[l - 1] = pick;
     const int64_t ns = static_cast<int64_t>(n);
     const int nt = sample_threads<T>(n, l, hint);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t k = 0; k < ns; ++k) {
+    auto take = [&](int64_t k) {
       LevelRun<T>& r = compared && k % static_cast<int64_t>(stride) == 0 ? kept[k] : now[k];
       if (&r == &now[k]) run_sample_level<T>(smp[k].v, smp[k].g, l, pick, q, ebc, r);
       std::memcpy(smp[k].v.data(), r.v(), static_cast<size_t>(smp[k].g.w[0] * kBoxPlane) * sizeof(T));
       LevelCodes& lc = codes[l - 1][k];
       lc.codes.assign(r.codes.get(), r.codes.get() + r.ncodes);
       lc.outlier_bytes = r.outlier_bytes;
+    };
+    if (nt == 1) {
+      for (int64_t k = 0; k < ns; ++k) take(k);
+      continue;
     }
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t k = 0; k < ns; ++k) take(k);
   }
 }
 
