@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/bit_count.hpp"
 #include "core/hd.hpp"
 #include "lossless/stages/stage_id.hpp"
 #include "lossless/stages/symbols.hpp"
@@ -100,26 +101,21 @@ SCIZ_HD uint32_t level_bits(const Levels& l, uint32_t m, int k) { return k == 0 
 // The bits of a level's last byte past its valid bits, which must be zero.
 SCIZ_HD uint8_t padding_mask(uint32_t bits) { return bits % 8 ? static_cast<uint8_t>(0xFFu << (bits % 8)) : 0; }
 
-// Set bits of a byte and of a word. On the host without POPCNT in the baseline ISA the builtin
-// is a call into libgcc per byte (4 % of a small interp-tp call's time); these are inline.
+// Set bits of a byte and of a word: on the host core/bit_count.hpp's inline SWAR (the baseline
+// ISA has no POPCNT: __builtin_popcount was a libgcc call per bitmap byte, 4 % of a small
+// interp-tp call's time).
 SCIZ_HD int popcount8(uint8_t b) {
 #if defined(__CUDA_ARCH__)
   return __popc(b);
 #else
-  uint32_t v = b;
-  v = v - ((v >> 1) & 0x55u);
-  v = (v & 0x33u) + ((v >> 2) & 0x33u);
-  return static_cast<int>((v + (v >> 4)) & 0x0Fu);
+  return set_bits(static_cast<uint32_t>(b));
 #endif
 }
 SCIZ_HD int popcount64(uint64_t x) {
 #if defined(__CUDA_ARCH__)
   return __popcll(x);
 #else
-  x = x - ((x >> 1) & 0x5555555555555555ull);
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+  return set_bits(x);
 #endif
 }
 
