@@ -527,6 +527,66 @@ void bounded_equals_exhaustive(const std::vector<T>& x, const Layout& L, double 
 
 }  // namespace
 
+// The search's codes and final states against a plain scalar run of the configurations it
+// chose (run_level with TuneSink over whole boxes, level by level): its lanes, its runs on a
+// coarse level's grid only, and its keeping of the winner's runs must all amount to that.
+template <class T>
+void search_equals_plain_runs(const std::vector<T>& x, const Layout& L, double eb, const std::string& what) {
+  SCOPED_TRACE(what + " eb " + std::to_string(eb));
+  std::vector<LevelConfig> all;
+  for (int sp = 0; sp < kSplines; ++sp)
+    for (int sc = 0; sc < kSchemes; ++sc) all.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
+  const std::vector<double> ebs = level_bounds(eb, L.levels, 1, 1);
+  std::vector<TuneSample<T>> smp = samples_of(x, L);
+  const std::vector<TuneSample<T>> before = smp;
+  std::vector<LevelConfig> cfg(L.levels);
+  TuneSampleCodes codes;
+  search_block_levels<T>(smp, all, ebs, eb_check<T>(eb), cfg, codes, 1, true);
+  for (size_t k = 0; k < smp.size(); ++k) {
+    std::vector<T> v = before[k].v;
+    for (int l = kBlockLevels; l >= 1; --l) {
+      std::vector<uint8_t> c(kBoxVolume);
+      TuneSink<T> sink{v.data(), level_quant<T>(ebs[l - 1]), eb_check<T>(eb), c.data(), ~uint64_t{0}};
+      run_level(v.data(), kBoxPitch, smp[k].g.w, int64_t{1} << (l - 1), cfg[l - 1], NoSkip{}, sink);
+      c.resize(static_cast<size_t>(sink.cp - c.data()));
+      ASSERT_EQ(codes[l - 1][k].codes, c) << "level " << l << " sample " << k;
+      ASSERT_EQ(codes[l - 1][k].outlier_bytes, sink.ob) << "level " << l << " sample " << k;
+    }
+    const BoxGeom& g = smp[k].g;
+    for (int64_t z = 0; z < g.w[0]; ++z)
+      for (int64_t y = 0; y < g.w[1]; ++y)
+        ASSERT_EQ(std::memcmp(&v[z * kBoxPitch[0] + y * kBoxPitch[1]], &smp[k].v[z * kBoxPitch[0] + y * kBoxPitch[1]],
+                              static_cast<size_t>(g.w[2]) * sizeof(T)),
+                  0)
+            << "state of sample " << k << " at z " << z << " y " << y;
+  }
+}
+
+TEST(InterpTune, SearchCodesEqualPlainRunsOfTheChoice) {
+  const std::vector<std::array<uint64_t, 3>> shapes = {{20, 50, 50}, {33, 40, 18}, {1, 70, 90}, {17, 17, 17},
+                                                       {20, 70, 50}, {1, 1, 3000}};
+  for (const auto& e : shapes) {
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    const std::string name = std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
+    search_equals_plain_runs<float>(test::smooth_field<float>(Shape{{e[0], e[1], e[2]}}, 5), L, 1e-3, "smooth " + name);
+    std::mt19937 rng(11);
+    std::normal_distribution<double> g(0, 1);
+    std::vector<double> rough(L.total);
+    for (size_t i = 0; i < rough.size(); ++i) rough[i] = std::sin(0.05 * static_cast<double>(i)) + 0.3 * g(rng);
+    for (size_t i = 5; i < rough.size(); i += 97) rough[i] = std::numeric_limits<double>::quiet_NaN();
+    for (size_t i = 7; i < rough.size(); i += 211) rough[i] = 1e30;
+    search_equals_plain_runs<double>(rough, L, 1e-2, "rough " + name);
+    std::vector<float> roughf(rough.begin(), rough.end());
+    search_equals_plain_runs<float>(roughf, L, 1e-4, "rough f32 " + name);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> isa(20 * 50 * 50);
+  ASSERT_EQ(raw.size(), isa.size() * 4);
+  std::memcpy(isa.data(), raw.data(), raw.size());
+  for (double rel : {1e-2, 1e-3, 1e-4}) search_equals_plain_runs<float>(isa, make_layout(20, 50, 50), rel * 40.4926, "isabel cut");
+}
+
 // The tuner stops a candidate's runs once it cannot win and tries the level above's scheme
 // first: it must choose what running every candidate to its end in the plain order chooses,
 // ties included (a constant field ties every candidate at every level; thin boxes tie cubic
