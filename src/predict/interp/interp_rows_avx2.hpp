@@ -73,6 +73,11 @@ struct F8 {
   template <int XS>
   static V load(const float* p) {
     if constexpr (XS == 1) return _mm256_loadu_ps(p);
+    if constexpr (XS == 4) {  // four loads: elements 0 and 4 of each, interleaved back in order
+      const V ab = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x00);        // a0 a0 b0 b0 | a4 a4 b4 b4
+      const V cd = _mm256_shuffle_ps(_mm256_loadu_ps(p + 16), _mm256_loadu_ps(p + 24), 0x00);  // c0 c0 d0 d0 | c4 c4 d4 d4
+      return _mm256_permutevar8x32_ps(_mm256_shuffle_ps(ab, cd, 0x88), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    }
     const V t = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), 0xD8));
   }
@@ -83,6 +88,12 @@ struct F8 {
   template <int XS>
   static void store(float* p, V r) {
     if constexpr (XS == 1) return _mm256_storeu_ps(p, r);
+    if constexpr (XS == 4) {
+      alignas(32) float a[8];
+      _mm256_store_ps(a, r);
+      for (int k = 0; k < 8; ++k) p[4 * k] = a[k];
+      return;
+    }
     const V a = _mm256_permutevar8x32_ps(r, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
     const V b = _mm256_permutevar8x32_ps(r, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7));
     _mm256_storeu_ps(p, _mm256_blend_ps(_mm256_loadu_ps(p), a, 0x55));
@@ -128,6 +139,11 @@ struct D4 {
   template <int XS>
   static V load(const double* p) {
     if constexpr (XS == 1) return _mm256_loadu_pd(p);
+    if constexpr (XS == 4) {  // p0 p4 p2 p6 and p8 p12 p10 p14, their low halves
+      const V lo = _mm256_unpacklo_pd(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4));
+      const V hi = _mm256_unpacklo_pd(_mm256_loadu_pd(p + 8), _mm256_loadu_pd(p + 12));
+      return _mm256_permute2f128_pd(lo, hi, 0x20);
+    }
     const V t = _mm256_unpacklo_pd(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4));  // p0 p4 p2 p6
     return _mm256_permute4x64_pd(t, 0xD8);
   }
@@ -142,6 +158,12 @@ struct D4 {
   template <int XS>
   static void store(double* p, V r) {
     if constexpr (XS == 1) return _mm256_storeu_pd(p, r);
+    if constexpr (XS == 4) {
+      alignas(32) double a[4];
+      _mm256_store_pd(a, r);
+      for (int k = 0; k < 4; ++k) p[4 * k] = a[k];
+      return;
+    }
     _mm256_storeu_pd(p, _mm256_blend_pd(_mm256_loadu_pd(p), _mm256_permute4x64_pd(r, 0x50), 0x5));
     _mm256_storeu_pd(p + 4, _mm256_blend_pd(_mm256_loadu_pd(p + 4), _mm256_permute4x64_pd(r, 0xFA), 0x5));
   }
@@ -600,18 +622,24 @@ void run_level_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s
   });
 }
 
-// A tuning run of one level (run_level with a TuneSink): the passes whose x indices step by 1
-// or 2 in lanes, the others through run_rows, the sink's state carried from pass to pass and
+// The tuner's lanes also take the passes whose x indices step by 4 (block level 2 and a level 3
+// pass, rows of 4 or 5 points in a box): the encoder's loops found such gathers slower on large
+// fields, but the tuner's scalar runs of level 2 cost as much as its level 1 in lanes.
+inline constexpr int64_t kTuneLaneStepMax = 4;
+
+// A tuning run of one level (run_level with a TuneSink): the passes whose x indices step by 1,
+// 2 or 4 in lanes, the others through run_rows, the sink's state carried from pass to pass and
 // the level ended where run_level would end it (sink.stop(), at a row's start).
 template <class T>
 void run_level_tune_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg,
                           TuneSink<T>& sink) {
   for_each_pass(pitch, n, s, cfg, [&](const PassGrid& g, const Stencil& st) {
-    if (g.step[2] <= kLaneStepMax) {
+    if (g.step[2] <= kTuneLaneStepMax) {
       TuneRows<T> p{sink};
       with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
         if (g.step[2] == 1) rows_lanes<T, 1, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
-        else rows_lanes<T, 2, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else if (g.step[2] == 2) rows_lanes<T, 2, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else rows_lanes<T, 4, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
       });
       sink = p.sink;
     } else {
