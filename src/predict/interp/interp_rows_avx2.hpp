@@ -28,14 +28,14 @@
 
 #include "predict/interp/interp_walk.hpp"
 
-#include <cstdlib>
+#include "core/cpu_features.hpp"
 
 namespace sciz::interp {
 inline constexpr int64_t kRowPad = 64;
 // Whether the lanes run: where the CPU has AVX2, unless SCIZ_INTERP_BASELINE_ISA forces the
 // scalar loops (ctest InterpBaselineIsa runs the twin and the tuner both ways).
 inline bool lanes_enabled() {
-  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_INTERP_BASELINE_ISA");
+  static const bool v = avx2_allowed("SCIZ_INTERP_BASELINE_ISA");
   return v;
 }
 }  // namespace sciz::interp
