@@ -471,17 +471,17 @@ void tune_anchor_levels(const TuneInput<T>& in, const Layout& L, const std::vect
   if (W.levels - 1 <= kBlockLevels) return;
   const int64_t pitch[3] = {n[1] * n[2], n[2], 1};
   std::vector<T> A = in.anchors;
+  std::vector<uint8_t> scratch(A.size());
   for (int l = W.levels - 1; l > kBlockLevels; --l) {
     const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
+    // The block levels' per-point work (TuneSink, never stopped; its codes unread here): the
+    // same quantization and costs, through the row loops the block levels ran just before,
+    // whose code a first call then has at hand.
     auto run = [&](std::vector<T>& v, LevelConfig c, uint64_t* cost) {
-      T* p = v.data();
-      run_level(p, pitch, n, s, c, NoSkip{}, [&](int64_t off, const int64_t*, T pred) {
-        const T xv = p[off];
-        int32_t big;
-        quantize<T>(xv, pred, q, ebc, p[off], big);
-        if (cost) *cost += err_cost(xv, pred, q);
-      });
+      TuneSink<T> sink{v.data(), q, ebc, scratch.data(), ~uint64_t{0}};
+      run_level(v.data(), pitch, n, s, c, NoSkip{}, sink);
+      if (cost) *cost += sink.cost;
     };
     uint64_t best = ~uint64_t{0};
     LevelConfig pick = cand[0];
