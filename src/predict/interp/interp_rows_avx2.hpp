@@ -1,6 +1,7 @@
-// AVX2 row loops of the interp CPU twin: the points of a pass whose x indices step by 1 or 2
-// (every pass of level 1, 7/8 of a field's points, and level 2's passes that step by 2),
-// eight floats or four doubles of a row at a time, edges included. Each lane performs predict_box's
+// AVX2 row loops of the interp CPU twin and its tuner: the points of a pass whose x indices
+// step by 1 or 2 (every pass of level 1, 7/8 of a field's points, and level 2's passes that
+// step by 2), and by 4 in the encoder and the tuner (level 2's other passes), eight floats or
+// four doubles of a row at a time, edges included. Each lane performs predict_box's
 // operations (interp_math.hpp) in their order, on the same values: the orders a boundary
 // imposes are selected per lane from the lanes' coordinates (only x varies along a row), the
 // sums of the cross stencil and of mean_of_best keep their order, and packed IEEE add, sub,
@@ -107,6 +108,12 @@ struct F8 {
     const __m256i in = _mm256_and_si256(_mm256_cmpgt_epi32(q, _mm256_set1_epi32(kMinQ - 1)),
                                         _mm256_cmpgt_epi32(_mm256_set1_epi32(kMaxQ + 1), q));
     const __m256i c = _mm256_blendv_epi8(_mm256_set1_epi32(kOutlierCode), _mm256_add_epi32(q, _mm256_set1_epi32(kCentre)), in);
+    if constexpr (XS == 4) {
+      alignas(32) int32_t a[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(a), c);
+      for (int k = 0; k < 8; ++k) p[4 * k] = static_cast<uint8_t>(a[k]);
+      return;
+    }
     const __m128i w = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(c, c), 0x08));  // 8 words
     if constexpr (XS == 1) return _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(w, w));
     const __m128i old = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -170,6 +177,12 @@ struct D4 {
   template <int XS>
   static void store_i32(int32_t* p, __m128i q) {
     if constexpr (XS == 1) return _mm_storeu_si128(reinterpret_cast<__m128i*>(p), q);
+    if constexpr (XS == 4) {
+      alignas(16) int32_t a[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(a), q);
+      for (int k = 0; k < 4; ++k) p[4 * k] = a[k];
+      return;
+    }
     const __m256i w = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(q), _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
     const __m256i old = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_blend_epi32(old, w, 0x55));
@@ -178,6 +191,12 @@ struct D4 {
   static void store_codes(uint8_t* p, __m128i q) {
     const __m128i in = _mm_and_si128(_mm_cmpgt_epi32(q, _mm_set1_epi32(kMinQ - 1)), _mm_cmpgt_epi32(_mm_set1_epi32(kMaxQ + 1), q));
     const __m128i c = _mm_blendv_epi8(_mm_set1_epi32(kOutlierCode), _mm_add_epi32(q, _mm_set1_epi32(kCentre)), in);
+    if constexpr (XS == 4) {
+      alignas(16) int32_t a[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(a), c);
+      for (int k = 0; k < 4; ++k) p[4 * k] = static_cast<uint8_t>(a[k]);
+      return;
+    }
     const __m128i w = _mm_packus_epi32(c, c);  // 4 words, twice
     if constexpr (XS == 1) return _mm_storeu_si32(p, _mm_packus_epi16(w, w));
     const __m128i old = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
@@ -368,6 +387,7 @@ namespace {
 // and the caller then runs the scalar path for all of them.
 template <class T>
 struct QuantizeRows {
+  static constexpr int64_t kStepMax = 4;
   T* v;
   uint8_t* code;
   int32_t* q;
@@ -427,6 +447,7 @@ struct QuantizeRows {
 // The decoder's: reconstruct per lane, exactly stored points left as they are.
 template <class T>
 struct ReconstructRows {
+  static constexpr int64_t kStepMax = 2;
   T* v;
   const uint8_t* code;
   const int32_t* q;
@@ -471,6 +492,7 @@ struct ReconstructRows {
 // LEB128 size counted one by one. The codes buffer takes up to 8 bytes past the run's last code.
 template <class T>
 struct TuneRows {
+  static constexpr int64_t kStepMax = 4;
   TuneSink<T> sink;
   static bool skip(int64_t) { return false; }
   bool stop() const { return sink.stop(); }
@@ -592,10 +614,12 @@ SCIZ_AVX2_FN void rows_lanes(T* v, const int64_t pitch[3], const int64_t n[3], c
 }
 
 // Every pass of a level over a grid (x pitch 1, padded by kRowPad on both sides), as
-// run_level does.
-// The coarser levels' rows (x steps of 4 and more, at most 5 points) stay scalar: gathers
-// made them slower (TREFHT decode, level 2: 13.3 -> 20.6 Mcycles). Their edge points, most
-// of them, take predict_edge inlined.
+// run_level does: the passes whose x indices step by at most the policy's kStepMax in lanes,
+// the coarser levels' rows (at most 5 points in a box) scalar, their edge points, most of them,
+// through predict_edge inlined. Steps of 4 (block level 2) in lanes, by four loads and
+// shuffles, took 7 % off TREFHT's prediction (38.0 -> 35.5 ms, one thread) and 12 % off the
+// Isabel cut's (0.200 -> 0.177 ms), and the tuner's level-2 runs 6 %; the decoder's were 2 %
+// slower on TREFHT (gathers had been: level 2 13.3 -> 20.6 Mcycles) and stay scalar.
 template <class T, class P>
 struct ScalarOp {
   static constexpr bool kInlineEdge = true;
@@ -603,16 +627,15 @@ struct ScalarOp {
   [[gnu::always_inline]] void operator()(int64_t off, const int64_t*, T pred) const { p->scalar(off, pred); }
 };
 
-inline constexpr int64_t kLaneStepMax = 2;
-
 template <class T, class P>
 void run_level_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg,
                                                const P& p) {
   for_each_pass(pitch, n, s, cfg, [&](const PassGrid& g, const Stencil& st) {
-    if (g.step[2] <= kLaneStepMax) {
+    if (g.step[2] <= P::kStepMax) {
       with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
         if (g.step[2] == 1) rows_lanes<T, 1, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
-        else rows_lanes<T, 2, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else if (g.step[2] == 2) rows_lanes<T, 2, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else if constexpr (P::kStepMax >= 4) rows_lanes<T, 4, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
       });
     } else {
       run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], [&](int64_t off, const int64_t*) { return p.skip(off); },
@@ -622,11 +645,6 @@ void run_level_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s
   });
 }
 
-// The tuner's lanes also take the passes whose x indices step by 4 (block level 2 and a level 3
-// pass, rows of 4 or 5 points in a box): the encoder's loops found such gathers slower on large
-// fields, but the tuner's scalar runs of level 2 cost as much as its level 1 in lanes.
-inline constexpr int64_t kTuneLaneStepMax = 4;
-
 // A tuning run of one level (run_level with a TuneSink): the passes whose x indices step by 1,
 // 2 or 4 in lanes, the others through run_rows, the sink's state carried from pass to pass and
 // the level ended where run_level would end it (sink.stop(), at a row's start).
@@ -634,7 +652,7 @@ template <class T>
 void run_level_tune_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg,
                           TuneSink<T>& sink) {
   for_each_pass(pitch, n, s, cfg, [&](const PassGrid& g, const Stencil& st) {
-    if (g.step[2] <= kTuneLaneStepMax) {
+    if (g.step[2] <= TuneRows<T>::kStepMax) {
       TuneRows<T> p{sink};
       with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
         if (g.step[2] == 1) rows_lanes<T, 1, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
