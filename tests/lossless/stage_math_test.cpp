@@ -115,3 +115,20 @@ TEST(StageMath, KeptBits64IsTheKeptRule) {
   kept_bits_match<Family::rze, 4>();
   kept_bits_match<Family::rre, 8>();
 }
+
+// The inline popcounts (no libgcc call per byte) against counting bit by bit.
+TEST(StageMath, PopcountsCountSetBits) {
+  for (int b = 0; b < 256; ++b) {
+    int n = 0;
+    for (int i = 0; i < 8; ++i) n += (b >> i) & 1;
+    ASSERT_EQ(popcount8(static_cast<uint8_t>(b)), n) << b;
+  }
+  std::mt19937_64 rng(9);
+  std::vector<uint64_t> words = {0, ~uint64_t{0}, uint64_t{1} << 63, 1, 0x8000000000000001ull};
+  for (int i = 0; i < 2000; ++i) words.push_back(rng() & rng());
+  for (const uint64_t w : words) {
+    int n = 0;
+    for (int i = 0; i < 64; ++i) n += static_cast<int>((w >> i) & 1);
+    ASSERT_EQ(popcount64(w), n) << w;
+  }
+}

@@ -18,6 +18,7 @@
 #include "core/omp_threads.hpp"
 #include "predict/interp/interp.hpp"
 #include "predict/interp/interp_walk.hpp"
+#include "predict/lorenzo/lorenzo.hpp"
 #include "support/test_data.hpp"
 
 #if defined(_OPENMP)
@@ -526,6 +527,66 @@ void bounded_equals_exhaustive(const std::vector<T>& x, const Layout& L, double 
 
 }  // namespace
 
+// The search's codes and final states against a plain scalar run of the configurations it
+// chose (run_level with TuneSink over whole boxes, level by level): its lanes, its runs on a
+// coarse level's grid only, and its keeping of the winner's runs must all amount to that.
+template <class T>
+void search_equals_plain_runs(const std::vector<T>& x, const Layout& L, double eb, const std::string& what) {
+  SCOPED_TRACE(what + " eb " + std::to_string(eb));
+  std::vector<LevelConfig> all;
+  for (int sp = 0; sp < kSplines; ++sp)
+    for (int sc = 0; sc < kSchemes; ++sc) all.push_back({static_cast<uint8_t>(sp), static_cast<uint8_t>(sc)});
+  const std::vector<double> ebs = level_bounds(eb, L.levels, 1, 1);
+  std::vector<TuneSample<T>> smp = samples_of(x, L);
+  const std::vector<TuneSample<T>> before = smp;
+  std::vector<LevelConfig> cfg(L.levels);
+  TuneSampleCodes codes;
+  search_block_levels<T>(smp, all, ebs, eb_check<T>(eb), cfg, codes, 1, true);
+  for (size_t k = 0; k < smp.size(); ++k) {
+    std::vector<T> v = before[k].v;
+    for (int l = kBlockLevels; l >= 1; --l) {
+      std::vector<uint8_t> c(kBoxVolume);
+      TuneSink<T> sink{v.data(), level_quant<T>(ebs[l - 1]), eb_check<T>(eb), c.data(), ~uint64_t{0}};
+      run_level(v.data(), kBoxPitch, smp[k].g.w, int64_t{1} << (l - 1), cfg[l - 1], NoSkip{}, sink);
+      c.resize(static_cast<size_t>(sink.cp - c.data()));
+      ASSERT_EQ(codes[l - 1][k].codes, c) << "level " << l << " sample " << k;
+      ASSERT_EQ(codes[l - 1][k].outlier_bytes, sink.ob) << "level " << l << " sample " << k;
+    }
+    const BoxGeom& g = smp[k].g;
+    for (int64_t z = 0; z < g.w[0]; ++z)
+      for (int64_t y = 0; y < g.w[1]; ++y)
+        ASSERT_EQ(std::memcmp(&v[z * kBoxPitch[0] + y * kBoxPitch[1]], &smp[k].v[z * kBoxPitch[0] + y * kBoxPitch[1]],
+                              static_cast<size_t>(g.w[2]) * sizeof(T)),
+                  0)
+            << "state of sample " << k << " at z " << z << " y " << y;
+  }
+}
+
+TEST(InterpTune, SearchCodesEqualPlainRunsOfTheChoice) {
+  const std::vector<std::array<uint64_t, 3>> shapes = {{20, 50, 50}, {33, 40, 18}, {1, 70, 90}, {17, 17, 17},
+                                                       {20, 70, 50}, {1, 1, 3000}};
+  for (const auto& e : shapes) {
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    const std::string name = std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
+    search_equals_plain_runs<float>(test::smooth_field<float>(Shape{{e[0], e[1], e[2]}}, 5), L, 1e-3, "smooth " + name);
+    std::mt19937 rng(11);
+    std::normal_distribution<double> g(0, 1);
+    std::vector<double> rough(L.total);
+    for (size_t i = 0; i < rough.size(); ++i) rough[i] = std::sin(0.05 * static_cast<double>(i)) + 0.3 * g(rng);
+    for (size_t i = 5; i < rough.size(); i += 97) rough[i] = std::numeric_limits<double>::quiet_NaN();
+    for (size_t i = 7; i < rough.size(); i += 211) rough[i] = 1e30;
+    search_equals_plain_runs<double>(rough, L, 1e-2, "rough " + name);
+    std::vector<float> roughf(rough.begin(), rough.end());
+    search_equals_plain_runs<float>(roughf, L, 1e-4, "rough f32 " + name);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> isa(20 * 50 * 50);
+  ASSERT_EQ(raw.size(), isa.size() * 4);
+  std::memcpy(isa.data(), raw.data(), raw.size());
+  for (double rel : {1e-2, 1e-3, 1e-4}) search_equals_plain_runs<float>(isa, make_layout(20, 50, 50), rel * 40.4926, "isabel cut");
+}
+
 // The tuner stops a candidate's runs once it cannot win and tries the level above's scheme
 // first: it must choose what running every candidate to its end in the plain order chooses,
 // ties included (a constant field ties every candidate at every level; thin boxes tie cubic
@@ -559,6 +620,112 @@ TEST(InterpTune, BoundedSearchChoosesWhatTheExhaustiveSearchChooses) {
   ASSERT_EQ(raw2.size(), ocean.size() * 4);
   std::memcpy(ocean.data(), raw2.data(), raw2.size());
   for (double eb : {0.3, 0.03, 0.003}) bounded_equals_exhaustive<float>(ocean, make_layout(4, 45, 90), eb, "ocean nanland");
+}
+
+namespace {
+
+// The tuner's Lorenzo estimate point by point (prequantize, delta and to_code of
+// lorenzo_math.hpp over each sampled box, as it was first written): the codes it sizes and the
+// bits it reports, for comparison with tune()'s row loops.
+template <class T>
+double pointwise_lorenzo_bits(const std::vector<T>& f, const Layout& L, double eb, std::vector<uint16_t>& codes) {
+  const auto p = lorenzo::make_params<T>(eb, lorenzo::kDefaultRadius);
+  const int ndim = L.n[0] > 1 ? 3 : L.n[1] > 1 ? 2 : 1;
+  int32_t d0;
+  const bool zero_exact = lorenzo::prequantize(T(0), p, d0) != lorenzo::Prequant::kQuantized;
+  uint64_t outliers = 0, exact = 0;
+  codes.clear();
+  for (const TuneSample<T>& s : samples_of(f, L)) {
+    std::vector<int32_t> d(kBoxVolume);
+    std::vector<uint8_t> skip(kBoxVolume);
+    for (int64_t z = 0; z < s.g.w[0]; ++z)
+      for (int64_t y = 0; y < s.g.w[1]; ++y)
+        for (int64_t x = 0; x < s.g.w[2]; ++x) {
+          const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
+          skip[i] = !std::isfinite(s.x[i]);
+          if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++exact;
+        }
+    if (zero_exact) exact += static_cast<uint64_t>(kBoxVolume - s.g.w[0] * s.g.w[1] * s.g.w[2]);
+    auto at = [&](int z, int y, int x) { return d[z * kBoxPitch[0] + y * kBoxPitch[1] + x]; };
+    for (int64_t z = ndim >= 3 ? 1 : 0; z < s.g.w[0]; ++z)
+      for (int64_t y = ndim >= 2 ? 1 : 0; y < s.g.w[1]; ++y)
+        for (int64_t x = 1; x < s.g.w[2]; ++x) {
+          if (skip[z * kBoxPitch[0] + y * kBoxPitch[1] + x]) continue;
+          const int32_t dl =
+              ndim == 3   ? lorenzo::delta(at, int(z), int(y), int(x), 3)
+              : ndim == 2 ? lorenzo::delta([&](int, int yy, int xx) { return at(0, yy, xx); }, 0, int(y), int(x), 2)
+                          : lorenzo::delta([&](int, int, int xx) { return at(0, 0, xx); }, 0, 0, int(x), 1);
+          uint16_t c;
+          if (!lorenzo::to_code(dl, p.radius, c)) ++outliers;
+          codes.push_back(c);
+        }
+  }
+  if (codes.empty()) return 0;
+  uint64_t sized = 0;
+  for (const uint16_t c : codes) sized += c % 7;
+  return (8.0 * static_cast<double>(sized) + 64.0 * static_cast<double>(outliers) +
+          static_cast<double>(exact) * (8.0 * sizeof(T) + 8.0)) /
+         static_cast<double>(codes.size());
+}
+
+template <class T>
+void lorenzo_estimate_matches(const std::vector<T>& f, const Layout& L, double eb, const std::string& what) {
+  SCOPED_TRACE(what);
+  std::vector<uint16_t> want, got;
+  const double bits = pointwise_lorenzo_bits(f, L, eb, want);
+  TuneRequest req;
+  req.alpha = 1, req.beta = 1;
+  req.lorenzo_codes_bytes = [&got](std::span<const uint16_t> c) {
+    got.assign(c.begin(), c.end());
+    uint64_t sized = 0;
+    for (const uint16_t v : c) sized += v % 7;  // any size that depends on every code
+    return sized;
+  };
+  const Choice ch = tune_cpu<T>(f.data(), L, eb, req);
+  ASSERT_EQ(got, want);
+  ASSERT_EQ(ch.lorenzo_bits, bits);
+}
+
+}  // namespace
+
+// The Lorenzo estimate prequantizes and codes the samples a row at a time (the lorenzo
+// pipeline's AVX2 row loop for f32): the same codes, outliers and exact values as the point by
+// point definition, on 1-, 2- and 3-D fields, thin boxes, NaN, Inf, huge values (exact fills),
+// residuals past the radius (outliers) and values that do not quantize within the bound.
+TEST(InterpTune, LorenzoEstimateEqualsThePointwiseOne) {
+  const std::vector<std::array<uint64_t, 3>> shapes = {{20, 50, 50}, {33, 40, 18}, {1, 70, 90}, {17, 17, 17},
+                                                       {25, 25, 25}, {1, 1, 5000}, {4, 33, 2},  {2, 19, 1},
+                                                       {40, 3, 70}};
+  std::mt19937 rng(3);
+  std::normal_distribution<double> g(0, 1);
+  std::uniform_int_distribution<int> pick(0, 199);
+  for (const auto& e : shapes) {
+    const Layout L = make_layout(e[0], e[1], e[2]);
+    const std::string name = std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
+    std::vector<double> x(L.total);
+    for (size_t i = 0; i < x.size(); ++i) {
+      x[i] = std::sin(0.07 * static_cast<double>(i)) * 3 + 0.05 * g(rng);
+      const int k = pick(rng);
+      if (k == 0) x[i] = std::numeric_limits<double>::quiet_NaN();
+      else if (k == 1) x[i] = -std::numeric_limits<double>::infinity();
+      else if (k == 2) x[i] = 1e30;
+      else if (k < 6) x[i] = 300 * g(rng);   // past the radius
+      else if (k < 8) x[i] = 3e6 * (1 + g(rng) * 1e-7);  // ulp of float beyond the bound
+    }
+    std::vector<float> xf(x.begin(), x.end());
+    for (double eb : {1e-1, 1e-3}) {
+      lorenzo_estimate_matches<float>(xf, L, eb, "f32 " + name + " eb " + std::to_string(eb));
+      lorenzo_estimate_matches<double>(x, L, eb, "f64 " + name + " eb " + std::to_string(eb));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    lorenzo_estimate_matches<float>(std::vector<float>(L.total, 0.7f), L, 1e-2, "constant " + name);
+  }
+  const auto raw = test::read_file(std::filesystem::path(SCIZ_FIXTURES_DIR) / "isabel_cut_20x50x50.f32");
+  std::vector<float> isa(20 * 50 * 50);
+  ASSERT_EQ(raw.size(), isa.size() * 4);
+  std::memcpy(isa.data(), raw.data(), raw.size());
+  for (double rel : {1e-2, 1e-3, 1e-4})
+    lorenzo_estimate_matches<float>(isa, make_layout(20, 50, 50), rel * 40.4926, "isabel cut");
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "core/bit_count.hpp"
 #include "lossless/codes/masks_cpu.hpp"
 #include "lossless/rle/rle.hpp"
 #include "lossless/zrle/zrle.hpp"
@@ -62,8 +63,8 @@ TileTokens tile_tokens(const uint16_t* sym, uint64_t lo, uint64_t hi, uint16_t c
     }
     const uint64_t valid = low_bits(nb);
     const uint64_t prev = (tok << 1) | carry;  // bit j: position j - 1 is a token
-    t.count += static_cast<uint64_t>(std::popcount(tok));
-    t.zero_gaps += static_cast<uint64_t>(std::popcount(tok & prev));
+    t.count += static_cast<uint64_t>(set_bits(tok));
+    t.zero_gaps += static_cast<uint64_t>(set_bits(tok & prev));
     uint64_t ev = ((~tok & prev) | (tok & ~prev)) & valid;  // zero-run starts and ends, alternating
     while (ev) {
       const uint64_t pos = p0 + static_cast<uint64_t>(std::countr_zero(ev));
@@ -95,7 +96,7 @@ uint64_t tile_runs(const uint16_t* sym, uint64_t lo, uint64_t hi, Bins& vh, Bins
   for (uint64_t p0 = lo; p0 < hi; p0 += 64) {
     const uint32_t nb = static_cast<uint32_t>(std::min<uint64_t>(64, hi - p0));
     uint64_t start = start_mask(sym, lo, p0, nb);
-    count += static_cast<uint64_t>(std::popcount(start));
+    count += static_cast<uint64_t>(set_bits(start));
     while (start) {
       const uint64_t pos = p0 + static_cast<uint64_t>(std::countr_zero(start));
       vh.add(sym[pos]);
@@ -126,8 +127,8 @@ uint64_t tile_runs_dense(const uint16_t* sym, uint64_t lo, uint64_t hi, Bins& rh
     const uint64_t valid = low_bits(nb);
     // Bit j: position j + 1 starts a run (the tile's end counts as one).
     const uint64_t next = (start >> 1) | (nb2 ? (after & 1) << 63 : uint64_t{1} << (nb - 1));
-    count += static_cast<uint64_t>(std::popcount(start));
-    ones += static_cast<uint64_t>(std::popcount(start & next));
+    count += static_cast<uint64_t>(set_bits(start));
+    ones += static_cast<uint64_t>(set_bits(start & next));
     for (uint64_t m = ~start & valid; m; m &= m - 1) rh.add(sym[p0 + static_cast<uint64_t>(std::countr_zero(m))]);
     for (uint64_t ev = ((start & ~next) | (~start & next)) & valid; ev; ev &= ev - 1) {
       const uint64_t pos = p0 + static_cast<uint64_t>(std::countr_zero(ev));
@@ -198,7 +199,7 @@ RunStats run_stats_cpu(std::span<const uint16_t> sym, const std::vector<uint64_t
       const uint64_t hi = std::min(n, lo + kTile);
       for (uint64_t p0 = lo; p0 < hi; p0 += 64)
         starts += static_cast<uint64_t>(
-            std::popcount(start_mask(sym.data(), lo, p0, static_cast<uint32_t>(std::min<uint64_t>(64, hi - p0)))));
+            set_bits(start_mask(sym.data(), lo, p0, static_cast<uint32_t>(std::min<uint64_t>(64, hi - p0)))));
     }
     dense = 2 * starts > n;
   }

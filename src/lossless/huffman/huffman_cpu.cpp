@@ -107,48 +107,51 @@ std::vector<uint8_t> encode_one_pass(std::span<const uint16_t> sym, const Codebo
   std::vector<uint16_t> cbits(chunks);
   // At most kMaxLen bits a symbol; the pages past the words written are never touched.
   std::unique_ptr<uint32_t[]> words(new uint32_t[(n * kMaxLen + 31) / 32 + 1]);
-  const uint8_t* __restrict len = cb.len.data();
+  // Only the code table is read (an entry carries its length, 0 for a symbol without code, as
+  // the length table has it), a chunk's bits are the writer's position after it less before
+  // it, and a missing code is an all-ones high bit of (length - 1): the loop keeps its state in
+  // registers (the lambdas over captured locals had the table pointers reloaded from the stack
+  // at every step).
+  const uint32_t table = cb.table();
   const uint32_t* __restrict code = cb.code.data();
   const uint16_t* __restrict s = sym.data();
   uint32_t* __restrict wp = words.get();
-  const uint32_t table = cb.table();
   uint64_t acc = 0, w = 0, total = 0;
-  uint32_t nb = 0, zero = 0;
-  auto push = [&](uint64_t bits, uint32_t l) {  // the BitWriter's step, as in the chunked path
-    acc |= bits << (63 - nb - l) << 1;         // l may be 0: a symbol without code, refused below
-    nb += l;
-    wp[w] = static_cast<uint32_t>(acc >> 32);
-    const uint32_t carry = nb >> 5;
-    w += carry;
-    acc <<= 32 * carry;
-    nb &= 31;
-  };
-  // A symbol outside the table reads neither table: its length is 0, which is refused.
-  auto entry = [&](uint32_t v, uint32_t& l) {
-    const bool in = v < table;
-    l = in ? len[v] : 0;
-    zero |= l == 0;
-    return in ? code[v] : 0u;
-  };
+  uint32_t nb = 0, missing = 0;
+  auto entry = [table, code](uint32_t v) { return v < table ? code[v] : 0u; };  // by value: registers
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t lo = c * chunk, hi = std::min<uint64_t>(n, lo + chunk);
-    uint32_t bits = 0;
+    const uint64_t at = 32 * w + nb;
     uint64_t i = lo;
     for (; i + 2 <= hi; i += 2) {
-      uint32_t l0, l1;
-      const uint32_t e0 = entry(s[i], l0), e1 = entry(s[i + 1], l1);
-      push(static_cast<uint64_t>(code_bits(e0)) << code_len(e1) | code_bits(e1), code_len(e0) + code_len(e1));
-      bits += l0 + l1;
+      const uint32_t e0 = entry(s[i]), e1 = entry(s[i + 1]);
+      const uint32_t l1 = code_len(e1), l = code_len(e0) + l1;
+      missing |= (code_len(e0) - 1) | (l1 - 1);
+      // The BitWriter's step, as in the chunked path (l may be 0: refused below).
+      acc |= (static_cast<uint64_t>(code_bits(e0)) << l1 | code_bits(e1)) << (63 - nb - l) << 1;
+      nb += l;
+      wp[w] = static_cast<uint32_t>(acc >> 32);
+      const uint32_t carry = nb >> 5;
+      w += carry;
+      acc <<= 32 * carry;
+      nb &= 31;
     }
     if (i < hi) {
-      uint32_t l0;
-      const uint32_t e0 = entry(s[i], l0);
-      push(code_bits(e0), code_len(e0));
-      bits += l0;
+      const uint32_t e0 = entry(s[i]), l = code_len(e0);
+      missing |= l - 1;
+      acc |= static_cast<uint64_t>(code_bits(e0)) << (63 - nb - l) << 1;
+      nb += l;
+      wp[w] = static_cast<uint32_t>(acc >> 32);
+      const uint32_t carry = nb >> 5;
+      w += carry;
+      acc <<= 32 * carry;
+      nb &= 31;
     }
+    const uint64_t bits = 32 * w + nb - at;
     cbits[c] = static_cast<uint16_t>(bits);
     total += bits;
   }
+  const bool zero = missing >> 31;  // lengths are at most kMaxLen: length - 1 sets it only for 0
   SCIZ_REQUIRE(!zero, Status::internal, "huffman: a symbol has no code in the codebook");
   if (nb > 0) wp[w] = static_cast<uint32_t>(acc >> 32);
   return assemble(cb, n, chunk, total, cbits, words.get(), (total + 31) / 32);

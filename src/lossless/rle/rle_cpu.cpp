@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/bit_count.hpp"
 #include "core/omp_threads.hpp"
 #include "core/container.hpp"
 #include "core/host_memory.hpp"
@@ -90,7 +91,7 @@ Runs runs_cpu(std::span<const uint16_t> sym) {
     for (uint64_t t0 = lo(c); t0 < lo(c + 1); t0 += kMaxRun) {
       const uint64_t t1 = std::min(n, t0 + kMaxRun);
       for (uint64_t p0 = t0; p0 < t1; p0 += 64)
-        count += static_cast<uint64_t>(std::popcount(start_mask(sym.data(), t0, p0, static_cast<uint32_t>(std::min<uint64_t>(64, t1 - p0)))));
+        count += static_cast<uint64_t>(set_bits(start_mask(sym.data(), t0, p0, static_cast<uint32_t>(std::min<uint64_t>(64, t1 - p0)))));
     }
     first[c + 1] = count;
   }

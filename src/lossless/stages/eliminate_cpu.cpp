@@ -37,7 +37,7 @@ void map_block(const uint8_t* in, uint32_t bytes, BlockMap& b) {
   for (uint32_t u = 0; u < b.units; ++u) {
     b.bits[u] = kept_bits64<F, W>(in, b.m, 64 * u);
     std::memcpy(b.bm + 8 * u, &b.bits[u], 8);  // level 0 is at offset 0; bytes past it are rewritten below
-    kept += static_cast<uint64_t>(__builtin_popcountll(b.bits[u]));
+    kept += static_cast<uint64_t>(popcount64(b.bits[u]));
   }
   for (int k = 0; k < lv.top; ++k)
     for (uint32_t j = 0; j < lv.size[k + 1]; ++j) b.bm[lv.at[k + 1] + j] = upper_byte(b.bm + lv.at[k], lv.size[k], j);
@@ -75,7 +75,7 @@ uint16_t encode_block(const uint8_t* in, uint32_t bytes, uint8_t* slot) {
     }
   for (uint32_t u = 0; u < b.units; ++u) {
     const uint8_t* sym = in + static_cast<uint64_t>(64 * u) * W;
-    if (W == 1 && __builtin_popcountll(b.bits[u]) > 16) {
+    if (W == 1 && popcount64(b.bits[u]) > 16) {
       // Dense: every symbol stored, the pointer advanced by its bit (no branch to mispredict);
       // the slot has room, since the payload is shorter than the block.
       for (uint32_t i = 0; i < 64 && 64 * u + i < b.m; ++i) {

@@ -5,6 +5,7 @@
 #include <bit>
 #include <string>
 
+#include "core/bit_count.hpp"
 #include "core/omp_threads.hpp"
 #include "core/host_memory.hpp"
 #include "lossless/codes/masks_cpu.hpp"
@@ -36,7 +37,7 @@ Tokens tokens_cpu(std::span<const uint16_t> sym, uint16_t centre) {
     const uint64_t lo = static_cast<uint64_t>(t) * kTile, hi = std::min(n, lo + kTile);
     uint64_t c = 0;
     for (uint64_t p0 = lo; p0 < hi; p0 += 64)
-      c += static_cast<uint64_t>(std::popcount(token_mask(sym.data(), p0, static_cast<uint32_t>(std::min<uint64_t>(64, hi - p0)), centre)));
+      c += static_cast<uint64_t>(set_bits(token_mask(sym.data(), p0, static_cast<uint32_t>(std::min<uint64_t>(64, hi - p0)), centre)));
     first[t + 1] = c;
   }
   for (uint64_t t = 0; t < tiles; ++t) first[t + 1] += first[t];

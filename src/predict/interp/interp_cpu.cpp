@@ -92,9 +92,10 @@ void merge_sinks(std::vector<Sink<T>>& parts, Sparse<T>& sp) {
   for (size_t i = 0; i < ol.size(); ++i) sp.outliers[i] = ol[i].second;
 }
 
-// Runs the passes of anchor level l over the anchor grid A, calling on_point(off, c, pred) for
-// every point whose skip(off) is false, rows spread over threads (points of a pass are
-// independent).
+// Runs the passes of anchor level l over the anchor grid A, calling on_point(off, c, pred, tid)
+// for every point whose skip(off) is false, rows spread over threads (points of a pass are
+// independent); tid is the index of the thread in this function's team, 0 where one thread
+// runs the pass without a region (thread_id() would then be the caller's own team's index).
 template <class T, class Skip, class F>
 void anchor_level(const AnchorGrid& a, T* A, const Choice& ch, int l, Skip&& skip, F&& on_point) {
   const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
@@ -107,17 +108,24 @@ void anchor_level(const AnchorGrid& a, T* A, const Choice& ch, int l, Skip&& ski
     const Stencil st = make_stencil(passes[pi].pred, s, a.pitch, cfg.spline, cfg.scheme == kCross);
     const int64_t rows = g.cnt[0] * g.cnt[1];
     const int nt = thread_count(static_cast<uint64_t>(g.points() / 4096 + 1), static_cast<uint64_t>(g.points()) * sizeof(T));
-#pragma omp parallel num_threads(nt) if (nt > 1)
+    if (nt == 1) {  // no region: even one that starts no thread allocates and frees a team
+      run_rows(A, a.pitch, a.n, g, st, s, 0, rows, 0, g.cnt[2], skip,
+               [&](int64_t off, const int64_t* c, T pred) { on_point(off, c, pred, 0); });
+      continue;
+    }
+#pragma omp parallel num_threads(nt)
     {
+      const int tid = thread_id();
+      auto op = [&, tid](int64_t off, const int64_t* c, T pred) { on_point(off, c, pred, tid); };
       if (rows >= team_size()) {
         const Share sh = thread_share(static_cast<uint64_t>(rows));
         run_rows(A, a.pitch, a.n, g, st, s, static_cast<int64_t>(sh.lo), static_cast<int64_t>(sh.hi), 0, g.cnt[2], skip,
-                 on_point);
+                 op);
       } else {  // few long rows (1-D fields): split each row
         const Share sh = thread_share(static_cast<uint64_t>(g.cnt[2]));
         for (int64_t r = 0; r < rows; ++r)
           run_rows(A, a.pitch, a.n, g, st, s, r, r + 1, static_cast<int64_t>(sh.lo), static_cast<int64_t>(sh.hi), skip,
-                   on_point);
+                   op);
       }
     }
   }
@@ -134,8 +142,7 @@ inline uint64_t anchor_code_index(const Layout& L, int l, const AnchorGrid& a, c
 // SCIZ_INTERP_BASELINE_ISA forces the scalar loops (ctest InterpBaselineIsa runs both).
 bool use_lanes() {
 #if defined(SCIZ_INTERP_AVX2)
-  static const bool v = __builtin_cpu_supports("avx2") && !std::getenv("SCIZ_INTERP_BASELINE_ISA");
-  return v;
+  return lanes_enabled();
 #else
   return false;
 #endif
@@ -184,12 +191,12 @@ void compress_cpu(const T* x, const Layout& L, const Choice& ch, double eb, uint
     A[0] = rec;
   }
   for (int l = L.levels - 1; l > kBlockLevels; --l) {
-    anchor_level<T>(a, A.data(), ch, l, NoSkip{}, [&](int64_t off, const int64_t* c, T pred) {
+    anchor_level<T>(a, A.data(), ch, l, NoSkip{}, [&](int64_t off, const int64_t* c, T pred, int tid) {
       T rec;
       int32_t big = 0;
       const uint64_t pos = anchor_code_index(L, l, a, c);
       codes[pos] = quantize<T>(A[off], pred, q[l - 1], ebc, rec, big);
-      parts[thread_id()].note(codes[pos], anchor_field_index(L, c), A[off], pos, big);
+      parts[tid].note(codes[pos], anchor_field_index(L, c), A[off], pos, big);
       A[off] = rec;
     });
   }
@@ -343,7 +350,7 @@ void decompress_cpu(const uint8_t* codes, const Sparse<T>& sp, const OutlierRank
     anchor_level<T>(
         a, A.data(), ch, l,
         [&](int64_t, const int64_t* c) { return codes[anchor_code_index(L, l, a, c)] == kExactCode; },
-        [&](int64_t off, const int64_t* c, T pred) {
+        [&](int64_t off, const int64_t* c, T pred, int) {
           A[off] = reconstruct<T>(residual(anchor_code_index(L, l, a, c)), pred, q[l - 1]);
         });
   }

@@ -1,6 +1,7 @@
-// AVX2 row loops of the interp CPU twin: the points of a pass whose x indices step by 1 or 2
-// (every pass of level 1, 7/8 of a field's points, and level 2's passes that step by 2),
-// eight floats or four doubles of a row at a time, edges included. Each lane performs predict_box's
+// AVX2 row loops of the interp CPU twin and its tuner: the points of a pass whose x indices
+// step by 1 or 2 (every pass of level 1, 7/8 of a field's points, and level 2's passes that
+// step by 2), and by 4 in the encoder and the tuner (level 2's other passes), eight floats or
+// four doubles of a row at a time, edges included. Each lane performs predict_box's
 // operations (interp_math.hpp) in their order, on the same values: the orders a boundary
 // imposes are selected per lane from the lanes' coordinates (only x varies along a row), the
 // sums of the cross stencil and of mean_of_best keep their order, and packed IEEE add, sub,
@@ -28,9 +29,17 @@
 
 #include "predict/interp/interp_walk.hpp"
 
+#include "core/cpu_features.hpp"
+
 namespace sciz::interp {
 inline constexpr int64_t kRowPad = 64;
+// Whether the lanes run: where the CPU has AVX2, unless SCIZ_INTERP_BASELINE_ISA forces the
+// scalar loops (ctest InterpBaselineIsa runs the twin and the tuner both ways).
+inline bool lanes_enabled() {
+  static const bool v = avx2_allowed("SCIZ_INTERP_BASELINE_ISA");
+  return v;
 }
+}  // namespace sciz::interp
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
@@ -65,6 +74,11 @@ struct F8 {
   template <int XS>
   static V load(const float* p) {
     if constexpr (XS == 1) return _mm256_loadu_ps(p);
+    if constexpr (XS == 4) {  // four loads: elements 0 and 4 of each, interleaved back in order
+      const V ab = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x00);        // a0 a0 b0 b0 | a4 a4 b4 b4
+      const V cd = _mm256_shuffle_ps(_mm256_loadu_ps(p + 16), _mm256_loadu_ps(p + 24), 0x00);  // c0 c0 d0 d0 | c4 c4 d4 d4
+      return _mm256_permutevar8x32_ps(_mm256_shuffle_ps(ab, cd, 0x88), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    }
     const V t = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), 0xD8));
   }
@@ -75,6 +89,12 @@ struct F8 {
   template <int XS>
   static void store(float* p, V r) {
     if constexpr (XS == 1) return _mm256_storeu_ps(p, r);
+    if constexpr (XS == 4) {
+      alignas(32) float a[8];
+      _mm256_store_ps(a, r);
+      for (int k = 0; k < 8; ++k) p[4 * k] = a[k];
+      return;
+    }
     const V a = _mm256_permutevar8x32_ps(r, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
     const V b = _mm256_permutevar8x32_ps(r, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7));
     _mm256_storeu_ps(p, _mm256_blend_ps(_mm256_loadu_ps(p), a, 0x55));
@@ -88,6 +108,12 @@ struct F8 {
     const __m256i in = _mm256_and_si256(_mm256_cmpgt_epi32(q, _mm256_set1_epi32(kMinQ - 1)),
                                         _mm256_cmpgt_epi32(_mm256_set1_epi32(kMaxQ + 1), q));
     const __m256i c = _mm256_blendv_epi8(_mm256_set1_epi32(kOutlierCode), _mm256_add_epi32(q, _mm256_set1_epi32(kCentre)), in);
+    if constexpr (XS == 4) {
+      alignas(32) int32_t a[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(a), c);
+      for (int k = 0; k < 8; ++k) p[4 * k] = static_cast<uint8_t>(a[k]);
+      return;
+    }
     const __m128i w = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(c, c), 0x08));  // 8 words
     if constexpr (XS == 1) return _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(w, w));
     const __m128i old = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -120,6 +146,11 @@ struct D4 {
   template <int XS>
   static V load(const double* p) {
     if constexpr (XS == 1) return _mm256_loadu_pd(p);
+    if constexpr (XS == 4) {  // p0 p4 p2 p6 and p8 p12 p10 p14, their low halves
+      const V lo = _mm256_unpacklo_pd(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4));
+      const V hi = _mm256_unpacklo_pd(_mm256_loadu_pd(p + 8), _mm256_loadu_pd(p + 12));
+      return _mm256_permute2f128_pd(lo, hi, 0x20);
+    }
     const V t = _mm256_unpacklo_pd(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4));  // p0 p4 p2 p6
     return _mm256_permute4x64_pd(t, 0xD8);
   }
@@ -134,12 +165,24 @@ struct D4 {
   template <int XS>
   static void store(double* p, V r) {
     if constexpr (XS == 1) return _mm256_storeu_pd(p, r);
+    if constexpr (XS == 4) {
+      alignas(32) double a[4];
+      _mm256_store_pd(a, r);
+      for (int k = 0; k < 4; ++k) p[4 * k] = a[k];
+      return;
+    }
     _mm256_storeu_pd(p, _mm256_blend_pd(_mm256_loadu_pd(p), _mm256_permute4x64_pd(r, 0x50), 0x5));
     _mm256_storeu_pd(p + 4, _mm256_blend_pd(_mm256_loadu_pd(p + 4), _mm256_permute4x64_pd(r, 0xFA), 0x5));
   }
   template <int XS>
   static void store_i32(int32_t* p, __m128i q) {
     if constexpr (XS == 1) return _mm_storeu_si128(reinterpret_cast<__m128i*>(p), q);
+    if constexpr (XS == 4) {
+      alignas(16) int32_t a[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(a), q);
+      for (int k = 0; k < 4; ++k) p[4 * k] = a[k];
+      return;
+    }
     const __m256i w = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(q), _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
     const __m256i old = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_blend_epi32(old, w, 0x55));
@@ -148,6 +191,12 @@ struct D4 {
   static void store_codes(uint8_t* p, __m128i q) {
     const __m128i in = _mm_and_si128(_mm_cmpgt_epi32(q, _mm_set1_epi32(kMinQ - 1)), _mm_cmpgt_epi32(_mm_set1_epi32(kMaxQ + 1), q));
     const __m128i c = _mm_blendv_epi8(_mm_set1_epi32(kOutlierCode), _mm_add_epi32(q, _mm_set1_epi32(kCentre)), in);
+    if constexpr (XS == 4) {
+      alignas(16) int32_t a[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(a), c);
+      for (int k = 0; k < 4; ++k) p[4 * k] = static_cast<uint8_t>(a[k]);
+      return;
+    }
     const __m128i w = _mm_packus_epi32(c, c);  // 4 words, twice
     if constexpr (XS == 1) return _mm_storeu_si32(p, _mm_packus_epi16(w, w));
     const __m128i old = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
@@ -159,6 +208,15 @@ struct D4 {
 inline unsigned within(__m256d a, __m256d b, __m256d eb) {
   const __m256d absd = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
   return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(a, b), absd), eb, _CMP_LE_OQ)));
+}
+
+// err_cost of four lanes (x and pred in double, inv the level's 1 / (2 eb_l)): the same
+// operations in the same order, truncated below the cap as int32 (the cap, 2^20, fits).
+[[gnu::always_inline]] inline __m128i err_cost4(__m256d x, __m256d pred, __m256d inv) {
+  const __m256d absd = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256d cap = _mm256_set1_pd(static_cast<double>(kErrCap));
+  const __m256d e = _mm256_mul_pd(_mm256_mul_pd(_mm256_and_pd(_mm256_sub_pd(x, pred), absd), inv), _mm256_set1_pd(16.0));
+  return _mm256_cvttpd_epi32(_mm256_blendv_pd(cap, e, _mm256_cmp_pd(e, cap, _CMP_LT_OQ)));
 }
 
 template <class T>
@@ -329,6 +387,7 @@ namespace {
 // and the caller then runs the scalar path for all of them.
 template <class T>
 struct QuantizeRows {
+  static constexpr int64_t kStepMax = 4;
   T* v;
   uint8_t* code;
   int32_t* q;
@@ -388,6 +447,7 @@ struct QuantizeRows {
 // The decoder's: reconstruct per lane, exactly stored points left as they are.
 template <class T>
 struct ReconstructRows {
+  static constexpr int64_t kStepMax = 2;
   T* v;
   const uint8_t* code;
   const int32_t* q;
@@ -423,15 +483,104 @@ struct ReconstructRows {
   }
 };
 
+// The tuner's per-point work (TuneSink, interp_walk.hpp) per lane: quantize's operations as
+// QuantizeRows does them, err_cost's in double (|x - pred| * inv * 16, truncated below the cap:
+// the same IEEE operations, so the same integers), the codes appended in the order of the
+// lanes (which is the scalar walk's order along a row). A group that a lane would store exactly
+// goes whole to the scalar path, as in the encoder: every lane the vector path keeps has a
+// finite value and prediction, so each appends its code, and only outliers (rare) need their
+// LEB128 size counted one by one. The codes buffer takes up to 8 bytes past the run's last code.
+template <class T>
+struct TuneRows {
+  static constexpr int64_t kStepMax = 4;
+  TuneSink<T> sink;
+  static bool skip(int64_t) { return false; }
+  bool stop() const { return sink.stop(); }
+  [[gnu::always_inline]] void scalar(int64_t off, T pred) { sink(off, nullptr, pred); }
+  template <int XS>
+  [[gnu::always_inline]] SCIZ_AVX2_FN bool lanes(int64_t off0, typename VecOf<T>::V pred, int m) {
+    using VT = VecOf<T>;
+    using V = typename VT::V;
+    constexpr int W = VT::W;
+    constexpr int64_t xs = XS;
+    T* v = sink.p;
+    const LevelQuant<T>& ql = sink.lq;
+    const unsigned valid = (1u << m) - 1;
+    const V x = VT::template load<XS>(v + off0);
+    const V qf = VT::round_even(VT::mul(VT::sub(x, pred), VT::set1(ql.inv)));
+    unsigned ok = VT::bits(VT::lt(VT::abs(qf), VT::set1(static_cast<T>(kMaxOutlier))));
+    if ((ok & valid) != valid) return false;
+    const __m256d ebc4 = _mm256_set1_pd(sink.ebc);
+    const __m256d inv = _mm256_set1_pd(static_cast<double>(ql.inv));
+    alignas(32) int32_t qq[8];
+    alignas(32) int32_t ee[8];
+    alignas(32) T rr[W];
+    __m256i qv;  // the residuals, as int32 (the upper half unused for doubles)
+    if constexpr (std::is_same_v<T, float>) {
+      const __m256i qi = _mm256_cvttps_epi32(qf);
+      const V r = VT::add(pred, VT::mul(_mm256_cvtepi32_ps(qi), VT::set1(ql.ebx2)));
+      const __m256d xlo = _mm256_cvtps_pd(_mm256_castps256_ps128(x)), xhi = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
+      ok &= within(xlo, _mm256_cvtps_pd(_mm256_castps256_ps128(r)), ebc4) |
+            within(xhi, _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)), ebc4) << 4;
+      if ((ok & valid) != valid) return false;
+      const __m128i clo = err_cost4(xlo, _mm256_cvtps_pd(_mm256_castps256_ps128(pred)), inv);
+      const __m128i chi = err_cost4(xhi, _mm256_cvtps_pd(_mm256_extractf128_ps(pred, 1)), inv);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(ee), _mm256_set_m128i(chi, clo));
+      VT::template store_codes<1>(sink.cp, qi);
+      if (m == W) VT::template store<XS>(v + off0, r);
+      else _mm256_store_ps(rr, r);
+      qv = qi;
+    } else {
+      const __m128i qi = _mm256_cvttpd_epi32(qf);
+      const V r = VT::add(pred, VT::mul(_mm256_cvtepi32_pd(qi), VT::set1(ql.ebx2)));
+      ok &= within(x, r, ebc4);
+      if ((ok & valid) != valid) return false;
+      _mm_store_si128(reinterpret_cast<__m128i*>(ee), err_cost4(x, pred, inv));
+      VT::template store_codes<1>(sink.cp, qi);
+      if (m == W) VT::template store<XS>(v + off0, r);
+      else _mm256_store_pd(rr, r);
+      qv = _mm256_castsi128_si256(qi);
+    }
+    if (m < W)
+      for (int k = 0; k < m; ++k) v[off0 + k * xs] = rr[k];
+    uint64_t cost = 0;
+    for (int k = 0; k < m; ++k) cost += static_cast<uint64_t>(ee[k]);
+    sink.cost += cost;
+    sink.cp += m;
+    // Lanes outside [kMinQ, kMaxQ] are outliers: their words' LEB128 sizes.
+    const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(kMinQ), qv),
+                                        _mm256_cmpgt_epi32(qv, _mm256_set1_epi32(kMaxQ)));
+    if (static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(out))) & valid) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(qq), qv);
+      for (int k = 0; k < m; ++k)
+        if (qq[k] < kMinQ || qq[k] > kMaxQ) sink.ob += leb128_bytes(outlier_word(qq[k]));
+    }
+    return true;
+  }
+};
+
+// A policy with state of its own (the tuner's, non-const) is run on a local copy, which the
+// loops keep in registers instead of reading it again after every store of a code byte (which
+// may alias it), and handed back at the end; one with a stop() ends the pass at a row's start
+// once it returns true, as run_rows does.
 template <class T, int XS, int K, int SPLINE, bool CROSS, class P>
 SCIZ_AVX2_FN void rows_lanes(T* v, const int64_t pitch[3], const int64_t n[3], const PassGrid& g, const Stencil& st, int64_t s,
-                       const P& p) {
+                       P& p_io) {
   using VT = VecOf<T>;
   constexpr int W = VT::W;
   constexpr int64_t xs = XS;  // g.step[2]; pitch[2] == 1
+  using Local = std::conditional_t<std::is_const_v<P>, P&, std::remove_const_t<P>>;
+  Local p = p_io;
   const typename VT::V iota_x = VT::mul(VT::iota(), VT::set1(T(xs)));
-  for (int64_t iz = 0; iz < g.cnt[0]; ++iz)
+  bool stopped = false;
+  for (int64_t iz = 0; iz < g.cnt[0] && !stopped; ++iz)
     for (int64_t iy = 0; iy < g.cnt[1]; ++iy) {
+      if constexpr (requires { p.stop(); }) {
+        if (p.stop()) {
+          stopped = true;
+          break;
+        }
+      }
       int64_t c[3] = {g.start[0] + iz * g.step[0], g.start[1] + iy * g.step[1], 0};
       RowHas h{};
       bool cross_in = true;
@@ -461,13 +610,16 @@ SCIZ_AVX2_FN void rows_lanes(T* v, const int64_t pitch[3], const int64_t n[3], c
         }
       }
     }
+  if constexpr (!std::is_const_v<P>) p_io = p;
 }
 
 // Every pass of a level over a grid (x pitch 1, padded by kRowPad on both sides), as
-// run_level does.
-// The coarser levels' rows (x steps of 4 and more, at most 5 points) stay scalar: gathers
-// made them slower (TREFHT decode, level 2: 13.3 -> 20.6 Mcycles). Their edge points, most
-// of them, take predict_edge inlined.
+// run_level does: the passes whose x indices step by at most the policy's kStepMax in lanes,
+// the coarser levels' rows (at most 5 points in a box) scalar, their edge points, most of them,
+// through predict_edge inlined. Steps of 4 (block level 2) in lanes, by four loads and
+// shuffles, took 7 % off TREFHT's prediction (38.0 -> 35.5 ms, one thread) and 12 % off the
+// Isabel cut's (0.200 -> 0.177 ms), and the tuner's level-2 runs 6 %; the decoder's were 2 %
+// slower on TREFHT (gathers had been: level 2 13.3 -> 20.6 Mcycles) and stay scalar.
 template <class T, class P>
 struct ScalarOp {
   static constexpr bool kInlineEdge = true;
@@ -475,22 +627,43 @@ struct ScalarOp {
   [[gnu::always_inline]] void operator()(int64_t off, const int64_t*, T pred) const { p->scalar(off, pred); }
 };
 
-inline constexpr int64_t kLaneStepMax = 2;
-
 template <class T, class P>
 void run_level_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg,
                                                const P& p) {
   for_each_pass(pitch, n, s, cfg, [&](const PassGrid& g, const Stencil& st) {
-    if (g.step[2] <= kLaneStepMax) {
+    if (g.step[2] <= P::kStepMax) {
       with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
         if (g.step[2] == 1) rows_lanes<T, 1, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
-        else rows_lanes<T, 2, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else if (g.step[2] == 2) rows_lanes<T, 2, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else if constexpr (P::kStepMax >= 4) rows_lanes<T, 4, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
       });
     } else {
       run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], [&](int64_t off, const int64_t*) { return p.skip(off); },
                ScalarOp<T, P>{&p});
     }
     return true;
+  });
+}
+
+// A tuning run of one level (run_level with a TuneSink): the passes whose x indices step by 1,
+// 2 or 4 in lanes, the others through run_rows, the sink's state carried from pass to pass and
+// the level ended where run_level would end it (sink.stop(), at a row's start).
+template <class T>
+void run_level_tune_lanes(T* v, const int64_t pitch[3], const int64_t n[3], int64_t s, LevelConfig cfg,
+                          TuneSink<T>& sink) {
+  for_each_pass(pitch, n, s, cfg, [&](const PassGrid& g, const Stencil& st) {
+    if (g.step[2] <= TuneRows<T>::kStepMax) {
+      TuneRows<T> p{sink};
+      with_stencil_shape(st, [&]<int K, int SPLINE, bool CROSS>() {
+        if (g.step[2] == 1) rows_lanes<T, 1, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else if (g.step[2] == 2) rows_lanes<T, 2, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+        else rows_lanes<T, 4, K, SPLINE, CROSS>(v, pitch, n, g, st, s, p);
+      });
+      sink = p.sink;
+    } else {
+      run_rows(v, pitch, n, g, st, s, 0, g.cnt[0] * g.cnt[1], 0, g.cnt[2], NoSkip{}, sink);
+    }
+    return !sink.stop();
   });
 }
 

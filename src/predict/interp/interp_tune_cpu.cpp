@@ -15,6 +15,7 @@
 #include <cstring>
 #include <exception>
 #include <future>
+#include <memory>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -23,6 +24,7 @@
 #include "core/omp_threads.hpp"
 #include "core/trace.hpp"
 #include "predict/interp/interp.hpp"
+#include "predict/interp/interp_rows_avx2.hpp"
 #include "predict/interp/interp_walk.hpp"
 #include "predict/lorenzo/lorenzo.hpp"
 
@@ -91,8 +93,8 @@ using Sample = TuneSample<T>;
 // levels, emulated by rounding them to the grid of 2 eb_anchor (their reconstruction error has
 // that size; the tightening changes it, which the estimates must see).
 template <class T>
-std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
-  std::vector<T> v = s.x;
+void set_with_anchor_error(const Sample<T>& s, double eb_anchor, std::vector<T>& v) {
+  v.assign(s.x.begin(), s.x.end());  // into v's own storage: no fresh pages on a first call
   for (int64_t z = 0; z < s.g.w[0]; z += kAnchorStride)
     for (int64_t y = 0; y < s.g.w[1]; y += kAnchorStride)
       for (int64_t x = 0; x < s.g.w[2]; x += kAnchorStride) {
@@ -100,58 +102,75 @@ std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
         const double q = std::nearbyint(static_cast<double>(c) / (2 * eb_anchor));
         if (std::isfinite(q) && std::fabs(q) < 1e15) c = static_cast<T>(q * 2 * eb_anchor);
       }
+}
+template <class T>
+std::vector<T> with_anchor_error(const Sample<T>& s, double eb_anchor) {
+  std::vector<T> v;
+  set_with_anchor_error(s, eb_anchor, v);
   return v;
 }
 
 // One sample's run of one block level: the state it left, its summed error cost, and what the
 // size estimate (sample_bits) reads of it: the codes of its finite points in the order the
 // level visits them, and its outliers' LEB128 bytes. A tuning pass and the pass that sizes the
-// chosen configuration are then one run, not two.
+// chosen configuration are then one run, not two. The box carries kPad spare values on either
+// side and the codes kCodeSlack bytes past their end, for the AVX2 rows' reads and stores.
 template <class T>
 struct LevelRun {
-  std::vector<T> v;
-  std::vector<uint8_t> codes = std::vector<uint8_t>(kBoxVolume);
+#if defined(SCIZ_INTERP_AVX2)
+  static constexpr int64_t kPad = kRowPad, kCodeSlack = 8;
+#else
+  static constexpr int64_t kPad = 0, kCodeSlack = 0;
+#endif
+  // Left uninitialized but for the padding: a run writes the planes it reads first, and on a
+  // small field's first call every page touched is a page fault (~2 us here), so a thin box's
+  // run touches only its planes.
+  std::unique_ptr<T[]> box{new T[kBoxVolume + 2 * kPad]};
+  std::unique_ptr<uint8_t[]> codes{new uint8_t[kBoxVolume + kCodeSlack]};
   size_t ncodes = 0;
   uint64_t outlier_bytes = 0;
   uint64_t cost = 0;
+  LevelRun() {
+    std::fill(box.get(), box.get() + kPad, T(0));
+    std::fill(box.get() + kPad + kBoxVolume, box.get() + kBoxVolume + 2 * kPad, T(0));
+  }
+  T* v() { return box.get() + kPad; }
 };
 
-// What a tuning run does with each point: quantize it in place, sum its error cost, keep the
-// code of a finite point and its outlier's bytes. A functor with its state by value, which the
-// row loops keep in registers (interp_walk.hpp) and hand back at the end.
+// Copies what a run of the block level with stride s reads and writes of a box: the points whose
+// coordinates are all multiples of s (predictions read only those; the level writes its own),
+// the whole extent at level 1. A coarse level's copy is then a fraction of the box (level 2
+// reads 729 of 4,913 points), and the other points, stale in a run's buffer, are never picked.
 template <class T>
-struct TuneSink {
-  T* p;
-  LevelQuant<T> lq;
-  double ebc;
-  uint8_t* cp;
-  uint64_t limit;  // the run may stop once its cost reaches this (it can no longer win)
-  uint64_t cost = 0, ob = 0;
-  bool stop() const { return cost >= limit; }
-  static constexpr bool kInlineEdge = true;  // the row loops inline predict_edge for this op
-  SCIZ_HD_HOT void operator()(int64_t off, const int64_t*, T pred) {
-    const T xv = p[off];
-    int32_t big = 0;
-    const uint8_t code = quantize<T>(xv, pred, lq, ebc, p[off], big);
-    cost += err_cost(xv, pred, lq);
-    if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
-    *cp++ = code;
-    if (code == kOutlierCode) ob += leb128_bytes(outlier_word(big));
+void copy_level_grid(T* dst, const T* src, const int64_t w[3], int64_t s) {
+  if (s == 1) {
+    std::memcpy(dst, src, static_cast<size_t>(w[0] * kBoxPlane) * sizeof(T));
+    return;
   }
-};
+  for (int64_t z = 0; z < w[0]; z += s)
+    for (int64_t y = 0; y < w[1]; y += s) {
+      const int64_t row = z * kBoxPitch[0] + y * kBoxPitch[1];
+      for (int64_t x = 0; x < w[2]; x += s) dst[row + x] = src[row + x];
+    }
+}
 
 // A run whose cost reaches `limit` may stop there (at a row's start), its cost then a partial
 // sum >= limit and its codes and state incomplete: only a run that ends below its limit is whole.
 template <class T>
 void run_sample_level(const std::vector<T>& from, const BoxGeom& g, int l, LevelConfig cfg, const LevelQuant<T>& q,
                       double ebc, LevelRun<T>& r, uint64_t limit = ~uint64_t{0}) {
-  // Only the box's planes: a level reads and writes no point past its extent, and a box at
-  // the field's end may be a few planes thin.
-  r.v.resize(kBoxVolume);
-  std::memcpy(r.v.data(), from.data(), static_cast<size_t>(g.w[0] * kBoxPlane) * sizeof(T));
-  TuneSink<T> sink{r.v.data(), q, ebc, r.codes.data(), limit};
-  run_level(r.v.data(), kBoxPitch, g.w, int64_t{1} << (l - 1), cfg, NoSkip{}, sink);
-  r.ncodes = static_cast<size_t>(sink.cp - r.codes.data());
+  // Only the box's extent: a level reads and writes no point past it, and a box at the field's
+  // end may be a few planes thin.
+  T* v = r.v();
+  const int64_t s = int64_t{1} << (l - 1);
+  copy_level_grid(v, from.data(), g.w, s);
+  TuneSink<T> sink{v, q, ebc, r.codes.get(), limit};
+#if defined(SCIZ_INTERP_AVX2)
+  if (lanes_enabled()) avx2::run_level_tune_lanes<T>(v, kBoxPitch, g.w, s, cfg, sink);
+  else
+#endif
+    run_level(v, kBoxPitch, g.w, s, cfg, NoSkip{}, sink);
+  r.ncodes = static_cast<size_t>(sink.cp - r.codes.get());
   r.outlier_bytes = sink.ob;
   r.cost = sink.cost;
 }
@@ -190,20 +209,27 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     const size_t stride = compared_stride(l, n);
     // Samples in parallel: each on its own copy, the costs integers (their sum is the same in
     // any order). The sum, or a partial sum >= limit when the runs stopped there.
+    // A team of one runs the loop itself: an OpenMP region, even one that starts no thread,
+    // allocates and frees a team each time (a microsecond; 25 regions a small field's tuning).
     auto cost_of = [&](LevelConfig c, uint64_t limit) {
       uint64_t cost = 0;
       const int64_t count = static_cast<int64_t>((n + stride - 1) / stride);
       const int nt = sample_threads<T>(static_cast<size_t>(count), l, hint);
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(+ : cost)
+      auto run = [&](int64_t j, uint64_t& acc) {  // acc: this thread's partial sum
+        if (acc >= limit) return;
+        const size_t k = static_cast<size_t>(j) * stride;
+        run_sample_level<T>(smp[k].v, smp[k].g, l, c, q, ebc, now[k], limit - acc);
+        acc += now[k].cost;
+      };
+      if (nt == 1) {
+        for (int64_t j = 0; j < count; ++j) run(j, cost);
+        return cost;
+      }
+#pragma omp parallel num_threads(nt) reduction(+ : cost)
       {
-        uint64_t acc = 0;  // this thread's partial sum
+        uint64_t acc = 0;
 #pragma omp for schedule(static)
-        for (int64_t j = 0; j < count; ++j) {
-          if (acc >= limit) continue;
-          const size_t k = static_cast<size_t>(j) * stride;
-          run_sample_level<T>(smp[k].v, smp[k].g, l, c, q, ebc, now[k], limit - acc);
-          acc += now[k].cost;
-        }
+        for (int64_t j = 0; j < count; ++j) run(j, acc);
         cost += acc;
       }
       return cost;
@@ -240,15 +266,20 @@ void tune_block_levels(std::vector<Sample<T>>& smp, const std::vector<LevelConfi
     config[l - 1] = pick;
     const int64_t ns = static_cast<int64_t>(n);
     const int nt = sample_threads<T>(n, l, hint);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t k = 0; k < ns; ++k) {
+    auto take = [&](int64_t k) {
       LevelRun<T>& r = compared && k % static_cast<int64_t>(stride) == 0 ? kept[k] : now[k];
       if (&r == &now[k]) run_sample_level<T>(smp[k].v, smp[k].g, l, pick, q, ebc, r);
-      smp[k].v.swap(r.v);
+      copy_level_grid(smp[k].v.data(), r.v(), smp[k].g.w, int64_t{1} << (l - 1));
       LevelCodes& lc = codes[l - 1][k];
-      lc.codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
+      lc.codes.assign(r.codes.get(), r.codes.get() + r.ncodes);
       lc.outlier_bytes = r.outlier_bytes;
+    };
+    if (nt == 1) {
+      for (int64_t k = 0; k < ns; ++k) take(k);
+      continue;
     }
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t k = 0; k < ns; ++k) take(k);
   }
 }
 
@@ -310,8 +341,8 @@ std::vector<double> sample_bits(const std::vector<Sample<T>>& smp, const std::ve
           for (int64_t k = 0; k < ns; ++k) {
             LevelRun<T>& r = runs[k];
             run_sample_level<T>(states[j][k], smp[k].g, l, config[l - 1], q, ebc, r);
-            states[j][k].swap(r.v);
-            codes[j][l - 1][k].codes.assign(r.codes.begin(), r.codes.begin() + static_cast<int64_t>(r.ncodes));
+            copy_level_grid(states[j][k].data(), r.v(), smp[k].g.w, int64_t{1} << (l - 1));
+            codes[j][l - 1][k].codes.assign(r.codes.get(), r.codes.get() + r.ncodes);
             codes[j][l - 1][k].outlier_bytes = r.outlier_bytes;
           }
         }
@@ -353,36 +384,64 @@ double lorenzo_sample_bits(const std::vector<Sample<T>>& smp, const Layout& L, d
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     std::vector<int32_t> d(kBoxVolume);
-    std::vector<uint8_t> skip(kBoxVolume);  // NaN and Inf: the same runs for any predictor
+    std::vector<uint8_t> odd_row(kBox * kBox);  // rows holding NaN or Inf (whose points code nothing)
+    T st[kBox];
+    int32_t zeros[kBox + 1] = {};  // the rows before an absent axis' first, index -1 readable
+    uint16_t row_codes[kBox];
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < ns; ++k) {
       const Sample<T>& s = smp[static_cast<size_t>(k)];
       Part& part = parts[static_cast<size_t>(k)];
       part.codes.reserve(static_cast<size_t>(s.g.w[0] * s.g.w[1] * s.g.w[2]));
+      const uint32_t nx = static_cast<uint32_t>(s.g.w[2]);
+      // Prequantized a row at a time, as the lorenzo pipeline does: exact are the finite points
+      // that do not quantize (prequantize's kExactKeep, and kExactFill of huge values).
       for (int64_t z = 0; z < s.g.w[0]; ++z)
-        for (int64_t y = 0; y < s.g.w[1]; ++y)
-          for (int64_t x = 0; x < s.g.w[2]; ++x) {
-            const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1] + x;
-            skip[i] = !finite(s.x[i]);
-            if (lorenzo::prequantize(s.x[i], p, d[i]) != lorenzo::Prequant::kQuantized && !skip[i]) ++part.exact;
-          }
+        for (int64_t y = 0; y < s.g.w[1]; ++y) {
+          const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1];
+          bool odd = false;
+          if (lorenzo::prequantize_row(s.x.data() + i, nx, p, d.data() + i, st))
+            for (uint32_t x = 0; x < nx; ++x) {
+              const bool fin = finite(s.x[i + x]);
+              odd = odd || !fin;
+              part.exact += st[x] != T(0) && fin;
+            }
+          odd_row[z * kBox + y] = odd;
+        }
       if (zero_exact) part.exact += static_cast<uint64_t>(kBoxVolume - s.g.w[0] * s.g.w[1] * s.g.w[2]);
       // On the field's axes the predictor reads the point before, so the points start at 1
-      // (none when the box is one point thick there); absent axes sit at 0.
+      // (none when the box is one point thick there); absent axes sit at 0 and read zeros
+      // there (lorenzo::delta of fewer dimensions, the same integers).
       const int64_t lo[3] = {ndim >= 3 ? 1 : 0, ndim >= 2 ? 1 : 0, 1};
-      auto at = [&](int z, int y, int x) { return d[z * kBoxPitch[0] + y * kBoxPitch[1] + x]; };
+      if (nx < 2) continue;
       for (int64_t z = lo[0]; z < s.g.w[0]; ++z)
-        for (int64_t y = lo[1]; y < s.g.w[1]; ++y)
-          for (int64_t x = lo[2]; x < s.g.w[2]; ++x) {
-            if (skip[z * kBoxPitch[0] + y * kBoxPitch[1] + x]) continue;
-            const int32_t dl =
-                ndim == 3   ? lorenzo::delta(at, int(z), int(y), int(x), 3)
-                : ndim == 2 ? lorenzo::delta([&](int, int yy, int xx) { return at(0, yy, xx); }, 0, int(y), int(x), 2)
-                            : lorenzo::delta([&](int, int, int xx) { return at(0, 0, xx); }, 0, 0, int(x), 1);
-            uint16_t c;
-            if (!lorenzo::to_code(dl, p.radius, c)) ++part.outliers;
-            part.codes.push_back(c);
+        for (int64_t y = lo[1]; y < s.g.w[1]; ++y) {
+          const int64_t i = z * kBoxPitch[0] + y * kBoxPitch[1];
+          const int32_t* c = d.data() + i;
+          const int32_t* yb = ndim >= 2 ? c - kBoxPitch[1] : zeros + 1;
+          const int32_t* zb = ndim >= 3 ? c - kBoxPitch[0] : zeros + 1;
+          const int32_t* zyb = ndim >= 3 ? zb - kBoxPitch[1] : zeros + 1;
+          // Codes of x = 1 .. nx - 1 (integers: any order of the terms gives lorenzo::delta's).
+          uint32_t bad = 0;
+          for (uint32_t x = 1; x < nx; ++x) {
+            const int32_t dl = c[x] - c[x - 1] - yb[x] - zb[x] + yb[x - 1] + zb[x - 1] + zyb[x] - zyb[x - 1];
+            const bool in = dl >= -p.radius && dl < p.radius;
+            row_codes[x - 1] = static_cast<uint16_t>(in ? dl + p.radius : p.radius);
+            bad += in ? 0u : 1u;
           }
+          if (!odd_row[z * kBox + y]) {
+            part.codes.insert(part.codes.end(), row_codes, row_codes + (nx - 1));
+            part.outliers += bad;
+            continue;
+          }
+          for (uint32_t x = 1; x < nx; ++x) {  // NaN and Inf: the same runs for any predictor
+            if (!finite(s.x[i + x])) continue;
+            const uint16_t code = row_codes[x - 1];
+            const int32_t dl = c[x] - c[x - 1] - yb[x] - zb[x] + yb[x - 1] + zb[x - 1] + zyb[x] - zyb[x - 1];
+            part.outliers += !(dl >= -p.radius && dl < p.radius);
+            part.codes.push_back(code);
+          }
+        }
     }
   }
   std::vector<uint16_t> codes;
@@ -412,17 +471,17 @@ void tune_anchor_levels(const TuneInput<T>& in, const Layout& L, const std::vect
   if (W.levels - 1 <= kBlockLevels) return;
   const int64_t pitch[3] = {n[1] * n[2], n[2], 1};
   std::vector<T> A = in.anchors;
+  std::vector<uint8_t> scratch(A.size());
   for (int l = W.levels - 1; l > kBlockLevels; --l) {
     const int64_t s = int64_t{1} << (l - 1 - kBlockLevels);
     const LevelQuant<T> q = level_quant<T>(ebs[l - 1]);
+    // The block levels' per-point work (TuneSink, never stopped; its codes unread here): the
+    // same quantization and costs, through the row loops the block levels ran just before,
+    // whose code a first call then has at hand.
     auto run = [&](std::vector<T>& v, LevelConfig c, uint64_t* cost) {
-      T* p = v.data();
-      run_level(p, pitch, n, s, c, NoSkip{}, [&](int64_t off, const int64_t*, T pred) {
-        const T xv = p[off];
-        int32_t big;
-        quantize<T>(xv, pred, q, ebc, p[off], big);
-        if (cost) *cost += err_cost(xv, pred, q);
-      });
+      TuneSink<T> sink{v.data(), q, ebc, scratch.data(), ~uint64_t{0}};
+      run_level(v.data(), pitch, n, s, c, NoSkip{}, sink);
+      if (cost) *cost += sink.cost;
     };
     uint64_t best = ~uint64_t{0};
     LevelConfig pick = cand[0];
@@ -550,7 +609,7 @@ Choice tune(const TuneInput<T>& in, const Layout& L, double eb, const TuneReques
   // The samples' codes under the configurations last tuned and their bounds.
   SampleCodes tuned_codes;
   auto tune_configs = [&] {
-    for (auto& sm : smp) sm.v = with_anchor_error(sm, ebs_now()[kBlockLevels]);
+    for (auto& sm : smp) set_with_anchor_error(sm, ebs_now()[kBlockLevels], sm.v);
     const std::vector<double> ebs = level_bounds(eb, L.levels, ch.alpha, ch.beta);
     auto anchors = [&] {
       TracePhase t("interp tune: anchor levels");

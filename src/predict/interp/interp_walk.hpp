@@ -147,6 +147,31 @@ inline void run_level(const T* v, const int64_t pitch[3], const int64_t n[3], in
 
 inline constexpr int64_t kBoxPitch[3] = {kBoxPlane, kBox, 1};
 
+// What a tuning run (interp_tune_cpu.cpp) does with each point: quantize it in place, sum its
+// error cost, keep the code of a finite point and its outlier's bytes. A functor with its state
+// by value, which the row loops keep in registers and hand back at the end. The AVX2 rows
+// (interp_rows_avx2.hpp, TuneRows) do the same per lane and this per point where they cannot.
+template <class T>
+struct TuneSink {
+  T* p;
+  LevelQuant<T> lq;
+  double ebc;
+  uint8_t* cp;
+  uint64_t limit;  // the run may stop once its cost reaches this (it can no longer win)
+  uint64_t cost = 0, ob = 0;
+  bool stop() const { return cost >= limit; }
+  static constexpr bool kInlineEdge = true;  // the row loops inline predict_edge for this op
+  SCIZ_HD_HOT void operator()(int64_t off, const int64_t*, T pred) {
+    const T xv = p[off];
+    int32_t big = 0;
+    const uint8_t code = quantize<T>(xv, pred, lq, ebc, p[off], big);
+    cost += err_cost(xv, pred, lq);
+    if (!finite(xv)) return;  // NaN and Inf cost any predictor the same runs
+    *cp++ = code;
+    if (code == kOutlierCode) ob += leb128_bytes(outlier_word(big));
+  }
+};
+
 // Calls f(off, u) for the owned points of block level with stride s in the order of the codes
 // section (lexicographic, points of coarser levels skipped).
 template <class F>

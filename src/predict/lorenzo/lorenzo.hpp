@@ -27,6 +27,12 @@ struct Sparse {
 template <class T>
 QuantParams<T> make_params(double eb_abs, int32_t radius);
 
+// prequantize() over n values, as the CPU twin's row loops run it (AVX2 where the CPU has it):
+// d[i] its integer (0 where it fills), st[i] 0 quantized, 1 stored exactly, 2 an exact fill
+// (Prequant in that order). Returns whether any st is not 0.
+template <class T>
+bool prequantize_row(const T* x, uint32_t n, const QuantParams<T>& p, int32_t* d, T* st);
+
 // CPU twin (OpenMP over tiles). codes has e.count() entries, in the field's linear order.
 template <class T>
 void compress_cpu(const T* x, const Extent& e, const TileShape& c, const QuantParams<T>& p, uint16_t* codes,

@@ -352,6 +352,15 @@ bool use_avx2() {
 
 }  // namespace
 
+template <class T>
+bool prequantize_row(const T* x, uint32_t n, const QuantParams<T>& p, int32_t* d, T* st) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if constexpr (std::is_same_v<T, float>)
+    if (use_avx2()) return quant_row_avx2(x, n, p, d, st);
+#endif
+  return quant_row(x, n, p, d, st);
+}
+
 // For the tests: the rounding the row loops use.
 
 template <class T>
@@ -445,6 +454,7 @@ void decompress_cpu(const uint16_t* codes, const Sparse<T>& sp, const Extent& e,
 
 #define SCIZ_INSTANTIATE(T)                                                                                   \
   template QuantParams<T> make_params<T>(double, int32_t);                                                    \
+  template bool prequantize_row<T>(const T*, uint32_t, const QuantParams<T>&, int32_t*, T*);                  \
   template void compress_cpu<T>(const T*, const Extent&, const TileShape&, const QuantParams<T>&, uint16_t*, \
                                 Sparse<T>&);                                                                  \
   template void compress_cpu_reference<T>(const T*, const Extent&, const TileShape&, const QuantParams<T>&,   \
