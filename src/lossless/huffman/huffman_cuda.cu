@@ -108,8 +108,38 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Words at or past nwords are dropped: the starts come from the device's own code table, and
-// a table that disagreed with the host's sizes must not write past the blob.
+// A chunk's words as BitWriter packs them (the same bits), without its branch per code: a
+// lane's word fills up at its own symbols, so that branch is taken by some lane of the warp at
+// nearly every step and the warp runs the write for it. Here every step runs the same few
+// instructions and the stores are predicated. The first and the last word may be shared with
+// the neighbouring chunks: ORed atomically into the zeroed words. Words at or past nwords are
+// dropped: the starts come from the device's own code table, and a table that disagreed with
+// the host's sizes must not write past the blob.
+struct LaneWriter {
+  uint64_t acc = 0;  // pending bits, left-justified
+  uint32_t nb;       // pending bits, counting the previous chunk's bits in the first word
+  uint64_t w;        // the word they go to
+  bool first = true;
+
+  __device__ explicit LaneWriter(uint64_t start_bit) : nb(static_cast<uint32_t>(start_bit & 31)), w(start_bit >> 5) {}
+  __device__ void put(uint32_t code, uint32_t len, uint32_t* __restrict__ words, uint64_t nwords) {
+    acc |= static_cast<uint64_t>(code) << (64 - nb - len);
+    nb += len;
+    const bool full = nb >= 32;
+    const uint32_t v = static_cast<uint32_t>(acc >> 32);
+    const bool in = full && w < nwords;
+    if (in && first) atomicOr(&words[w], v);
+    if (in && !first) words[w] = v;
+    first = first && !full;
+    w += full ? 1u : 0u;
+    acc = full ? acc << 32 : acc;
+    nb -= full ? 32u : 0u;
+  }
+  __device__ void finish(uint32_t* __restrict__ words, uint64_t nwords) const {
+    if (nb > 0 && w < nwords) atomicOr(&words[w], static_cast<uint32_t>(acc >> 32));
+  }
+};
+
 __global__ void __launch_bounds__(kThreads)
     encode_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint32_t chunk, const uint32_t* __restrict__ code,
                   const uint64_t* __restrict__ start, uint32_t* __restrict__ words, uint64_t nwords) {
@@ -117,17 +147,10 @@ __global__ void __launch_bounds__(kThreads)
   const uint64_t c = static_cast<uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (c >= chunks) return;
   const uint64_t lo = c * chunk, hi = min(n, lo + chunk);
-  BitWriter bw(start[c]);
-  auto emit = [words, nwords](uint64_t w, uint32_t v, bool shared) {
-    if (w >= nwords) return;
-    if (shared)
-      atomicOr(&words[w], v);
-    else
-      words[w] = v;
-  };
+  LaneWriter bw(start[c]);
   auto put = [&](uint32_t s) {
     const uint32_t e = __ldg(&code[s]);
-    bw.put(code_bits(e), code_len(e), emit);
+    bw.put(code_bits(e), code_len(e), words, nwords);
   };
   // lo is a multiple of 8 symbols: 16-byte aligned. Each lane reads its own chunk, so its
   // loads rarely hit L1: four 16-byte loads are kept in flight, each requested 32 symbols
@@ -159,7 +182,7 @@ __global__ void __launch_bounds__(kThreads)
       i += 8;
     }
   for (; i < hi; ++i) put(sym[i]);
-  bw.finish(emit);
+  bw.finish(words, nwords);
 }
 
 // The 2 (CTAs an SM) lets ptxas use the registers it needs: with the thread count alone it
