@@ -155,40 +155,39 @@ void compare_tune_paths(int64_t nz, int64_t ny, int64_t nx, LevelConfig cfg, dou
   }
 }
 
-template <class T>
-void all_tune_shapes() {
+// Every row length 1..40 over (z, y) shapes, scheme, spline and value mix (mix 2 at a tight
+// bound); keep(zy, nx, mix) thins the large shapes so the test stays short.
+template <class Keep, class Compare>
+void each_case(const int64_t (&shapes)[7][2], Keep keep, Compare compare) {
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
   uint32_t seed = 1;
-  const int64_t shapes[][2] = {{1, 1}, {1, 3}, {17, 17}, {4, 17}, {5, 9}, {17, 1}, {9, 12}};
   for (int64_t nx = 1; nx <= 40; ++nx)
     for (const auto& zy : shapes)
       for (int scheme = 0; scheme < kSchemes; ++scheme)
         for (int spline = 0; spline < kSplines; ++spline)
           for (int mix = 0; mix < 3; ++mix) {
-            if (zy[0] * zy[1] > 60 && nx % 4 != 1 && nx != 17 && mix != 1) continue;  // keep the test short
+            if (!keep(zy[0] * zy[1], nx, mix)) continue;
             const double eb = mix == 2 ? 1e-4 : 1e-2;
-            compare_tune_paths<T>(zy[0], zy[1], nx, {static_cast<uint8_t>(spline), static_cast<uint8_t>(scheme)}, eb,
-                                  mix, seed++);
+            compare(zy[0], zy[1], nx, LevelConfig{static_cast<uint8_t>(spline), static_cast<uint8_t>(scheme)}, eb, mix,
+                    seed++);
             if (::testing::Test::HasFatalFailure()) return;
           }
 }
 
 template <class T>
+void all_tune_shapes() {
+  const int64_t shapes[][2] = {{1, 1}, {1, 3}, {17, 17}, {4, 17}, {5, 9}, {17, 1}, {9, 12}};
+  each_case(
+      shapes, [](int64_t zy, int64_t nx, int mix) { return zy <= 60 || nx % 4 == 1 || nx == 17 || mix == 1; },
+      [](auto... a) { compare_tune_paths<T>(a...); });
+}
+
+template <class T>
 void all_shapes() {
-  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
-  uint32_t seed = 1;
   const int64_t shapes[][2] = {{1, 1}, {1, 3}, {17, 17}, {1, 17}, {5, 9}, {17, 1}, {9, 12}};
-  for (int64_t nx = 1; nx <= 40; ++nx)
-    for (const auto& zy : shapes)
-      for (int scheme = 0; scheme < kSchemes; ++scheme)
-        for (int spline = 0; spline < kSplines; ++spline)
-          for (int mix = 0; mix < 3; ++mix) {
-            if (zy[0] * zy[1] > 100 && nx % 3 != 0 && mix != 1) continue;  // keep the test short
-            const double eb = mix == 2 ? 1e-4 : 1e-2;
-            compare_paths<T>(zy[0], zy[1], nx, {static_cast<uint8_t>(spline), static_cast<uint8_t>(scheme)}, eb, mix,
-                             seed++);
-            if (::testing::Test::HasFatalFailure()) return;
-          }
+  each_case(
+      shapes, [](int64_t zy, int64_t nx, int mix) { return zy <= 100 || nx % 3 == 0 || mix == 1; },
+      [](auto... a) { compare_paths<T>(a...); });
 }
 
 }  // namespace

@@ -119,6 +119,17 @@ std::vector<uint8_t> encode_one_pass(std::span<const uint16_t> sym, const Codebo
   uint64_t acc = 0, w = 0, total = 0;
   uint32_t nb = 0, missing = 0;
   auto entry = [table, code](uint32_t v) { return v < table ? code[v] : 0u; };  // by value: registers
+  // The BitWriter's step, as in the chunked path, without its branch: the current word is
+  // written at every step and the position moves on when it is full (l may be 0: refused below).
+  auto put = [&](uint64_t bits, uint32_t l) {
+    acc |= bits << (63 - nb - l) << 1;
+    nb += l;
+    wp[w] = static_cast<uint32_t>(acc >> 32);
+    const uint32_t carry = nb >> 5;
+    w += carry;
+    acc <<= 32 * carry;
+    nb &= 31;
+  };
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t lo = c * chunk, hi = std::min<uint64_t>(n, lo + chunk);
     const uint64_t at = 32 * w + nb;
@@ -127,25 +138,12 @@ std::vector<uint8_t> encode_one_pass(std::span<const uint16_t> sym, const Codebo
       const uint32_t e0 = entry(s[i]), e1 = entry(s[i + 1]);
       const uint32_t l1 = code_len(e1), l = code_len(e0) + l1;
       missing |= (code_len(e0) - 1) | (l1 - 1);
-      // The BitWriter's step, as in the chunked path (l may be 0: refused below).
-      acc |= (static_cast<uint64_t>(code_bits(e0)) << l1 | code_bits(e1)) << (63 - nb - l) << 1;
-      nb += l;
-      wp[w] = static_cast<uint32_t>(acc >> 32);
-      const uint32_t carry = nb >> 5;
-      w += carry;
-      acc <<= 32 * carry;
-      nb &= 31;
+      put(static_cast<uint64_t>(code_bits(e0)) << l1 | code_bits(e1), l);
     }
     if (i < hi) {
       const uint32_t e0 = entry(s[i]), l = code_len(e0);
       missing |= l - 1;
-      acc |= static_cast<uint64_t>(code_bits(e0)) << (63 - nb - l) << 1;
-      nb += l;
-      wp[w] = static_cast<uint32_t>(acc >> 32);
-      const uint32_t carry = nb >> 5;
-      w += carry;
-      acc <<= 32 * carry;
-      nb &= 31;
+      put(code_bits(e0), l);
     }
     const uint64_t bits = 32 * w + nb - at;
     cbits[c] = static_cast<uint16_t>(bits);
