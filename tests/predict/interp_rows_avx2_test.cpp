@@ -54,41 +54,53 @@ std::vector<T> adversarial(size_t count, double eb, std::mt19937& rng, int mix) 
   return v;
 }
 
+// One case of the comparisons: the field's shape and adversarial values, the quantizer, and
+// the case's name for failure messages.
+template <class T>
+struct Case {
+  int64_t count, pitch[3], n[3];
+  std::vector<T> x;
+  LevelQuant<T> ql;
+  double ebc;
+  std::string what;
+  Case(int64_t nz, int64_t ny, int64_t nx, LevelConfig cfg, double eb, int mix, uint32_t seed)
+      : count(nz * ny * nx), pitch{ny * nx, nx, 1}, n{nz, ny, nx}, ql(level_quant<T>(eb)), ebc(eb_check<T>(eb)) {
+    std::mt19937 rng(seed);
+    x = adversarial<T>(static_cast<size_t>(count), eb, rng, mix);
+    what = std::to_string(nz) + "x" + std::to_string(ny) + "x" + std::to_string(nx) + " spline " +
+           std::to_string(cfg.spline) + " scheme " + std::to_string(cfg.scheme) + " mix " + std::to_string(mix);
+  }
+};
+
 template <class T>
 void compare_paths(int64_t nz, int64_t ny, int64_t nx, LevelConfig cfg, double eb, int mix, uint32_t seed) {
-  std::mt19937 rng(seed);
-  const int64_t count = nz * ny * nx;
-  const int64_t pitch[3] = {ny * nx, nx, 1};
-  const int64_t n[3] = {nz, ny, nx};
-  const std::vector<T> x = adversarial<T>(static_cast<size_t>(count), eb, rng, mix);
-  const LevelQuant<T> ql = level_quant<T>(eb);
-  const double ebc = eb_check<T>(eb);
+  const Case<T> k(nz, ny, nx, cfg, eb, mix, seed);
   // Encoder: scalar and lanes from the same values, level by level.
-  Grid<T> vs(count, T(0)), vl(count, T(0));
-  Grid<uint8_t> cs(count, 7), cl(count, 7);
-  Grid<int32_t> qs(count, 0), ql_(count, 0);
-  std::memcpy(vs.get(), x.data(), count * sizeof(T));
-  std::memcpy(vl.get(), x.data(), count * sizeof(T));
+  Grid<T> vs(k.count, T(0)), vl(k.count, T(0));
+  Grid<uint8_t> cs(k.count, 7), cl(k.count, 7);
+  Grid<int32_t> qs(k.count, 0), ql_(k.count, 0);
+  std::memcpy(vs.get(), k.x.data(), k.count * sizeof(T));
+  std::memcpy(vl.get(), k.x.data(), k.count * sizeof(T));
   for (int l = kBlockLevels; l >= 1; --l) {
     const int64_t s = int64_t{1} << (l - 1);
     T* v = vs.get();
     uint8_t* c = cs.get();
     int32_t* q = qs.get();
-    run_level(v, pitch, n, s, cfg, NoSkip{},
-              [&](int64_t off, const int64_t*, T pred) { c[off] = quantize<T>(v[off], pred, ql, ebc, v[off], q[off]); });
-    avx2::run_level_lanes<T>(vl.get(), pitch, n, s, cfg, avx2::QuantizeRows<T>{vl.get(), cl.get(), ql_.get(), ql, ebc});
+    run_level(v, k.pitch, k.n, s, cfg, NoSkip{}, [&](int64_t off, const int64_t*, T pred) {
+      c[off] = quantize<T>(v[off], pred, k.ql, k.ebc, v[off], q[off]);
+    });
+    avx2::run_level_lanes<T>(vl.get(), k.pitch, k.n, s, cfg,
+                             avx2::QuantizeRows<T>{vl.get(), cl.get(), ql_.get(), k.ql, k.ebc});
   }
-  const std::string what = std::to_string(nz) + "x" + std::to_string(ny) + "x" + std::to_string(nx) + " spline " +
-                           std::to_string(cfg.spline) + " scheme " + std::to_string(cfg.scheme) + " mix " +
-                           std::to_string(mix);
-  ASSERT_EQ(std::memcmp(cs.get(), cl.get(), count), 0) << "codes differ, " << what;
-  ASSERT_EQ(std::memcmp(vs.get(), vl.get(), count * sizeof(T)), 0) << "reconstruction differs, " << what;
-  for (int64_t i = 0; i < count; ++i)
-    if (cs.get()[i] != kExactCode && cs.get()[i] != 7) ASSERT_EQ(qs.get()[i], ql_.get()[i]) << "residual at " << i << ", " << what;
+  ASSERT_EQ(std::memcmp(cs.get(), cl.get(), k.count), 0) << "codes differ, " << k.what;
+  ASSERT_EQ(std::memcmp(vs.get(), vl.get(), k.count * sizeof(T)), 0) << "reconstruction differs, " << k.what;
+  for (int64_t i = 0; i < k.count; ++i)
+    if (cs.get()[i] != kExactCode && cs.get()[i] != 7)
+      ASSERT_EQ(qs.get()[i], ql_.get()[i]) << "residual at " << i << ", " << k.what;
   // Decoder: anchors (coarser than level 4) and exact values known, every other point stale.
-  Grid<T> ds(count, T(-3)), dl(count, T(-3));
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t z = i / pitch[0], y = (i / nx) % ny, xx = i % nx;
+  Grid<T> ds(k.count, T(-3)), dl(k.count, T(-3));
+  for (int64_t i = 0; i < k.count; ++i) {
+    const int64_t z = i / k.pitch[0], y = (i / nx) % ny, xx = i % nx;
     const bool anchor = ((z | y | xx) & (2 * (int64_t{1} << (kBlockLevels - 1)) - 1)) == 0;
     if (anchor || cs.get()[i] == kExactCode) ds.get()[i] = dl.get()[i] = vs.get()[i];
     if (anchor) cs.get()[i] = kExactCode;  // the decoder skips what it knows
@@ -99,12 +111,13 @@ void compare_paths(int64_t nz, int64_t ny, int64_t nx, LevelConfig cfg, double e
     const uint8_t* c = cs.get();
     const int32_t* q = qs.get();
     run_level(
-        v, pitch, n, s, cfg, [&](int64_t off, const int64_t*) { return c[off] == kExactCode; },
-        [&](int64_t off, const int64_t*, T pred) { v[off] = reconstruct<T>(q[off], pred, ql); });
-    avx2::run_level_lanes<T>(dl.get(), pitch, n, s, cfg, avx2::ReconstructRows<T>{dl.get(), cs.get(), qs.get(), ql, true});
+        v, k.pitch, k.n, s, cfg, [&](int64_t off, const int64_t*) { return c[off] == kExactCode; },
+        [&](int64_t off, const int64_t*, T pred) { v[off] = reconstruct<T>(q[off], pred, k.ql); });
+    avx2::run_level_lanes<T>(dl.get(), k.pitch, k.n, s, cfg,
+                             avx2::ReconstructRows<T>{dl.get(), cs.get(), qs.get(), k.ql, true});
   }
-  ASSERT_EQ(std::memcmp(ds.get(), dl.get(), count * sizeof(T)), 0) << "decoded values differ, " << what;
-  ASSERT_EQ(std::memcmp(ds.get(), vs.get(), count * sizeof(T)), 0) << "decoder and encoder differ, " << what;
+  ASSERT_EQ(std::memcmp(ds.get(), dl.get(), k.count * sizeof(T)), 0) << "decoded values differ, " << k.what;
+  ASSERT_EQ(std::memcmp(ds.get(), vs.get(), k.count * sizeof(T)), 0) << "decoder and encoder differ, " << k.what;
 }
 
 // The tuner's runs (TuneSink): the scalar walk against the lanes, level by level from the same
@@ -112,43 +125,34 @@ void compare_paths(int64_t nz, int64_t ny, int64_t nx, LevelConfig cfg, double e
 // outlier bytes and states bit for bit.
 template <class T>
 void compare_tune_paths(int64_t nz, int64_t ny, int64_t nx, LevelConfig cfg, double eb, int mix, uint32_t seed) {
-  std::mt19937 rng(seed);
-  const int64_t count = nz * ny * nx;
-  const int64_t pitch[3] = {ny * nx, nx, 1};
-  const int64_t n[3] = {nz, ny, nx};
-  const std::vector<T> x = adversarial<T>(static_cast<size_t>(count), eb, rng, mix);
-  const LevelQuant<T> ql = level_quant<T>(eb);
-  const double ebc = eb_check<T>(eb);
-  const std::string what = std::to_string(nz) + "x" + std::to_string(ny) + "x" + std::to_string(nx) + " spline " +
-                           std::to_string(cfg.spline) + " scheme " + std::to_string(cfg.scheme) + " mix " +
-                           std::to_string(mix);
-  Grid<T> vs(count, T(0)), vl(count, T(0));
-  std::memcpy(vs.get(), x.data(), count * sizeof(T));
+  const Case<T> k(nz, ny, nx, cfg, eb, mix, seed);
+  Grid<T> vs(k.count, T(0)), vl(k.count, T(0));
+  std::memcpy(vs.get(), k.x.data(), k.count * sizeof(T));
   for (int l = kBlockLevels; l >= 1; --l) {
     const int64_t s = int64_t{1} << (l - 1);
     // A whole run, then runs stopped at a share of its cost (0: before the first row).
     uint64_t whole = 0;
     for (const uint64_t share : {uint64_t{0}, uint64_t{1}, uint64_t{3}, uint64_t{4}}) {
-      std::vector<uint8_t> cs(count + 8, 7), cl(count + 8, 7);
-      std::memcpy(vl.get(), vs.get(), count * sizeof(T));
-      std::vector<T> before(vs.get(), vs.get() + count);
+      std::vector<uint8_t> cs(k.count + 8, 7), cl(k.count + 8, 7);
+      std::memcpy(vl.get(), vs.get(), k.count * sizeof(T));
+      std::vector<T> before(vs.get(), vs.get() + k.count);
       const uint64_t limit = share == 4 ? ~uint64_t{0} : whole * share / 4;
-      TuneSink<T> a{vs.get(), ql, ebc, cs.data(), limit}, b{vl.get(), ql, ebc, cl.data(), limit};
-      run_level(vs.get(), pitch, n, s, cfg, NoSkip{}, a);
-      avx2::run_level_tune_lanes<T>(vl.get(), pitch, n, s, cfg, b);
-      const std::string at = what + " level " + std::to_string(l) + " limit " + std::to_string(limit);
+      TuneSink<T> a{vs.get(), k.ql, k.ebc, cs.data(), limit}, b{vl.get(), k.ql, k.ebc, cl.data(), limit};
+      run_level(vs.get(), k.pitch, k.n, s, cfg, NoSkip{}, a);
+      avx2::run_level_tune_lanes<T>(vl.get(), k.pitch, k.n, s, cfg, b);
+      const std::string at = k.what + " level " + std::to_string(l) + " limit " + std::to_string(limit);
       ASSERT_EQ(a.cost, b.cost) << "cost, " << at;
       ASSERT_EQ(a.cp - cs.data(), b.cp - cl.data()) << "code count, " << at;
       ASSERT_EQ(std::memcmp(cs.data(), cl.data(), static_cast<size_t>(a.cp - cs.data())), 0) << "codes, " << at;
       ASSERT_EQ(a.ob, b.ob) << "outlier bytes, " << at;
-      ASSERT_EQ(std::memcmp(vs.get(), vl.get(), count * sizeof(T)), 0) << "state, " << at;
-      if (share != 4) std::memcpy(vs.get(), before.data(), count * sizeof(T));  // the whole run goes on
+      ASSERT_EQ(std::memcmp(vs.get(), vl.get(), k.count * sizeof(T)), 0) << "state, " << at;
+      if (share != 4) std::memcpy(vs.get(), before.data(), k.count * sizeof(T));  // the whole run goes on
       else ASSERT_EQ(whole, a.cost);
       if (share == 0) {  // learn the whole cost first, from a copy
         std::vector<T> copy = before;
-        std::vector<uint8_t> cc(count + 8);
-        TuneSink<T> w{copy.data(), ql, ebc, cc.data(), ~uint64_t{0}};
-        run_level(copy.data(), pitch, n, s, cfg, NoSkip{}, w);
+        std::vector<uint8_t> cc(k.count + 8);
+        TuneSink<T> w{copy.data(), k.ql, k.ebc, cc.data(), ~uint64_t{0}};
+        run_level(copy.data(), k.pitch, k.n, s, cfg, NoSkip{}, w);
         whole = w.cost;
       }
     }
