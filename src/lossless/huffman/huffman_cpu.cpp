@@ -97,6 +97,21 @@ std::vector<uint8_t> assemble(const Codebook& cb, uint64_t n, uint32_t chunk, ui
   return out;
 }
 
+// BitWriter's step (huffman_math.hpp) without its branch per word, for both host encoders: len
+// bits (nb + len <= 63; two codes at once fit) go after the nb pending ones, the current word
+// is handed to store(word, value) at every step, complete once the step fills it, and the
+// position moves on by the carry. The two shifts keep len == 0 defined.
+template <class Store>
+inline void word_step(uint64_t& acc, uint32_t& nb, uint64_t& w, uint64_t bits, uint32_t len, Store&& store) {
+  acc |= bits << (63 - nb - len) << 1;
+  nb += len;
+  store(w, static_cast<uint32_t>(acc >> 32));
+  const uint32_t carry = nb >> 5;
+  w += carry;
+  acc <<= 32 * carry;
+  nb &= 31;
+}
+
 // One thread, one pass: the chunks' bits are contiguous, so one writer through them all lays
 // the words down as the chunked path does (each chunk from the bit where the previous ended)
 // and counts each chunk's bits as it goes. The chunked path's first pass, which sizes every
@@ -119,16 +134,9 @@ std::vector<uint8_t> encode_one_pass(std::span<const uint16_t> sym, const Codebo
   uint64_t acc = 0, w = 0, total = 0;
   uint32_t nb = 0, missing = 0;
   auto entry = [table, code](uint32_t v) { return v < table ? code[v] : 0u; };  // by value: registers
-  // The BitWriter's step, as in the chunked path, without its branch: the current word is
-  // written at every step and the position moves on when it is full (l may be 0: refused below).
+  // l may be 0 here (a symbol without code: refused below).
   auto put = [&](uint64_t bits, uint32_t l) {
-    acc |= bits << (63 - nb - l) << 1;
-    nb += l;
-    wp[w] = static_cast<uint32_t>(acc >> 32);
-    const uint32_t carry = nb >> 5;
-    w += carry;
-    acc <<= 32 * carry;
-    nb &= 31;
+    word_step(acc, nb, w, bits, l, [wp](uint64_t at, uint32_t v) { wp[at] = v; });
   };
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t lo = c * chunk, hi = std::min<uint64_t>(n, lo + chunk);
@@ -211,26 +219,15 @@ std::vector<uint8_t> encode_cpu_chunked(std::span<const uint16_t> sym, const Cod
     uint32_t head = 0, tail = 0;
     uint64_t acc = 0, w = w0;
     uint32_t nb = static_cast<uint32_t>(start[c] & 31);
-    auto store = [&](uint64_t at, uint64_t a) {
-      uint32_t* p = at == w0 ? &head : at == wl ? &tail : wp + at;
-      *p = static_cast<uint32_t>(a >> 32);
-    };
-    auto push = [&](uint64_t bits, uint32_t len) {
-      acc |= bits << (64 - nb - len);
-      nb += len;
-      store(w, acc);
-      const uint32_t carry = nb >> 5;
-      w += carry;
-      acc <<= 32 * carry;
-      nb &= 31;
-    };
+    auto store = [&](uint64_t at, uint32_t v) { *(at == w0 ? &head : at == wl ? &tail : wp + at) = v; };
+    auto push = [&](uint64_t bits, uint32_t len) { word_step(acc, nb, w, bits, len, store); };
     uint64_t i = lo;
     for (; i + 2 <= hi; i += 2) {
       const uint32_t e0 = code[s[i]], e1 = code[s[i + 1]], l1 = code_len(e1);
       push(static_cast<uint64_t>(code_bits(e0)) << l1 | code_bits(e1), code_len(e0) + l1);
     }
     if (i < hi) push(code_bits(code[s[i]]), code_len(code[s[i]]));
-    if (nb > 0) store(w, acc);  // the last word, when the last step moved past a full one
+    if (nb > 0) store(w, static_cast<uint32_t>(acc >> 32));  // the last word, when the last step moved past a full one
     std::atomic_ref<uint32_t>(wp[w0]).fetch_or(head, std::memory_order_relaxed);
     if (wl != w0) std::atomic_ref<uint32_t>(wp[wl]).fetch_or(tail, std::memory_order_relaxed);
   }
