@@ -97,21 +97,6 @@ std::vector<uint8_t> assemble(const Codebook& cb, uint64_t n, uint32_t chunk, ui
   return out;
 }
 
-// BitWriter's step (huffman_math.hpp) without its branch per word, for both host encoders: len
-// bits (nb + len <= 63; two codes at once fit) go after the nb pending ones, the current word
-// is handed to store(word, value) at every step, complete once the step fills it, and the
-// position moves on by the carry. The two shifts keep len == 0 defined.
-template <class Store>
-inline void word_step(uint64_t& acc, uint32_t& nb, uint64_t& w, uint64_t bits, uint32_t len, Store&& store) {
-  acc |= bits << (63 - nb - len) << 1;
-  nb += len;
-  store(w, static_cast<uint32_t>(acc >> 32));
-  const uint32_t carry = nb >> 5;
-  w += carry;
-  acc <<= 32 * carry;
-  nb &= 31;
-}
-
 // One thread, one pass: the chunks' bits are contiguous, so one writer through them all lays
 // the words down as the chunked path does (each chunk from the bit where the previous ended)
 // and counts each chunk's bits as it goes. The chunked path's first pass, which sizes every
@@ -204,7 +189,7 @@ std::vector<uint8_t> encode_cpu_chunked(std::span<const uint16_t> sym, const Cod
   for (int64_t c = 0; c < static_cast<int64_t>(chunks); ++c) {
     const uint64_t lo = static_cast<uint64_t>(c) * chunk, hi = std::min<uint64_t>(n, lo + chunk);
     if (lo == hi || start[c] == start[c + 1]) continue;
-    // The BitWriter's words (huffman_math.hpp), written without a branch per word: two codes a
+    // word_step's words (huffman_math.hpp), written without a branch per word: two codes a
     // step (each at most kMaxLen = 16 bits, so a pair fits the 32 free bits of the
     // accumulator), the current word stored every step (complete once the step fills it) and
     // the position advanced by the carry. A chunk's first and last words may be shared with its
@@ -227,7 +212,8 @@ std::vector<uint8_t> encode_cpu_chunked(std::span<const uint16_t> sym, const Cod
       push(static_cast<uint64_t>(code_bits(e0)) << l1 | code_bits(e1), code_len(e0) + l1);
     }
     if (i < hi) push(code_bits(code[s[i]]), code_len(code[s[i]]));
-    if (nb > 0) store(w, static_cast<uint32_t>(acc >> 32));  // the last word, when the last step moved past a full one
+    // The last word, when the last step moved past a full one.
+    if (nb > 0) store(w, static_cast<uint32_t>(acc >> 32));
     std::atomic_ref<uint32_t>(wp[w0]).fetch_or(head, std::memory_order_relaxed);
     if (wl != w0) std::atomic_ref<uint32_t>(wp[wl]).fetch_or(tail, std::memory_order_relaxed);
   }

@@ -108,13 +108,13 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// A chunk's words as BitWriter packs them (the same bits), without its branch per code: a
-// lane's word fills up at its own symbols, so that branch is taken by some lane of the warp at
-// nearly every step and the warp runs the write for it. Here every step runs the same few
-// instructions and the stores are predicated. The first and the last word may be shared with
-// the neighbouring chunks: ORed atomically into the zeroed words. Words at or past nwords are
-// dropped: the starts come from the device's own code table, and a table that disagreed with
-// the host's sizes must not write past the blob.
+// A chunk's words as word_step packs them (huffman_math.hpp: the same bits), but only complete
+// words are stored, and without a branch per code: a lane's word fills up at its own symbols, so
+// a branch there is taken by some lane of the warp at nearly every step and the warp runs the
+// write for it. Here every step runs the same few instructions and the stores are predicated.
+// The first and the last word may be shared with the neighbouring chunks: ORed atomically into
+// the zeroed words. Words at or past nwords are dropped: the starts come from the device's own
+// code table, and a table that disagreed with the host's sizes must not write past the blob.
 struct LaneWriter {
   uint64_t acc = 0;  // pending bits, left-justified
   uint32_t nb;       // pending bits, counting the previous chunk's bits in the first word

@@ -1,5 +1,5 @@
-// Canonical Huffman math shared by the CPU and CUDA twins: the bit order, the per-chunk bit
-// writer and reader, and the table-driven decode step. Both twins call only these, so they
+// Canonical Huffman math shared by the CPU and CUDA twins: the bit order, the writer's step,
+// the per-chunk bit reader and the table-driven decode step. Both twins call only these, so they
 // cannot drift apart.
 //
 // Bits are packed MSB-first into 32-bit words: the first code of the stream occupies the high
@@ -49,33 +49,22 @@ SCIZ_HD uint32_t decode_slow(uint32_t v16, const SlowTables& t) {
   return 0;
 }
 
-// Appends codes to a chunk that starts at an arbitrary bit. Complete words go to
-// emit(word_index, word, shared): `shared` marks the first and the last word, which the
-// neighbouring chunks may also touch, so the caller ORs those into a zeroed buffer.
-struct BitWriter {
-  uint64_t acc = 0;  // pending bits, left-justified
-  uint32_t nb;       // number of pending bits, counting the previous chunk's bits in word 0
-  uint64_t word;
-  bool first = true;
-
-  SCIZ_HD explicit BitWriter(uint64_t start_bit) : nb(static_cast<uint32_t>(start_bit & 31)), word(start_bit >> 5) {}
-
-  template <class Emit>
-  SCIZ_HD void put(uint32_t code, uint32_t len, Emit&& emit) {
-    acc |= static_cast<uint64_t>(code) << (64 - nb - len);
-    nb += len;
-    if (nb >= 32) {
-      emit(word++, static_cast<uint32_t>(acc >> 32), first);
-      first = false;
-      acc <<= 32;
-      nb -= 32;
-    }
-  }
-  template <class Emit>
-  SCIZ_HD void finish(Emit&& emit) {
-    if (nb > 0) emit(word, static_cast<uint32_t>(acc >> 32), true);
-  }
-};
+// The writer's step: len bits (nb + len <= 63, so two codes at once fit) go after the nb bits
+// pending in acc (left-justified) for word w; the current word is handed to store(w, value)
+// at every step, complete once the step fills it, and the position moves on by the carry.
+// No branch per word: a word fills at irregular codes, which a CPU mispredicts. The two shifts
+// keep len == 0 defined. The GPU encoder writes the same words but stores only complete ones
+// (LaneWriter in huffman_cuda.cu): a store per step costs it memory traffic, not branches.
+template <class Store>
+SCIZ_HD void word_step(uint64_t& acc, uint32_t& nb, uint64_t& w, uint64_t bits, uint32_t len, Store&& store) {
+  acc |= bits << (63 - nb - len) << 1;
+  nb += len;
+  store(w, static_cast<uint32_t>(acc >> 32));
+  const uint32_t carry = nb >> 5;
+  w += carry;
+  acc <<= 32 * carry;
+  nb &= 31;
+}
 
 // Reads a chunk from an arbitrary bit. load(i) returns word i, or 0 past the end, so a corrupt
 // chunk can never read outside the stream. Invariant: at least 33 valid bits in the window.
