@@ -32,6 +32,11 @@ def test_eval_table_and_json(npy):
     j = json.loads(run("eval", "-i", npy, "-r", "1e-3", "--device", "cpu", "-p", "delta", "--json").stdout)
     assert j["bound_held"] is True and j["pipeline"] == "delta" and j["dims"] == [20, 50, 50]
     assert j["max_abs_err"] <= j["eb_abs"] and j["compressed_bytes"] > 0
+    # a 200 KB field is timed five times (as the CLI does), the first call reported apart
+    assert j["runs"] == 5 and j["compress_first_gbps"] > 0 and j["decompress_first_gbps"] > 0
+    assert "(median of 5 calls; the first " in table
+    one = json.loads(run("eval", "-i", npy, "-r", "1e-3", "--device", "cpu", "--json", "--runs", "1").stdout)
+    assert one["runs"] == 1 and one["compress_gbps"] == one["compress_first_gbps"]
 
 
 def test_eval_matches_the_cli(npy, tmp_path):

@@ -304,8 +304,28 @@ TEST_F(Cli, EvalJsonParsesAndBoundHolds) {
   EXPECT_DOUBLE_EQ(std::stod(m["eb_rel"]), 1e-3);
   EXPECT_GT(std::stod(m["ratio"]), 1.0);
   EXPECT_GT(std::stod(m["ssim"]), 0.9);
-  for (const char* k : {"bit_rate", "psnr_db", "nrmse", "compress_gbps", "decompress_gbps"})
+  for (const char* k : {"bit_rate", "psnr_db", "nrmse", "compress_gbps", "decompress_gbps", "compress_first_gbps",
+                        "decompress_first_gbps"})
     EXPECT_TRUE(m.count(k)) << k;
+  EXPECT_EQ(m["runs"], "3");
+}
+
+// A small field is timed five times unless --runs says otherwise: one call would time the
+// process's one-time costs. The table names the first call beside the median.
+TEST_F(Cli, EvalTimesASmallFieldSeveralTimes) {
+  write_raw(path("in.raw"), test::smooth_field<float>(Shape{{30, 40}}, 3));
+  Result r = run("eval -i in.raw -t f32 -d 30x40 -r 1e-3 --device cpu --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::map<std::string, std::string> m = JsonCheck(r.out).object();
+  EXPECT_EQ(m["runs"], "5");
+  r = run("eval -i in.raw -t f32 -d 30x40 -r 1e-3 --device cpu --json --runs 1");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  m = JsonCheck(r.out).object();
+  EXPECT_EQ(m["runs"], "1");
+  EXPECT_EQ(m["compress_gbps"], m["compress_first_gbps"]);  // one run: the median is the first call
+  r = run("eval -i in.raw -t f32 -d 30x40 -r 1e-3 --device cpu -q");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("(median of 5 calls; the first "), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, DeltaChainOptionReachesTheStream) {

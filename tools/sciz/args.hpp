@@ -35,7 +35,7 @@ struct Options {
   double interp_alpha = 0;
   double interp_beta = 4;
   bool interp_lorenzo = true;
-  int runs = 1;
+  int runs = 0;  // 0: eval_runs() picks by the field's size
   double chunk_mb = kDefaultChunkMiB;
   std::optional<std::pair<std::optional<uint64_t>, std::optional<uint64_t>>> slice;  // --slice A:B (either side may be open)
   std::string slice_arg;

@@ -76,6 +76,17 @@ inline double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// Timed runs of `sciz eval`: the --runs asked for, else 5 for fields up to 64 MiB and 1 above.
+// A process's first call also pays its one-time costs (code and pages touched for the first
+// time, a GPU context): on a 200 KB field that is most of the call, so one run would report
+// the process's start-up rather than what each call costs. The first call is reported beside
+// the median; a large field's single run is dominated by the work itself.
+inline constexpr uint64_t kEvalRepeatBytes = uint64_t{64} << 20;
+inline int eval_runs(int asked, uint64_t field_bytes) {
+  if (asked > 0) return asked;
+  return field_bytes <= kEvalRepeatBytes ? 5 : 1;
+}
+
 inline std::string hex64(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);

@@ -186,7 +186,7 @@ std::string help_text(std::optional<Command> cmd) {
              field_options() +
              "  -o, --output PATH    also keep the stream\n"
              "      --runs N         time N compressions and N decompressions, report the median\n"
-             "                       (default 1)\n"
+             "                       and the first call (default 5 up to 64 MiB of input, else 1)\n"
              "      --json           one JSON object instead of a table (non-finite numbers,\n"
              "                       e.g. the PSNR of an exact reconstruction, are null)\n"
              "  -q, --quiet          no progress on stderr\n\n" +
