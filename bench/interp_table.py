@@ -36,7 +36,7 @@ def fields(data):
 
 
 def evaluate(sciz, path, dims, dtype, rel, pipeline, device, extra):
-    cmd = [sciz, "eval", "-i", path, "-t", dtype, "-d", dims, "-r", f"{rel:g}", "-p", pipeline, "--device", device,
+    cmd = [sciz, "eval", "--runs", "1", "-i", path, "-t", dtype, "-d", dims, "-r", f"{rel:g}", "-p", pipeline, "--device", device,
            "--json"] + extra
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:

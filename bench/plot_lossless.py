@@ -23,7 +23,7 @@ def fields(data):
 def ratio(sciz, path, dims, dtype, rel, choice, device):
     """Ratio of one `sciz eval` run; choice is the option that varies, e.g. ["--lossless", "rle"]
     or ["-p", "delta"]. A failed run or a broken bound stops the script."""
-    out = subprocess.run([sciz, "eval", "-i", path, "-t", dtype, "-d", dims, "-r", str(rel), *choice,
+    out = subprocess.run([sciz, "eval", "--runs", "1", "-i", path, "-t", dtype, "-d", dims, "-r", str(rel), *choice,
                           "--device", device, "--json", "-q"], capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"sciz eval failed on {path} ({' '.join(choice)}, {rel}): {out.stderr.strip()}")

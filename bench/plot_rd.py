@@ -31,7 +31,7 @@ def main():
     for path, name, dims, t in fields(a.data):
         xs, ys = [], []
         for rel in BOUNDS:
-            r = subprocess.run([a.sciz, "eval", "-i", path, "-t", t, "-d", dims, "-r", str(rel), "-p", a.pipeline,
+            r = subprocess.run([a.sciz, "eval", "--runs", "1", "-i", path, "-t", t, "-d", dims, "-r", str(rel), "-p", a.pipeline,
                                 "--device", a.device, "--json", "-q"], capture_output=True, text=True)
             if r.returncode != 0:
                 raise SystemExit(f"{name} rel {rel}: {r.stderr.strip()}")
