@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--delta-chain")
     e.add_argument("--szx-block", type=int)
     e.add_argument("--chunk-mb", type=float)
-    e.add_argument("--runs", type=int, default=0,
+    e.add_argument("--runs", type=int, default=None,
                    help="median of N compressions and decompressions, and the first call "
                         "(default 5 up to 64 MiB of input, else 1, as the CLI)")
     e.add_argument("--json", action="store_true", help="one JSON object instead of a table")
@@ -101,9 +101,10 @@ def _eval(a: argparse.Namespace) -> int:
     bound = {"rel": a.rel} if a.rel is not None else {"abs": a.abs}
     opts = {k: v for k, v in {"radius": a.radius, "lossless": a.lossless, "stages": a.stages, "delta_chain": a.delta_chain,
                               "szx_block": a.szx_block, "chunk_mb": a.chunk_mb}.items() if v is not None}
-    # The CLI's rule (tools/sciz/command_util.hpp, eval_runs): a small field's first call is
-    # mostly the process's one-time costs, so the median of several is what a call costs.
-    runs = a.runs if a.runs > 0 else (5 if x.nbytes <= (64 << 20) else 1)
+    # Without --runs, the CLI's rule (tools/sciz/command_util.hpp, eval_runs): a small field's
+    # first call is mostly the process's one-time costs, so the median of several is what a
+    # call costs. A --runs below 1 still means one run, as before.
+    runs = max(1, a.runs) if a.runs is not None else (5 if x.nbytes <= (64 << 20) else 1)
     tc, td = [], []
     for _ in range(runs):
         t0 = time.perf_counter()
