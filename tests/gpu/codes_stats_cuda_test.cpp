@@ -40,6 +40,7 @@ Counts by_definition(const std::vector<uint16_t>& v, uint32_t alphabet, uint16_t
       if (v[p] >= alphabet) ++c.scalars[cs::kBadSymbols];
       else ++c.hist[v[p]];
       if (p > 0 && v[p] != v[p - 1]) ++c.scalars[cs::kChanges];
+      if (v[p] == centre && (p == 0 || v[p - 1] != centre)) ++c.scalars[cs::kCentreRuns];
       const bool forced = p % kTile == kTile - 1;
       if (v[p] != centre || forced) {
         ++c.zrun[p - next_zero];
@@ -114,7 +115,8 @@ TEST(CodesStatsCuda, EveryCountEqualsTheDefinition) {
         const auto v = make_codes(n, p, alphabet, centre, static_cast<uint32_t>(n * 31 + 1000 * p + alphabet));
         const Counts want = by_definition(v, alphabet, centre);
         const Counts got = on_device(v, alphabet, centre, all);
-        for (uint32_t k : {cs::kTokens, cs::kForcedCentre, cs::kTail, cs::kRuns, cs::kChanges, cs::kBadSymbols})
+        for (uint32_t k : {cs::kTokens, cs::kForcedCentre, cs::kTail, cs::kRuns, cs::kChanges, cs::kBadSymbols,
+                           cs::kCentreRuns})
           ASSERT_EQ(got.scalars[k], want.scalars[k]) << "scalar " << k;
         ASSERT_TRUE(got.hist == want.hist);
         ASSERT_TRUE(got.zrun == want.zrun);
@@ -125,7 +127,8 @@ TEST(CodesStatsCuda, EveryCountEqualsTheDefinition) {
         // The flag sets the choice asks for alone count the same.
         const Counts tok = on_device(v, alphabet, centre, cs::kStatsHist | cs::kStatsTokens);
         ASSERT_TRUE(tok.zrun == want.zrun && tok.tile_tok == want.tile_tok && tok.hist == want.hist);
-        ASSERT_EQ(tok.scalars[cs::kTail], want.scalars[cs::kTail]);
+        for (uint32_t k : {cs::kTokens, cs::kForcedCentre, cs::kTail, cs::kChanges, cs::kCentreRuns})
+          ASSERT_EQ(tok.scalars[k], want.scalars[k]) << "scalar " << k << " of the first pass of auto";
         const Counts run = on_device(v, alphabet, centre, cs::kStatsRuns);
         ASSERT_TRUE(run.rlen == want.rlen && run.rval == want.rval && run.tile_run == want.tile_run);
         const Counts wid = on_device(v, alphabet, centre, cs::kStatsWidths);
@@ -154,6 +157,8 @@ TEST(CodesStatsCuda, TheDefinitionIsTheCpuCounters) {
       ASSERT_TRUE(same(rs.value, want.rval));
       ASSERT_TRUE(same(rs.len_m1, want.rlen));
       ASSERT_EQ(rle::count_runs_cpu(v), want.scalars[cs::kChanges] + 1);
+      ASSERT_EQ(codes::centre_runs_cpu(v, 512), want.scalars[cs::kCentreRuns]);
+      ASSERT_EQ(codes::forced_centre_cpu(v, 512), want.scalars[cs::kForcedCentre]);
     }
 }
 

@@ -7,6 +7,10 @@
 #include <random>
 
 #include "lossless/codes/codes.hpp"
+#include "lossless/codes/select.hpp"
+#include "lossless/codes/stats_cpu.hpp"
+#include "lossless/huffman/huffman.hpp"
+#include "lossless/rle/rle.hpp"
 
 using namespace sciz;
 
@@ -73,6 +77,55 @@ TEST(Codes, RunCodersBreakTheHuffmanCeiling) {
   const auto v = field_codes(1 << 20, 0.01, 5);
   const auto a = codes::encode_cpu(v, 1024, 512, Lossless::auto_select);
   EXPECT_LT(a.bytes.size() * 8, v.size() / 4) << lossless_name(a.stage);
+}
+
+// rle_huffman_floor (select.hpp) lets auto skip counting the runs, on both devices: it must
+// never exceed the rle+huffman blob it bounds, with or without the zero runs' histogram, on
+// codes made to stress each of its terms (runs of other values, long and crossing the 65536
+// tiles, the forced centre tokens at their ends, noise, a single value), and it must rule the
+// runs out on smooth-field codes, where huffman or zrle+huffman win.
+TEST(Codes, RunFloorNeverExceedsTheRunCoder) {
+  std::mt19937 rng(11);
+  auto runs_of = [&](uint64_t n, uint32_t longest, uint32_t alphabet, double centre_share) {
+    std::vector<uint16_t> v(n);
+    for (uint64_t i = 0; i < n;) {
+      const bool c = std::uniform_real_distribution<double>(0, 1)(rng) < centre_share;
+      const uint16_t x = c ? uint16_t(512) : static_cast<uint16_t>(rng() % alphabet);
+      for (uint64_t k = 1 + rng() % longest; k > 0 && i < n; --k) v[i++] = x;
+    }
+    return v;
+  };
+  int cases = 0, ruled_out = 0;
+  auto check = [&](const std::vector<uint16_t>& v, const std::string& what) {
+    SCOPED_TRACE(what + " n=" + std::to_string(v.size()));
+    const uint64_t n = v.size();
+    const std::vector<uint64_t> hist = huffman::histogram_cpu(v);
+    const codes::TokenStats ts = codes::token_stats_cpu(v, 512, hist);
+    const uint64_t r0 = rle::count_runs_cpu(v), cr = codes::centre_runs_cpu(v, 512),
+                   forced = codes::forced_centre_cpu(v, 512);
+    const uint64_t exact = codes::encoded_bytes_cpu(v, 1024, 512, Lossless::rle_huffman);
+    const uint64_t with = codes::rle_huffman_floor(hist, 512, r0, cr, ts.zrun, forced);
+    const uint64_t without = codes::rle_huffman_floor(hist, 512, r0, cr, {}, forced);
+    ASSERT_LE(with, exact);
+    ASSERT_LE(without, exact);
+    ASSERT_LE(without, with);
+    ++cases;
+    const uint64_t best = std::min(codes::encoded_bytes_cpu(v, 1024, 512, Lossless::huffman),
+                                   codes::encoded_bytes_cpu(v, 1024, 512, Lossless::zrle_huffman));
+    ruled_out += n > 0 && with >= best && codes::kRleHuffmanHeader + r0 / 4 < best;
+  };
+  for (uint64_t n : {1ull, 2ull, 65535ull, 65536ull, 65537ull, 3 * 65536ull + 12345ull, 300007ull}) {
+    for (double noisy : {0.0, 0.02, 0.3, 1.0}) check(field_codes(n, noisy, static_cast<uint32_t>(n + 100 * noisy)), "field");
+    for (uint32_t longest : {1u, 2u, 3u, 40u, 70000u})
+      for (double share : {0.0, 0.5, 0.9}) check(runs_of(n, longest, 1024, share), "runs " + std::to_string(longest));
+    std::vector<uint16_t> ends(n, 512);  // the centre everywhere but just before the tiles' ends
+    for (uint64_t p = 65534; p < n; p += 65536) ends[p] = 513;
+    check(ends, "forced centre tokens after a one-code zero run");
+    check(std::vector<uint16_t>(n, 700), "one other value");
+    check(std::vector<uint16_t>(n, 512), "the centre only");
+  }
+  EXPECT_GT(cases, 100);
+  EXPECT_GE(ruled_out, 5) << "the floor should rule the runs out on smooth-field codes";
 }
 
 TEST(Codes, EveryStageRefusesDamagedBlobs) {

@@ -73,6 +73,8 @@ struct Cpu {
   static uint64_t size(Syms s) { return s.size(); }
   static std::vector<uint64_t> hist(Syms s, uint32_t) { return huffman::histogram_cpu(s); }
   static uint64_t count_runs(Syms s) { return rle::count_runs_cpu(s); }
+  static uint64_t centre_runs(Syms s, uint16_t centre) { return centre_runs_cpu(s, centre); }
+  static uint64_t forced_centre(Syms s, uint16_t centre) { return forced_centre_cpu(s, centre); }
   static Runs runs(Syms s) { return {rle::runs_cpu(s)}; }
   struct Tokens {
     zrle::Tokens t;
@@ -188,6 +190,11 @@ Encoded encode(const B& b, typename B::Syms syms, uint32_t alphabet, uint16_t ce
         return kZrleHuffmanHeader + zs.v.bytes + zs.z.bytes;
       },
       [&] { return b.count_runs(syms); },
+      [&](uint64_t r0) {
+        TracePhase tp("lossless select: run floor");
+        const std::span<const uint64_t> zrun = zs.z.hist;  // empty where zero runs were not sized
+        return rle_huffman_floor(h.hist, centre, r0, b.centre_runs(syms, centre), zrun, b.forced_centre(syms, centre));
+      },
       [&] {
         TracePhase tp("lossless select: run sizes");
         b.run_sizes(syms, alphabet, &h.hist, rs);

@@ -35,12 +35,14 @@ uint32_t stats_flags(Lossless choice) {
     case Lossless::zrle_huffman: return cuda::kStatsHist | cuda::kStatsTokens;
     case Lossless::auto_select: break;
   }
-  // Every candidate in one pass. Counting the runs in a second pass only when their floor
-  // said they could win was measured on the H100 (e97dc47, reverted): on Isabel tiled to 4 GB
-  // the floor let the second pass run in every chunk, and lorenzo's device-resident
-  // compression fell from 238 to 83 GB/s (a second synchronization per chunk, and with eight
-  // workers twice the pinned read-back blocks in flight, beyond what their cache keeps).
-  return cuda::kStatsHist | cuda::kStatsTokens | cuda::kStatsRuns;
+  // The histogram and the zero runs first (0.37 ms for 125M codes on the H100, against 0.63
+  // with the runs); the runs in a second pass only when rle_huffman_floor, from these counts,
+  // does not rule them out. An earlier second pass (e97dc47, reverted) had a floor of a bit a
+  // run and a length, which let it run in every chunk of Isabel, and took a read-back block of
+  // its own: lorenzo's 4 GB device-resident compression fell from 238 to 83 GB/s. This floor
+  // rules the runs out on Isabel at every bound and on 70 of the 100 fields x bounds of
+  // ../shared/data (rel 1e-1 .. 1e-5), and a second pass reuses the first one's block.
+  return cuda::kStatsHist | cuda::kStatsTokens;
 }
 
 std::vector<uint64_t> host_hist(const Readback& rb, size_t at, size_t bins) {
@@ -79,7 +81,8 @@ DeviceEncoder::DeviceEncoder(const uint16_t* d_codes, uint64_t n, uint32_t alpha
   at_scalars_ = rb.reserve(cuda::kScalarWords);
   if (flags_ & cuda::kStatsHist) at_hist_ = rb.reserve(alphabet);
   if (flags_ & cuda::kStatsTokens) at_zrun_ = rb.reserve(huffman::kAlphabet);
-  if (flags_ & cuda::kStatsRuns) {
+  if ((flags_ & cuda::kStatsRuns) || choice == Lossless::auto_select) {
+    if (!(flags_ & cuda::kStatsRuns)) at_scalars_runs_ = rb.reserve(cuda::kScalarWords);  // the second pass's
     at_rval_ = rb.reserve(alphabet);
     at_rlen_ = rb.reserve(huffman::kAlphabet);
   }
@@ -103,7 +106,18 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
   SCIZ_REQUIRE(sc[cuda::kBadSymbols] == 0, Status::internal,
                "codes: " + std::to_string(sc[cuda::kBadSymbols]) + " codes lie outside the alphabet of " +
                    std::to_string(alphabet_));
-  const uint64_t n = n_, tokens = sc[cuda::kTokens], runs = sc[cuda::kRuns];
+  const uint64_t n = n_, tokens = sc[cuda::kTokens];
+  uint64_t runs = sc[cuda::kRuns];
+  auto count_runs = [&] {  // auto's second pass, into the words reserved after its scalars
+    if (flags_ & cuda::kStatsRuns) return;
+    TracePhase counting("lossless device: count the runs (second pass, synchronizes)");
+    tile_runs_ = dev::Buffer<uint64_t>(tiles_, s);
+    const cuda::StatsOut out{rb_.device(at_scalars_runs_), nullptr, nullptr, rb_.device(at_rval_), rb_.device(at_rlen_),
+                             nullptr, tile_runs_.get()};
+    cuda::launch_stats(codes_, n_, alphabet_, centre_, cuda::kStatsRuns, out, s);
+    rb_.fetch_range(at_scalars_runs_, at_rlen_ + huffman::kAlphabet - at_scalars_runs_, s);
+    runs = rb_.host(at_scalars_runs_)[cuda::kRuns];
+  };
   // Sized candidates, each built at most once, only when the choice asks for it.
   Sized h, tv, tz, rv, rl;
   auto size_tokens = [&] {
@@ -117,6 +131,7 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
     return kZrleHuffmanHeader + tv.bytes + tz.bytes;
   };
   auto size_runs = [&] {
+    count_runs();
     rv = size_from_hist(host_hist(rb_, at_rval_, alphabet_), runs);
     rl = size_from_hist(host_hist(rb_, at_rlen_, huffman::kAlphabet), runs);
     return std::pair<uint64_t, uint64_t>{rle_bytes(runs), kRleHuffmanHeader + rv.bytes + rl.bytes};
@@ -136,7 +151,14 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
       case Lossless::zrle_huffman: r.size = size_tokens(); break;
       case Lossless::auto_select: {
         h = size_from_hist(host_hist(rb_, at_hist_, alphabet_), n);
-        const Decision d = decide(h, n, centre_, size_tokens, [&] { return n ? sc[cuda::kChanges] + 1 : 0; }, size_runs);
+        const Decision d = decide(
+            h, n, centre_, size_tokens, [&] { return n ? sc[cuda::kChanges] + 1 : 0; },
+            [&](uint64_t r0) {
+              return rle_huffman_floor(h.hist, centre_, r0, sc[cuda::kCentreRuns],
+                                       std::span<const uint64_t>(rb_.host(at_zrun_), huffman::kAlphabet),
+                                       sc[cuda::kForcedCentre]);
+            },
+            size_runs);
         r.stage = d.stage;
         r.size = d.bytes;
         break;

@@ -1,9 +1,10 @@
 // Quant-code blobs that stay on the device: the same stages, the same choice and the same bytes
 // as codes::encode_cpu / decode_cpu (docs/FORMAT.md), without the blob crossing PCIe.
 //
-// Encoding counts everything the choice and the encoders need in one pass (stats_cuda.hpp),
-// learns the counts in the caller's one synchronization (a Readback), decides on the host with
-// the CPU's rule (select.hpp), then queues the encoders, which write into one device buffer of
+// Encoding counts what the choice and the encoders need in one pass (stats_cuda.hpp; the runs
+// in a second one, only where their floor does not rule them out), learns the counts in the
+// caller's one synchronization (a Readback), decides on the host with the CPU's rule
+// (select.hpp), then queues the encoders, which write into one device buffer of
 // the exact size. Decoding reads every header on the device and validates as the CPU decoders
 // do, reporting into a DeviceStatus; it never synchronizes.
 // Host-only interface (codes_cuda.cu).
@@ -37,7 +38,9 @@ class DeviceEncoder {
   void launch(cudaStream_t s);
   // st: the encoders' self-checks (kStatusEncoderInternal and the huffman reader's codes on the
   // encoder's own codebook); any report there is a bug, not a property of the data. No
-  // synchronization. Throws Error(internal) if a code lies outside the alphabet.
+  // synchronization, but for `auto` where the runs' floor (select.hpp) leaves them in the
+  // running: their counting pass, one more read-back and wait. Throws Error(internal) if a code
+  // lies outside the alphabet.
   DeviceEncoded finish(DeviceStatus* st, cudaStream_t s);
 
  private:
@@ -48,7 +51,7 @@ class DeviceEncoder {
   Lossless choice_;
   uint32_t flags_;
   Readback& rb_;
-  size_t at_scalars_ = 0, at_hist_ = 0, at_zrun_ = 0, at_rval_ = 0, at_rlen_ = 0;
+  size_t at_scalars_ = 0, at_hist_ = 0, at_zrun_ = 0, at_rval_ = 0, at_rlen_ = 0, at_scalars_runs_ = 0;
   dev::Buffer<uint64_t> tile_tokens_, tile_runs_;
 };
 

@@ -32,6 +32,8 @@ class Readback {
   uint64_t* device(size_t at) const { return d_.get() + at; }
   // One copy of every word to the host and one synchronization of s.
   void fetch(cudaStream_t s);
+  // The same for words [at, at + words) only.
+  void fetch_range(size_t at, size_t words, cudaStream_t s);
   const uint64_t* host(size_t at) const { return host_ + at; }
 
  private:

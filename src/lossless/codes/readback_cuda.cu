@@ -3,6 +3,8 @@
 #include <mutex>
 #include <vector>
 
+#include <sciz/error.hpp>
+
 #include "core/cuda_check.cuh"
 #include "lossless/codes/readback.hpp"
 
@@ -73,6 +75,13 @@ void Readback::allocate(cudaStream_t s) {
 
 void Readback::fetch(cudaStream_t s) {
   if (words_) SCIZ_CUDA_CHECK(cudaMemcpyAsync(host_, d_.get(), words_ * sizeof(uint64_t), cudaMemcpyDeviceToHost, s));
+  dev::sync(s);
+}
+
+void Readback::fetch_range(size_t at, size_t words, cudaStream_t s) {
+  SCIZ_REQUIRE(at + words <= words_, Status::internal, "readback: range past the reserved words");
+  if (words)
+    SCIZ_CUDA_CHECK(cudaMemcpyAsync(host_ + at, d_.get() + at, words * sizeof(uint64_t), cudaMemcpyDeviceToHost, s));
   dev::sync(s);
 }
 

@@ -230,4 +230,19 @@ RunStats run_stats_cpu(std::span<const uint16_t> sym, const std::vector<uint64_t
   return s;
 }
 
+uint64_t centre_runs_cpu(std::span<const uint16_t> sym, uint16_t centre) {
+  const int64_t n = static_cast<int64_t>(sym.size());
+  if (n == 0) return 0;
+  uint64_t starts = sym[0] == centre;
+#pragma omp parallel for schedule(static) reduction(+ : starts) if (n >= kParallelMin)
+  for (int64_t i = 1; i < n; ++i) starts += (sym[i] == centre) & (sym[i - 1] != centre);
+  return starts;
+}
+
+uint64_t forced_centre_cpu(std::span<const uint16_t> sym, uint16_t centre) {
+  uint64_t f = 0;
+  for (uint64_t p = kTile - 1; p < sym.size(); p += kTile) f += sym[p] == centre;
+  return f;
+}
+
 }  // namespace sciz::codes

@@ -29,4 +29,9 @@ struct RunStats {
 // visit.
 RunStats run_stats_cpu(std::span<const uint16_t> sym, const std::vector<uint64_t>* hist = nullptr);
 
+// Maximal runs of the centre code (uncut), and the forced tokens that hold it (positions
+// 65535 mod 65536): with the histograms they give rle_huffman_floor (select.hpp).
+uint64_t centre_runs_cpu(std::span<const uint16_t> sym, uint16_t centre);
+uint64_t forced_centre_cpu(std::span<const uint16_t> sym, uint16_t centre);
+
 }  // namespace sciz::codes

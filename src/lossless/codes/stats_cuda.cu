@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
 
   const unsigned lane = threadIdx.x & 31;
-  uint64_t zrun0 = 0, rlen0 = 0, tokens = 0, forced = 0, runs = 0, changes = 0, words = 0, bad = 0;
+  uint64_t zrun0 = 0, rlen0 = 0, tokens = 0, forced = 0, runs = 0, changes = 0, cruns = 0, words = 0, bad = 0;
   const uint64_t tiles = (n + kTile - 1) / kTile;
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {  // same trips in every thread
     const uint64_t lo = t * kTile;
@@ -138,11 +138,10 @@ __global__ void __launch_bounds__(kThreads)
       for (int j = 0; j < 8; ++j) {
         const bool valid = static_cast<uint32_t>(j) < nvalid;
         const uint16_t pv = j == 0 ? before : v[j - 1];
-        if (kR) {
-          startm |= static_cast<uint32_t>(valid && (q + j == 0 || v[j] != pv)) << j;
-          changes += valid && i + j > 0 && v[j] != pv;
-        }
+        if (kR) startm |= static_cast<uint32_t>(valid && (q + j == 0 || v[j] != pv)) << j;
+        if (kR || kT) changes += valid && i + j > 0 && v[j] != pv;
         if (kT) {
+          cruns += valid && v[j] == centre && (i + j == 0 || pv != centre);
           const bool fixed = q + j == kTile - 1;  // lo is a multiple of the tile: i + j = 65535 mod 65536
           tokm |= static_cast<uint32_t>(valid && (v[j] != centre || fixed)) << j;
           forced += valid && fixed && v[j] == centre;
@@ -217,13 +216,14 @@ __global__ void __launch_bounds__(kThreads)
     flush_bins(s_rlen, kLenBins, 1, out.run_len_hist);
     add_scalar(&out.run_len_hist[0], rlen0);
     add_scalar(&out.scalars[kRuns], runs);
-    add_scalar(&out.scalars[kChanges], changes);
   }
+  if (kR || kT) add_scalar(&out.scalars[kChanges], changes);
   if (kT) {
     flush_bins(s_zrun, kLenBins, 1, out.zrun_hist);
     add_scalar(&out.zrun_hist[0], zrun0);
     add_scalar(&out.scalars[kTokens], tokens);
     add_scalar(&out.scalars[kForcedCentre], forced);
+    add_scalar(&out.scalars[kCentreRuns], cruns);
   }
   if (kW) add_scalar(&out.scalars[kWidthWords], words);
   add_scalar(&out.scalars[kBadSymbols], bad);

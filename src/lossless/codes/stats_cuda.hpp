@@ -26,10 +26,11 @@ enum StatsScalar : uint32_t {
   kForcedCentre = 1,  // forced tokens (position % 65536 == 65535) holding the centre code
   kTail = 2,          // centre codes after the last token
   kRuns = 3,          // runs, cut at multiples of 65536
-  kChanges = 4,       // positions i > 0 with sym[i] != sym[i - 1] (maximal runs - 1)
+  kChanges = 4,       // positions i > 0 with sym[i] != sym[i - 1] (maximal runs - 1), with kStatsTokens or kStatsRuns
   kWidthWords = 5,    // sum of bitpack block widths: 32-bit words of the bitpack payload
   kBadSymbols = 6,    // symbols >= alphabet (an internal error of the caller)
-  kScalarWords = 7,
+  kCentreRuns = 7,    // maximal runs of the centre code (uncut), with kStatsTokens
+  kScalarWords = 8,
 };
 
 // Device memory the pass accumulates into; every array must be zeroed before the launch.
