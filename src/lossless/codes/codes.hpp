@@ -2,7 +2,9 @@
 //
 // Selection (Lossless::auto_select): the histogram gives the exact huffman size (building the
 // codebook from 1,024 bins costs a fraction of a millisecond, so no estimate is needed). A run
-// count gives floors for rle (4 bytes a run) and rle+huffman (2 bits a run); the histogram
+// count gives floors for rle (4 bytes a run) and rle+huffman (rle_huffman_floor in select.hpp:
+// the least Huffman cost the run values and lengths could have, given the histogram, the zero
+// runs and the centre code's runs; never below 2 bits a run); the histogram
 // without its centre bin gives one for zrle+huffman (the Huffman size of the non-centre codes
 // plus a bit per token). A stage whose floor does not beat the best exact size so far is never
 // built; the others are built, their streams get histograms and codebooks, and the smallest
