@@ -45,8 +45,11 @@ uint32_t stats_flags(Lossless choice) {
   return cuda::kStatsHist | cuda::kStatsTokens;
 }
 
+// Up to the last bin in use: a zero-run histogram has 65536 bins, most of them empty, and the
+// host sizes its candidate between the read-back and the encoders' launch.
 std::vector<uint64_t> host_hist(const Readback& rb, size_t at, size_t bins) {
   const uint64_t* p = rb.host(at);
+  while (bins > 0 && p[bins - 1] == 0) --bins;
   return std::vector<uint64_t>(p, p + bins);
 }
 
@@ -82,9 +85,10 @@ DeviceEncoder::DeviceEncoder(const uint16_t* d_codes, uint64_t n, uint32_t alpha
   if (flags_ & cuda::kStatsHist) at_hist_ = rb.reserve(alphabet);
   if (flags_ & cuda::kStatsTokens) at_zrun_ = rb.reserve(huffman::kAlphabet);
   if ((flags_ & cuda::kStatsRuns) || choice == Lossless::auto_select) {
-    if (!(flags_ & cuda::kStatsRuns)) at_scalars_runs_ = rb.reserve(cuda::kScalarWords);  // the second pass's
-    at_rval_ = rb.reserve(alphabet);
-    at_rlen_ = rb.reserve(huffman::kAlphabet);
+    const bool later = !(flags_ & cuda::kStatsRuns);  // auto's second pass, if its floor asks for it
+    if (later) at_scalars_runs_ = rb.reserve(cuda::kScalarWords, true);
+    at_rval_ = rb.reserve(alphabet, later);
+    at_rlen_ = rb.reserve(huffman::kAlphabet, later);
   }
 }
 

@@ -74,7 +74,7 @@ void Readback::allocate(cudaStream_t s) {
 }
 
 void Readback::fetch(cudaStream_t s) {
-  if (words_) SCIZ_CUDA_CHECK(cudaMemcpyAsync(host_, d_.get(), words_ * sizeof(uint64_t), cudaMemcpyDeviceToHost, s));
+  if (fetched_) SCIZ_CUDA_CHECK(cudaMemcpyAsync(host_, d_.get(), fetched_ * sizeof(uint64_t), cudaMemcpyDeviceToHost, s));
   dev::sync(s);
 }
 
