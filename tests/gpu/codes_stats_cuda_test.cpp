@@ -25,14 +25,16 @@ namespace {
 constexpr uint64_t kTile = cs::kTile;
 
 struct Counts {
-  std::vector<uint64_t> scalars, hist, zrun, rval, rlen, tile_tok, tile_run;
+  std::vector<uint64_t> scalars, hist, zrun, rval, rlen, tile_tok, tile_run, cont;
 };
 
 Counts by_definition(const std::vector<uint16_t>& v, uint32_t alphabet, uint16_t centre) {
   const uint64_t n = v.size(), tiles = cs::stats_tiles(n);
   Counts c{std::vector<uint64_t>(cs::kScalarWords), std::vector<uint64_t>(alphabet), std::vector<uint64_t>(65536),
            std::vector<uint64_t>(alphabet), std::vector<uint64_t>(65536), std::vector<uint64_t>(tiles),
-           std::vector<uint64_t>(tiles)};
+           std::vector<uint64_t>(tiles), std::vector<uint64_t>(alphabet)};
+  for (uint64_t p = 1; p < n; ++p)
+    if (v[p] == v[p - 1] && v[p] != centre && v[p] < alphabet) ++c.cont[v[p]];
   for (uint64_t t = 0; t < tiles; ++t) {
     const uint64_t lo = t * kTile, hi = std::min(n, lo + kTile);
     uint64_t next_zero = lo, run_start = lo;  // first position of the current zero run / run
@@ -79,13 +81,13 @@ Counts on_device(const std::vector<uint16_t>& v, uint32_t alphabet, uint16_t cen
     return b;
   };
   auto sc = zeroed(cs::kScalarWords), h = zeroed(alphabet), zr = zeroed(65536), rv = zeroed(alphabet),
-       rl = zeroed(65536), tt = zeroed(tiles), tr = zeroed(tiles);
+       rl = zeroed(65536), tt = zeroed(tiles), tr = zeroed(tiles), co = zeroed(alphabet);
   cs::launch_stats(d.get(), n, alphabet, centre, flags,
-                   {sc.get(), h.get(), zr.get(), rv.get(), rl.get(), tt.get(), tr.get()}, nullptr);
+                   {sc.get(), h.get(), zr.get(), rv.get(), rl.get(), tt.get(), tr.get(), co.get()}, nullptr);
   return {test::download(sc.get(), cs::kScalarWords), test::download(h.get(), alphabet),
           test::download(zr.get(), 65536),           test::download(rv.get(), alphabet),
           test::download(rl.get(), 65536),           test::download(tt.get(), tiles),
-          test::download(tr.get(), tiles)};
+          test::download(tr.get(), tiles),           test::download(co.get(), alphabet)};
 }
 
 // Codes mostly at the centre, with runs of other values of random lengths (long ones included,
@@ -125,10 +127,14 @@ TEST(CodesStatsCuda, EveryCountEqualsTheDefinition) {
         ASSERT_TRUE(got.tile_tok == want.tile_tok);
         ASSERT_TRUE(got.tile_run == want.tile_run);
         // The flag sets the choice asks for alone count the same.
-        const Counts tok = on_device(v, alphabet, centre, cs::kStatsHist | cs::kStatsTokens);
+        const Counts tok = on_device(v, alphabet, centre, cs::kStatsHist | cs::kStatsTokens | cs::kStatsCont);
+        ASSERT_TRUE(tok.cont == want.cont) << "continuations by value";
+        ASSERT_EQ(tok.scalars[cs::kBadSymbols], want.scalars[cs::kBadSymbols]);
         ASSERT_TRUE(tok.zrun == want.zrun && tok.tile_tok == want.tile_tok && tok.hist == want.hist);
         for (uint32_t k : {cs::kTokens, cs::kForcedCentre, cs::kTail, cs::kChanges, cs::kCentreRuns})
           ASSERT_EQ(tok.scalars[k], want.scalars[k]) << "scalar " << k << " of the first pass of auto";
+        const Counts zr = on_device(v, alphabet, centre, cs::kStatsHist | cs::kStatsTokens);  // zrle+huffman's
+        ASSERT_TRUE(zr.zrun == want.zrun && zr.tile_tok == want.tile_tok && zr.hist == want.hist);
         const Counts run = on_device(v, alphabet, centre, cs::kStatsRuns);
         ASSERT_TRUE(run.rlen == want.rlen && run.rval == want.rval && run.tile_run == want.tile_run);
         const Counts wid = on_device(v, alphabet, centre, cs::kStatsWidths);

@@ -42,7 +42,7 @@ uint32_t stats_flags(Lossless choice) {
   // its own: lorenzo's 4 GB device-resident compression fell from 238 to 83 GB/s. This floor
   // rules the runs out on Isabel at every bound and on 70 of the 100 fields x bounds of
   // ../shared/data (rel 1e-1 .. 1e-5), and a second pass reuses the first one's block.
-  return cuda::kStatsHist | cuda::kStatsTokens;
+  return cuda::kStatsHist | cuda::kStatsTokens | cuda::kStatsCont;
 }
 
 // Up to the last bin in use: a zero-run histogram has 65536 bins, most of them empty, and the
@@ -84,6 +84,7 @@ DeviceEncoder::DeviceEncoder(const uint16_t* d_codes, uint64_t n, uint32_t alpha
   at_scalars_ = rb.reserve(cuda::kScalarWords);
   if (flags_ & cuda::kStatsHist) at_hist_ = rb.reserve(alphabet);
   if (flags_ & cuda::kStatsTokens) at_zrun_ = rb.reserve(huffman::kAlphabet);
+  if (flags_ & cuda::kStatsCont) at_cont_ = rb.reserve(alphabet);
   if ((flags_ & cuda::kStatsRuns) || choice == Lossless::auto_select) {
     const bool later = !(flags_ & cuda::kStatsRuns);  // auto's second pass, if its floor asks for it
     if (later) at_scalars_runs_ = rb.reserve(cuda::kScalarWords, true);
@@ -101,7 +102,8 @@ void DeviceEncoder::launch(cudaStream_t s) {
                            (flags_ & cuda::kStatsRuns) ? rb_.device(at_rval_) : nullptr,
                            (flags_ & cuda::kStatsRuns) ? rb_.device(at_rlen_) : nullptr,
                            tile_tokens_.get(),
-                           tile_runs_.get()};
+                           tile_runs_.get(),
+                           (flags_ & cuda::kStatsCont) ? rb_.device(at_cont_) : nullptr};
   cuda::launch_stats(codes_, n_, alphabet_, centre_, flags_, out, s);
 }
 
@@ -160,7 +162,8 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
             [&](uint64_t r0) {
               return rle_huffman_floor(h.hist, centre_, r0, sc[cuda::kCentreRuns],
                                        std::span<const uint64_t>(rb_.host(at_zrun_), huffman::kAlphabet),
-                                       sc[cuda::kForcedCentre]);
+                                       sc[cuda::kForcedCentre],
+                                       std::span<const uint64_t>(rb_.host(at_cont_), alphabet_));
             },
             size_runs);
         r.stage = d.stage;

@@ -51,7 +51,7 @@ class DeviceEncoder {
   Lossless choice_;
   uint32_t flags_;
   Readback& rb_;
-  size_t at_scalars_ = 0, at_hist_ = 0, at_zrun_ = 0, at_rval_ = 0, at_rlen_ = 0, at_scalars_runs_ = 0;
+  size_t at_scalars_ = 0, at_hist_ = 0, at_zrun_ = 0, at_rval_ = 0, at_rlen_ = 0, at_scalars_runs_ = 0, at_cont_ = 0;
   dev::Buffer<uint64_t> tile_tokens_, tile_runs_;
 };
 

@@ -72,7 +72,7 @@ inline CountSums count_sums(std::span<const uint64_t> c) {
 //  - run values: the r0 maximal runs hold `centre_runs` centre runs and between 1 and hist[v]
 //    runs of any other v present; L is least at the most concentrated such histogram (one
 //    each, the rest to the largest bins first: it majorizes the others), and cutting runs at
-//    multiples of 65536 only adds counts;
+//    multiples of 65536 only adds counts (with `cont`, the maximal runs' values exactly);
 //  - run lengths: every centre run is a zero run of the tokens (the zero run before a
 //    non-centre token, one longer before a forced token that holds the centre, and the tail),
 //    so the lengths hold the zero runs' histogram less at most `forced` of them (each costing
@@ -81,7 +81,8 @@ inline CountSums count_sums(std::span<const uint64_t> c) {
 //    them in one bin, the cheapest.
 // A margin covers the rounding of the doubles.
 inline uint64_t rle_huffman_floor(std::span<const uint64_t> hist, uint16_t centre, uint64_t r0, uint64_t centre_runs,
-                                  std::span<const uint64_t> zrun_hist, uint64_t forced) {
+                                  std::span<const uint64_t> zrun_hist, uint64_t forced,
+                                  std::span<const uint64_t> cont = {}) {
   if (r0 == 0) return kRleHuffmanHeader;
   centre_runs = std::min(centre_runs, r0);
   const uint64_t k = r0 - centre_runs;  // maximal runs of other values
@@ -93,12 +94,30 @@ inline uint64_t rle_huffman_floor(std::span<const uint64_t> hist, uint16_t centr
   if (val.size() - 1 > k) return kRleHuffmanHeader;  // not counts of one array: no floor
   std::vector<size_t> order(more.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return more[a] > more[b]; });
-  for (uint64_t left = k - (val.size() - 1); size_t i : order) {
-    if (!left) break;
-    const uint64_t add = std::min(more[i], left);
-    val[1 + i] += add;
-    left -= add;
+  // With `cont` (per value, the codes equal to the one before them), the maximal runs of v are
+  // hist[v] - cont[v] exactly; counts that do not add up to k are ignored.
+  bool exact = false;
+  if (!cont.empty()) {
+    std::vector<uint64_t> ex{centre_runs};
+    uint64_t sum = 0;
+    bool ok = true;
+    for (size_t v = 0; v < hist.size() && ok; ++v)
+      if (v != centre && hist[v]) {
+        const uint64_t c = v < cont.size() ? cont[v] : 0;
+        ok = c < hist[v];
+        ex.push_back(hist[v] - c);
+        sum += hist[v] - c;
+      }
+    if (ok && sum == k) val = std::move(ex), exact = true;
+  }
+  if (!exact) {
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return more[a] > more[b]; });
+    for (uint64_t left = k - (val.size() - 1); size_t i : order) {
+      if (!left) break;
+      const uint64_t add = std::min(more[i], left);
+      val[1 + i] += add;
+      left -= add;
+    }
   }
   const CountSums vs = count_sums(val);
   const double fv = code_floor_bits(vs.n, vs.s, vs.max1);

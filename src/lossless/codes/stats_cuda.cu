@@ -92,13 +92,16 @@ __device__ void flush_bins(const uint32_t* sbins, uint32_t nbins, uint32_t from,
 template <uint32_t F>
 uint32_t shared_bytes(uint32_t alphabet) {
   const uint32_t nv = std::min(alphabet, kValueBins);
-  return 4 * (((F & kStatsHist) ? nv : 0) + ((F & kStatsRuns) ? nv + kLenBins : 0) + ((F & kStatsTokens) ? kLenBins : 0));
+  return 4 * (((F & kStatsHist) ? nv : 0) + ((F & kStatsRuns) ? nv + kLenBins : 0) + ((F & kStatsTokens) ? kLenBins : 0) +
+              ((F & kStatsCont) ? nv : 0));
 }
 
 template <uint32_t F>
 __global__ void __launch_bounds__(kThreads)
     stats_kernel(const uint16_t* __restrict__ sym, uint64_t n, uint32_t alphabet, uint16_t centre, StatsOut out) {
-  constexpr bool kH = F & kStatsHist, kT = F & kStatsTokens, kR = F & kStatsRuns, kW = F & kStatsWidths;
+  constexpr bool kH = F & kStatsHist, kT = F & kStatsTokens, kR = F & kStatsRuns, kW = F & kStatsWidths,
+                 kC = F & kStatsCont;
+  static_assert(!kC || kH, "continuations are counted in the histogram's loop");
   using Scan = cub::BlockScan<Last, kThreads>;
   using Reduce = cub::BlockReduce<uint64_t, kThreads>;
   __shared__ union {
@@ -111,7 +114,8 @@ __global__ void __launch_bounds__(kThreads)
   uint32_t* s_rval = s_hist + (kH ? nv : 0);
   uint32_t* s_zrun = s_rval + (kR ? nv : 0);
   uint32_t* s_rlen = s_zrun + (kT ? kLenBins : 0);
-  const uint32_t nbins = (kH ? nv : 0) + (kR ? nv + kLenBins : 0) + (kT ? kLenBins : 0);
+  uint32_t* s_cont = s_rlen + (kR ? kLenBins : 0);
+  const uint32_t nbins = (kH ? nv : 0) + (kR ? nv + kLenBins : 0) + (kT ? kLenBins : 0) + (kC ? nv : 0);
   for (int b = threadIdx.x; b < static_cast<int>(nbins); b += kThreads) bins[b] = 0;
   __syncthreads();
 
@@ -171,17 +175,28 @@ __global__ void __launch_bounds__(kThreads)
       }
       if (kH && nvalid) {  // equal neighbours merged: smooth codes cost one atomic, not eight
         uint32_t cur = v[0], k = 0;
+        // A segment of k equal codes holds k - 1 continuations, one more where the first one
+        // continues the code before this thread's eight.
+        uint32_t lead = kC && i > 0 && before == v[0];
+        auto flush = [&] {
+          count_value(cur, k, s_hist, nv, alphabet, out.hist, bad);
+          if (kC && cur != centre && k - 1 + lead) {
+            uint64_t ignored = 0;  // a bad symbol is counted once, by the histogram
+            count_value(cur, k - 1 + lead, s_cont, nv, alphabet, out.cont_hist, ignored);
+          }
+          lead = 0;
+        };
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
           if (static_cast<uint32_t>(j) >= nvalid) break;
           if (v[j] != cur) {
-            count_value(cur, k, s_hist, nv, alphabet, out.hist, bad);
+            flush();
             cur = v[j];
             k = 0;
           }
           ++k;
         }
-        count_value(cur, k, s_hist, nv, alphabet, out.hist, bad);
+        flush();
       }
       if (kW) {  // a bitpack block of 32 codes is 4 neighbouring lanes; padding counts as the centre
         uint32_t z = 0;
@@ -211,6 +226,7 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   if (kH) flush_bins(s_hist, nv, 0, out.hist);
+  if (kC) flush_bins(s_cont, nv, 0, out.cont_hist);
   if (kR) {
     flush_bins(s_rval, nv, 0, out.run_value_hist);
     flush_bins(s_rlen, kLenBins, 1, out.run_len_hist);
@@ -257,6 +273,8 @@ void launch_stats(const uint16_t* d_sym, uint64_t n, uint32_t alphabet, uint16_t
     case kStatsWidths: return launch<kStatsWidths>(d_sym, n, alphabet, centre, out, s);
     case kStatsHist | kStatsTokens | kStatsRuns:
       return launch<kStatsHist | kStatsTokens | kStatsRuns>(d_sym, n, alphabet, centre, out, s);
+    case kStatsHist | kStatsTokens | kStatsCont:
+      return launch<kStatsHist | kStatsTokens | kStatsCont>(d_sym, n, alphabet, centre, out, s);
   }
   fail(Status::internal, "codes stats: unsupported flag set " + std::to_string(flags));
 }

@@ -18,6 +18,7 @@ enum StatsFlag : uint32_t {
   kStatsTokens = 2,  // zero-run tokens
   kStatsRuns = 4,    // runs
   kStatsWidths = 8,  // bitpack words
+  kStatsCont = 16,   // per value, codes equal to the one before them (with kStatsHist)
 };
 
 // Scalars, at StatsOut::scalars.
@@ -42,6 +43,8 @@ struct StatsOut {
   uint64_t* run_len_hist;    // [65536]       with kStatsRuns
   uint64_t* tile_tokens;     // [tiles]       with kStatsTokens (written, need not be zeroed)
   uint64_t* tile_runs;       // [tiles]       with kStatsRuns (written, need not be zeroed)
+  uint64_t* cont_hist = nullptr;  // [alphabet] with kStatsCont: positions i > 0 with sym[i] == sym[i - 1],
+                                  // by value, the centre left out (its maximal runs are kCentreRuns)
 };
 
 inline uint64_t stats_tiles(uint64_t n) { return (n + kTile - 1) / kTile; }
