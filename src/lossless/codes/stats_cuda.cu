@@ -1,4 +1,6 @@
-// The one counting pass of the device encoders (stats_cuda.hpp). A CTA takes whole 65536-code
+// The counting pass of the device encoders (stats_cuda.hpp); `auto` runs it without the runs
+// (histogram, zero runs, maximal and centre runs, continuations by value) and again for the
+// runs only where their floor leaves them in the running (codes_cuda.cu). A CTA takes whole 65536-code
 // tiles (grid-stride), in steps of 2,048 codes, 8 consecutive codes a thread. Zero runs and
 // run lengths need the position of the previous token / run start, which one block scan (max)
 // per step gives, carried from step to step; histograms go to shared bins (values below a few
