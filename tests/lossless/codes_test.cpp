@@ -114,12 +114,11 @@ TEST(Codes, RunFloorNeverExceedsTheRunCoder) {
     ASSERT_LE(without, with);
     ASSERT_LE(exact_values, exact);
     ASSERT_LE(with, exact_values);
-    ruled_out_exact += n > 0 && exact_values >= std::min(codes::encoded_bytes_cpu(v, 1024, 512, Lossless::huffman),
-                                                         codes::encoded_bytes_cpu(v, 1024, 512, Lossless::zrle_huffman));
     ++cases;
     const uint64_t best = std::min(codes::encoded_bytes_cpu(v, 1024, 512, Lossless::huffman),
                                    codes::encoded_bytes_cpu(v, 1024, 512, Lossless::zrle_huffman));
     ruled_out += n > 0 && with >= best && codes::kRleHuffmanHeader + r0 / 4 < best;
+    ruled_out_exact += n > 0 && exact_values >= best;
   };
   for (uint64_t n : {1ull, 2ull, 65535ull, 65536ull, 65537ull, 3 * 65536ull + 12345ull, 300007ull}) {
     for (double noisy : {0.0, 0.02, 0.3, 1.0}) check(field_codes(n, noisy, static_cast<uint32_t>(n + 100 * noisy)), "field");

@@ -6,8 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <cstdint>
+#include <functional>
+#include <numeric>
 #include <span>
 #include <utility>
 #include <vector>
@@ -92,8 +93,6 @@ inline uint64_t rle_huffman_floor(std::span<const uint64_t> hist, uint16_t centr
   for (size_t v = 0; v < hist.size(); ++v)
     if (v != centre && hist[v]) val.push_back(1), more.push_back(hist[v] - 1), others += hist[v];
   if (val.size() - 1 > k) return kRleHuffmanHeader;  // not counts of one array: no floor
-  std::vector<size_t> order(more.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   // With `cont` (per value, the codes equal to the one before them), the maximal runs of v are
   // hist[v] - cont[v] exactly; counts that do not add up to k are ignored.
   bool exact = false;
@@ -111,6 +110,8 @@ inline uint64_t rle_huffman_floor(std::span<const uint64_t> hist, uint16_t centr
     if (ok && sum == k) val = std::move(ex), exact = true;
   }
   if (!exact) {
+    std::vector<size_t> order(more.size());
+    std::iota(order.begin(), order.end(), size_t{0});
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return more[a] > more[b]; });
     for (uint64_t left = k - (val.size() - 1); size_t i : order) {
       if (!left) break;
