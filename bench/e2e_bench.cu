@@ -10,6 +10,7 @@
 #include <sciz/sciz.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -38,13 +39,16 @@ struct Args {
   double chunk_mb = kDefaultChunkMiB;
   bool pageable = true;
   bool trace = false;  // one extra call of each row under the CUPTI timeline (not timed)
+  bool abs = false;    // the bounds as absolute ones: rel x the field's finite range
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "sciz_bench_e2e: %s\nusage: sciz_bench_e2e --field PATH --dims ZxYxX [--tile AxBxC] [--rel 1e-2,1e-3]\n"
                "  [--pipelines lorenzo,delta,szx (or interp, interp-tp, interp-cr, ...)] [--runs 20] [--host-runs N] [--no-host] [--no-cpu-check]\n"
-               "  [--gpu-memory BYTES] [--devices 0,1] [--chunk-mb MiB] [--no-pageable] [--trace] [--json OUT]\n",
+               "  [--gpu-memory BYTES] [--devices 0,1] [--chunk-mb MiB] [--no-pageable] [--trace] [--abs] [--json OUT]\n"
+               "  --abs: each bound given to sciz as absolute, rel x the field's range (the same bound, but\n"
+               "  no range pass before coding: the header's range is folded by the encoders)\n",
                why.c_str());
   std::exit(2);
 }
@@ -78,6 +82,7 @@ Args parse_args(int argc, char** argv) {
     else if (k == "--no-cpu-check") a.cpu_check = false;
     else if (k == "--no-pageable") a.pageable = false;
     else if (k == "--trace") a.trace = true;
+    else if (k == "--abs") a.abs = true;
     else if (k == "--gpu-memory") a.gpu_memory = std::stoull(val());
     else if (k == "--devices") {
       for (const auto& d : split(val())) a.devices.push_back(std::stoi(d));
@@ -130,6 +135,7 @@ struct Row {
   std::string pipeline, what;
   double rel, ratio, ms, gbs;
   std::string check;  // PASS / FAIL (+ stream equality)
+  bool abs = false;
 };
 
 }  // namespace
@@ -166,10 +172,15 @@ int main(int argc, char** argv) try {
 
   std::vector<Row> rows;
   bool all_ok = true;
+  double lo = INFINITY, hi = -INFINITY;
+  for (float v : x)
+    if (std::isfinite(v)) lo = std::min<double>(lo, v), hi = std::max<double>(hi, v);
+  const double span = hi > lo ? hi - lo : 1.0;
+  const char* mode = a.abs ? "abs" : "rel";
   for (double rel : a.rels) {
     for (const auto& p : a.pipelines) {
       CompressOptions o;
-      o.eb = {EbMode::rel, rel};
+      o.eb = a.abs ? ErrorBound{EbMode::abs, rel * span} : ErrorBound{EbMode::rel, rel};
       o.pipeline = p;
       o.device = Device::cuda;
       o.stream = s;
@@ -187,7 +198,7 @@ int main(int argc, char** argv) try {
       SCIZ_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, bytes, s));
       const double d_ms = time_on(s, a.warmups, a.runs, [&] { decompress(StreamView(d_s, size, true), d_y, bytes, dopt); });
       char tag[96];
-      std::snprintf(tag, sizeof tag, "%s rel %.0e", p.c_str(), rel);
+      std::snprintf(tag, sizeof tag, "%s %s %.0e", p.c_str(), mode, rel);
       traced(a.trace, s, std::string(tag) + " device compress", [&] { size = compress_into(dev_field, d_s, cap, true, o); });
       traced(a.trace, s, std::string(tag) + " device decompress",
              [&] { decompress(StreamView(d_s, size, true), d_y, bytes, dopt); });
@@ -210,10 +221,10 @@ int main(int argc, char** argv) try {
       }
       all_ok = all_ok && q.bad_points == 0;
       const double ratio = static_cast<double>(bytes) / static_cast<double>(size);
-      rows.push_back({p, "device compress", rel, ratio, c_ms, gb / (c_ms / 1e3), check});
-      rows.push_back({p, "device decompress", rel, ratio, d_ms, gb / (d_ms / 1e3), check});
-      std::printf("%-8s rel %.0e ratio %7.2f chunks %3zu  device: compress %8.1f GB/s  decompress %8.1f GB/s  %s\n",
-                  p.c_str(), rel, ratio, info.chunks.size(), gb / (c_ms / 1e3), gb / (d_ms / 1e3), check.c_str());
+      rows.push_back({p, "device compress", rel, ratio, c_ms, gb / (c_ms / 1e3), check, a.abs});
+      rows.push_back({p, "device decompress", rel, ratio, d_ms, gb / (d_ms / 1e3), check, a.abs});
+      std::printf("%-8s %s %.0e ratio %7.2f chunks %3zu  device: compress %8.1f GB/s  decompress %8.1f GB/s  %s\n",
+                  p.c_str(), mode, rel, ratio, info.chunks.size(), gb / (c_ms / 1e3), gb / (d_ms / 1e3), check.c_str());
       std::fflush(stdout);
 
       if (a.host) {
@@ -235,10 +246,10 @@ int main(int argc, char** argv) try {
           const bool same = n_st == gpu_stream.size() && std::memcmp(sbuf, gpu_stream.data(), n_st) == 0;
           const std::string ck = std::string(hq.bad_points == 0 ? "PASS" : "FAIL") + (same ? " ==device" : " !=DEVICE");
           all_ok = all_ok && hq.bad_points == 0 && same;
-          rows.push_back({p, std::string(what) + " compress", rel, ratio, hc, gb / (hc / 1e3), ck});
-          rows.push_back({p, std::string(what) + " decompress", rel, ratio, hdm, gb / (hdm / 1e3), ck});
-          std::printf("%-8s rel %.0e %-20s compress %6.1f GB/s (%.2f of H2D)  decompress %6.1f GB/s (%.2f of D2H)  %s\n",
-                      p.c_str(), rel, what, gb / (hc / 1e3), gb / (hc / 1e3) / h2d_gbs, gb / (hdm / 1e3),
+          rows.push_back({p, std::string(what) + " compress", rel, ratio, hc, gb / (hc / 1e3), ck, a.abs});
+          rows.push_back({p, std::string(what) + " decompress", rel, ratio, hdm, gb / (hdm / 1e3), ck, a.abs});
+          std::printf("%-8s %s %.0e %-20s compress %6.1f GB/s (%.2f of H2D)  decompress %6.1f GB/s (%.2f of D2H)  %s\n",
+                      p.c_str(), mode, rel, what, gb / (hc / 1e3), gb / (hc / 1e3) / h2d_gbs, gb / (hdm / 1e3),
                       gb / (hdm / 1e3) / d2h_gbs, ck.c_str());
           std::fflush(stdout);
         };
@@ -262,7 +273,7 @@ int main(int argc, char** argv) try {
             host_rows(("pinned, cap " + std::to_string(a.gpu_memory >> 20) + " MiB").c_str(), pinned, pinned_out,
                       pinned_stream, co, cd);
           } catch (const Error& e) {  // a cap too small for one chunk's work: said, not fatal
-            std::printf("%-8s rel %.0e capped rows skipped: %s\n", p.c_str(), rel, e.what());
+            std::printf("%-8s %s %.0e capped rows skipped: %s\n", p.c_str(), mode, rel, e.what());
           }
         }
         if (a.devices.size() > 1) {
@@ -287,7 +298,7 @@ int main(int argc, char** argv) try {
       << ",\n  \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      j << "    {\"pipeline\": \"" << r.pipeline << "\", \"what\": \"" << r.what << "\", \"rel\": " << r.rel
+      j << "    {\"pipeline\": \"" << r.pipeline << "\", \"what\": \"" << r.what << "\", \"bound\": \"" << (r.abs ? "abs" : "rel") << "\", \"rel\": " << r.rel
         << ", \"ratio\": " << r.ratio << ", \"ms\": " << r.ms << ", \"gbs\": " << r.gbs << ", \"check\": \"" << r.check
         << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }

@@ -21,6 +21,7 @@
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "core/geometry.hpp"
+#include "core/value_range.hpp"
 #include "lossless/bitpack/bitpack.hpp"
 #include "lossless/bitpack/bitpack_cuda.cuh"
 #include "lossless/codes/codes.hpp"
@@ -152,6 +153,32 @@ int main(int argc, char** argv) try {
                       a, [&] { lorenzo::cuda::launch_quantize<float>(d_x.get(), e, c, qp, d_codes.get(), sink, nullptr); },
                       [&] { SCIZ_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(unsigned long long), nullptr)); })});
 
+  // (b2) what an absolute bound's call pays for the header's range: the separate pass it no
+  // longer runs, and the quantize kernel folding the values it loads (checked against the pass)
+  dev::Buffer<RangeKeys> d_keys(1, nullptr);
+  const ValueRange pass_range = value_range_cuda(d_x.get(), n, nullptr);
+  rows.push_back({"value range pass (rel bounds only)", time_gpu(a, [&] { value_range_cuda(d_x.get(), n, nullptr); })});
+  auto check_fold = [&](const char* what) {
+    RangeKeys k;
+    dev::copy_to_host(&k, d_keys.get(), sizeof k, nullptr);
+    dev::sync(nullptr);
+    const ValueRange r = range_from_keys(k, n);
+    if (r.min != pass_range.min || r.max != pass_range.max || r.nonfinite != pass_range.nonfinite)
+      std::printf("ERROR: %s folded a range other than the range pass's\n", what);
+  };
+  {
+    lorenzo::cuda::SparseSink<float> fsink = sink;
+    fsink.range = d_keys.get();
+    rows.push_back({"predict+quantize kernel, range folded",
+                    time_gpu(
+                        a, [&] { lorenzo::cuda::launch_quantize<float>(d_x.get(), e, c, qp, d_codes.get(), fsink, nullptr); },
+                        [&] {
+                          SCIZ_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(unsigned long long), nullptr));
+                          reset_range_keys(d_keys.get(), nullptr);
+                        })});
+    check_fold("quantize kernel");
+  }
+
   // (c) reconstruct kernel alone, codes and sorted outliers already on the device
   lorenzo::Sparse<float> sp;
   lorenzo::compress_cuda<float>(d_x.get(), e, c, qp, d_codes.get(), sp, nullptr);
@@ -262,6 +289,16 @@ int main(int argc, char** argv) try {
                   })});
   szx::Encoded sz = szx::download(szd, nullptr);
   szd = {};
+  rows.push_back({"szx kernel encode, range folded", time_gpu(
+                                                          a,
+                                                          [&] {
+                                                            szd = szx::encode_device<float>(d_x.get(), n, info.eb_abs,
+                                                                                            szx::kDefaultBlock, nullptr,
+                                                                                            d_keys.get());
+                                                          },
+                                                          [&] { reset_range_keys(d_keys.get(), nullptr); })});
+  check_fold("szx encode kernel");
+  szd = {};
   const szx::DeviceSections<float> szs = szx::upload<float>(szx::view(sz), n, nullptr);
   rows.push_back({"szx kernel decode (device sections)", time_gpu(a, [&] {
                     szx::decode_device<float>(szs, d_out.get(), nullptr);
@@ -317,6 +354,12 @@ int main(int argc, char** argv) try {
                       dd = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr, row);
                     })});
     delta::Encoded e = delta::download(dd, nullptr);
+    dd = {};
+    rows.push_back({std::string("delta kernel encode, ") + label + ", range folded",
+                    time_gpu(
+                        a, [&] { dd = delta::encode_device<float>(d_x.get(), n, info.eb_abs, nullptr, row, d_keys.get()); },
+                        [&] { reset_range_keys(d_keys.get(), nullptr); })});
+    check_fold("delta encode kernel");
     dd = {};
     const delta::DeviceSections<float> ds = delta::upload<float>(delta::view(e), n, info.eb_abs, nullptr);
     rows.push_back({std::string("delta kernel decode, ") + label, time_gpu(a, [&] {

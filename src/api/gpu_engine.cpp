@@ -47,11 +47,17 @@ struct EncodedChunk {
 };
 
 EncodedChunk encode_rows(const Pipeline& pipe, const uint8_t* d_rows, DType dtype, const Shape& shape, double eb,
-                         const CompressOptions& opt) {
+                         const CompressOptions& opt, RangeKeys* range = nullptr) {
   EncodedChunk c;
   c.pipeline = pipe.name();
-  const CompressJob job{d_rows, true, dtype, shape, effective_extent(shape), eb, Device::cuda, opt};
+  const CompressJob job{d_rows, true, dtype, shape, effective_extent(shape), eb, Device::cuda, opt, range};
   pipe.compress_device(job, c.out);
+  if (range && !c.out.range_folded) {  // an encoder that does not fold: a pass of its own, queued
+    if (dtype == DType::f32)
+      value_range_fold_cuda(reinterpret_cast<const float*>(d_rows), shape.count(), range, opt.stream);
+    else
+      value_range_fold_cuda(reinterpret_cast<const double*>(d_rows), shape.count(), range, opt.stream);
+  }
   c.bytes = devstream::chunk_bytes(c.pipeline, c.out.params.size(), c.out.sections);
   const uint64_t raw = shape.count() * dtype_size(dtype);
   if (c.bytes > raw_chunk_bytes(raw)) {
@@ -67,6 +73,51 @@ EncodedChunk encode_rows(const Pipeline& pipe, const uint8_t* d_rows, DType dtyp
 void require_device_pointer(const void* p, const char* what) {
   SCIZ_REQUIRE(dev::is_device_pointer(p), Status::invalid_argument,
                std::string(what) + " is not device memory (a host pointer passed as a device pointer?)");
+}
+
+// An absolute bound needs the field's range for the header only: each worker's chunks fold it
+// into the worker's own words on the device (the encoders that read the values anyway, or a
+// pass of its own), and the host merges the workers' words once they are done. A relative
+// bound needs it before any value is coded, from a pass of its own first.
+bool range_after(const CompressOptions& opt) { return opt.eb.mode == EbMode::abs; }
+
+class WorkerRange {
+ public:
+  WorkerRange(bool on, Stream ws) {
+    if (!on) return;
+    d_ = dev::Buffer<RangeKeys>(1, ws);
+    reset_range_keys(d_.get(), ws);
+  }
+  RangeKeys* get() const { return d_.get(); }
+  // After the worker's last chunk: its words, read on its stream (which waits for its work).
+  RangeKeys read(Stream ws) const {
+    RangeKeys k = range_keys_identity();
+    if (!d_.get()) return k;
+    dev::copy_to_host(&k, d_.get(), sizeof k, ws);
+    dev::sync(ws);
+    return k;
+  }
+
+ private:
+  dev::Buffer<RangeKeys> d_;
+};
+
+// The workers' words merged (order does not matter: min, max and a sum), as a range of n values;
+// where an infinity reached them (range_keys_usable), the range by pass(), as a relative bound
+// finds it (a field with infinities pays the pass it would have paid).
+template <class Pass>
+ValueRange merged_range(const std::vector<RangeKeys>& ks, uint64_t n, Pass&& pass) {
+  RangeKeys all = range_keys_identity();
+  for (const RangeKeys& k : ks) {
+    all.lo = std::min(all.lo, k.lo);
+    all.hi = std::max(all.hi, k.hi);
+    all.bad += k.bad;
+  }
+  if (!range_keys_usable(all)) {
+    TracePhase t("value range (infinities met by the encoders' fold)");
+    return pass();
+  }
+  return range_from_keys(all, n);
 }
 
 // Working memory a chunk's encoder may take besides its input and output, measured upper
@@ -151,11 +202,14 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
   const Stream s = opt.stream;
   const ChunkPlan plan = plan_chunks(f.shape, f.dtype, opt.chunk_mb);
   ValueRange vr;
-  {
+  const bool later = range_after(opt);
+  if (later) {
+    dev::sync(s);  // the caller's work on its field before the workers' streams read it
+  } else {
     TracePhase t("value range", true, s);
     vr = device_range(f, s);  // synchronizes s: the input is ready for the workers' streams too
   }
-  const Header h = field_header(f, opt, pipe, vr);
+  Header h = field_header(f, opt, pipe, vr);
   const size_t w = dtype_size(f.dtype);
   std::vector<ChunkEntry> entries(plan.count);
   const uint64_t head_bytes = align16(stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count));
@@ -164,6 +218,7 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
   const int device = dev::current_device();
   const DeviceAllocator* alloc = dev::current_allocator();
   const int k = resident_workers(kResidentWorkers, plan.count, plan.rows_per_chunk * plan.row_values * w);
+  std::vector<RangeKeys> keys(k, range_keys_identity());
   std::vector<dev::Event> done(k);
   for (auto& e : done) e = dev::make_event();
   struct Events {
@@ -183,9 +238,10 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
     CompressOptions wopt = opt;
     wopt.stream = ws;
     try {
+      const WorkerRange range(later, ws);
       for (uint64_t i; (i = next++) < plan.count;) {
         const uint8_t* rows = static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w;
-        EncodedChunk c = encode_rows(pipe, rows, f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, wopt);
+        EncodedChunk c = encode_rows(pipe, rows, f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, wopt, range.get());
         const uint64_t at = commit.place(i, c.bytes);
         if (at + c.bytes <= capacity) devstream::write_chunk(c.pipeline, c.out.params, c.out.sections, d_out + at, ws);
         // A host copy goes down as soon as its chunk is written, behind other chunks' kernels.
@@ -193,6 +249,7 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
           dev::download(host_out + at, d_out + at, c.bytes, ws);
         entries[i] = {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
       }
+      keys[wk] = range.read(ws);
     } catch (const Aborted&) {
     } catch (...) {
       commit.abort();
@@ -207,6 +264,7 @@ uint64_t compress_device(const FieldView& f, const CompressOptions& opt, uint8_t
     throw;
   }
   settle();  // the caller's stream sees every chunk written
+  if (later) h = field_header(f, opt, pipe, merged_range(keys, f.shape.count(), [&] { return device_range(f, s); }));
   const uint64_t at = commit.end();
   if (at > capacity) fail_too_small(capacity, at);
   if (host_out && at > host_capacity) fail_too_small(host_capacity, at);
@@ -282,22 +340,27 @@ ChunkEntry send_down(Committer& commit, uint64_t i, const EncodedChunk& c, uint8
   return {at, c.bytes, static_cast<uint32_t>(c.head_bytes)};
 }
 
+ValueRange host_range(const FieldView& f);
+
 // A host field through one or more GPUs a chunk at a time: each worker uploads its chunk's
 // rows, encodes them, writes the chunk and downloads it to its place, while the other workers'
-// copies and kernels run beside it. `vr` is the whole field's range, found beforehand.
+// copies and kernels run beside it. `vr` is the whole field's range, found beforehand, unless
+// range_after(opt): then the workers fold it as they go.
 uint64_t compress_streamed(const FieldView& f, const CompressOptions& opt, const std::vector<int>& devices,
                            const ValueRange& vr, uint8_t* out, uint64_t capacity) {
   const Pipeline& pipe = find_pipeline(opt.pipeline);
   const ChunkPlan plan = plan_chunks(f.shape, f.dtype, opt.chunk_mb);
   const size_t w = dtype_size(f.dtype);
   const uint64_t chunk_in = plan.rows_per_chunk * plan.row_values * w;
-  const Header h = field_header(f, opt, pipe, vr);
+  const bool later = range_after(opt);
+  Header h = field_header(f, opt, pipe, vr);
   std::vector<ChunkEntry> entries(plan.count);
   Committer commit(align16(stream_header_bytes(f.shape.dims.size(), h.pipeline.size(), plan.count)));
   std::atomic<uint64_t> next{0};
   const DeviceAllocator* alloc = dev::current_allocator();
   const int per = workers_within(opt.gpu_memory ? opt.gpu_memory : UINT64_MAX, chunk_in);
   const int k = static_cast<int>(std::min<uint64_t>(plan.count, per * devices.size()));
+  std::vector<RangeKeys> keys(k, range_keys_identity());
   workers::run(k, [&](int wk) {
     const int device = devices[wk % devices.size()];
     dev::set_device(device);
@@ -307,14 +370,18 @@ uint64_t compress_streamed(const FieldView& f, const CompressOptions& opt, const
     wopt.stream = ws;
     as_worker(commit, ws, [&] {
       dev::Buffer<uint8_t> d_rows(chunk_in, ws), d_chunk(raw_chunk_bytes(chunk_in), ws);
+      const WorkerRange range(later, ws);
       for (uint64_t i; (i = next++) < plan.count;) {
         const uint8_t* rows = static_cast<const uint8_t*>(f.data) + plan.row0(i) * plan.row_values * w;
         dev::upload(d_rows.get(), rows, plan.values(i) * w, ws);
-        EncodedChunk c = encode_rows(pipe, d_rows.get(), f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, wopt);
+        EncodedChunk c =
+            encode_rows(pipe, d_rows.get(), f.dtype, plan.chunk_shape(f.shape, i), h.eb_abs, wopt, range.get());
         entries[i] = send_down(commit, i, c, d_chunk.get(), out, capacity, ws);
       }
+      keys[wk] = range.read(ws);
     });
   });
+  if (later) h = field_header(f, opt, pipe, merged_range(keys, f.shape.count(), [&] { return host_range(f); }));
   const uint64_t at = commit.end();
   if (at > capacity) fail_too_small(capacity, at);
   const std::vector<uint8_t> head = write_stream_header(h, plan, entries);
@@ -469,10 +536,10 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
       return size;
     }
   }
-  // Larger than the GPUs' share: chunk by chunk, the range found on the host first (it fixes
-  // the bound every chunk uses).
+  // Larger than the GPUs' share: chunk by chunk, a relative bound's range found on the host
+  // first (it fixes the bound every chunk uses); an absolute bound's is folded on the way.
   ValueRange vr;
-  {
+  if (!range_after(opt)) {
     TracePhase t("value range (host)");
     vr = host_range(f);
   }

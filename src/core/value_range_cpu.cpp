@@ -116,4 +116,15 @@ ValueRange value_range_cpu(const T* x, uint64_t n) {
 template ValueRange value_range_cpu<float>(const float*, uint64_t);
 template ValueRange value_range_cpu<double>(const double*, uint64_t);
 
+ValueRange range_from_keys(const RangeKeys& k, uint64_t n) {
+  ValueRange r;
+  r.nonfinite = k.bad;
+  r.finite = n - k.bad;
+  if (r.finite) {  // + 0.0 turns -0 into +0, as value_range_cuda does
+    r.min = range_value(k.lo) + 0.0;
+    r.max = range_value(k.hi) + 0.0;
+  }
+  return r;
+}
+
 }  // namespace sciz

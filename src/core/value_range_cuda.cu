@@ -1,9 +1,11 @@
 // Range of the finite values of a device array, by one block reduction (same semantics as
 // value_range_cpu.cpp).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/block_reduce.cuh"
+#include "core/range_fold.cuh"
 #include "core/value_range.hpp"
 
 namespace sciz {
@@ -109,6 +111,59 @@ ValueRange value_range_cuda(const T* d_x, uint64_t n, cudaStream_t stream) {
   }
   return r;
 }
+
+namespace {
+
+// Grid-stride over 16-byte vectors (the scalar head and tail by the first threads), a warp's
+// fold merged by one set of atomics: the chunk of a pipeline whose encoder does not fold.
+template <class T>
+__global__ void __launch_bounds__(256) fold_kernel(const T* __restrict__ x, uint64_t head, uint64_t vecs, uint64_t n,
+                                                   RangeKeys* keys) {
+  constexpr int kPer = 16 / sizeof(T);
+  RangeFold<T> f;
+  const uint64_t tid = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const uint64_t step = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  const uint4* v = reinterpret_cast<const uint4*>(x + head);
+  for (uint64_t i = tid; i < vecs; i += step) {
+    const uint4 w = __ldg(v + i);
+    const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int q = 0; q < kPer; ++q) f.add(e[q]);
+  }
+  const uint64_t tail0 = head + vecs * kPer, rest = head + (n - tail0);
+  for (uint64_t i = tid; i < rest; i += step) f.add(x[i < head ? i : tail0 + (i - head)]);
+  f.flush(keys);
+}
+
+}  // namespace
+
+void reset_range_keys(RangeKeys* d_keys, cudaStream_t s) {
+  const RangeKeys id = range_keys_identity();
+  // Three words by value through a kernel argument: no host buffer must outlive the call.
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_keys, 0xff, sizeof(id.lo), s));
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(&d_keys->hi, 0, sizeof(id.hi) + sizeof(id.bad), s));
+}
+
+template <class T>
+void value_range_fold_cuda(const T* d_x, uint64_t n, RangeKeys* d_keys, cudaStream_t s) {
+  if (n == 0) return;
+  constexpr int kPer = 16 / sizeof(T);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(d_x);
+  uint64_t head = ((16 - (a & 15)) & 15) / sizeof(T), vecs = 0;
+  if ((a % sizeof(T)) != 0 || head >= n)
+    head = n;  // not even element-aligned, or too short: every value scalar
+  else
+    vecs = (n - head) / kPer;
+  const uint64_t scalars = n - vecs * kPer;
+  const uint64_t want = std::max<uint64_t>((vecs + 3) / 4, scalars);
+  // At most 2,048 CTAs: a few waves on any current GPU; more would only add atomics.
+  const unsigned blocks = static_cast<unsigned>(std::clamp<uint64_t>((want + 255) / 256, 1, 2048));
+  fold_kernel<T><<<blocks, 256, 0, s>>>(d_x, head, vecs, n, d_keys);
+  SCIZ_CUDA_CHECK(cudaGetLastError());
+}
+
+template void value_range_fold_cuda<float>(const float*, uint64_t, RangeKeys*, cudaStream_t);
+template void value_range_fold_cuda<double>(const double*, uint64_t, RangeKeys*, cudaStream_t);
 
 template ValueRange value_range_cuda<float>(const float*, uint64_t, cudaStream_t);
 template ValueRange value_range_cuda<double>(const double*, uint64_t, cudaStream_t);

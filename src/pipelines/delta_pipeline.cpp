@@ -58,8 +58,9 @@ void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
   delta::DeviceEncoded<T> d;
   {
     TracePhase t("delta encode (cuda, device sections)", true, s);
-    d = delta::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, s, row);
+    d = delta::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, s, row, job.range);
   }
+  out.range_folded = job.range != nullptr;
   out.params = delta::write_params(d.mode, d.row);
   runs::DeviceBlob exact = runs::write_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
   out.add(kWidths, std::move(d.widths), delta::group_count(n));

@@ -191,6 +191,7 @@ void compress_device_typed(const CompressJob& job, const interp_codes::Plan& pla
     out.params = interp_params::write_lorenzo(inner.params);
     out.sections = std::move(inner.sections);
     out.owned = std::move(inner.owned);
+    out.range_folded = inner.range_folded;
     return;
   }
   dev::Buffer<uint8_t> codes(L.total, s);

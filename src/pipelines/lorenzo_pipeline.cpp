@@ -151,8 +151,9 @@ void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
   {
     TracePhase t("lorenzo encode (cuda, device sections)", true, s);
     d = lorenzo::compress_device<T>(static_cast<const T*>(job.data), e, lp.tile, qp, ctx.alphabet, ctx.centre,
-                                    plan.first, s);
+                                    plan.first, s, job.range);
   }
+  out.range_folded = job.range != nullptr;
   DeviceStatus check;
   dev::copy_to_host(&check, d.check.get(), sizeof check, s);
   dev::sync(s);

@@ -14,6 +14,7 @@
 #include "core/device_span.hpp"
 #include "core/device_status.hpp"
 #include "core/geometry.hpp"
+#include "core/value_range.hpp"
 
 namespace sciz {
 
@@ -26,6 +27,10 @@ struct CompressJob {  // one chunk of a field
   double eb_abs;
   Device device;     // cpu or cuda, already resolved
   CompressOptions opt;
+  // Device path under an absolute bound: the call's range words (core/value_range.hpp), into
+  // which the chunk's finite range is folded. An encoder that folds what it reads says so in
+  // DeviceChunkOut::range_folded; the engine folds the others' chunks by a pass of their own.
+  RangeKeys* range = nullptr;
 };
 
 struct DecompressJob {
@@ -42,6 +47,7 @@ struct DeviceChunkOut {
   std::vector<uint8_t> params;
   std::vector<devstream::Section> sections;   // views into `owned` (or into the job's input)
   std::vector<dev::Buffer<uint8_t>> owned;    // what holds them until the chunk is written
+  bool range_folded = false;                  // the job's range words hold this chunk's values
   void add(uint32_t id, dev::Buffer<uint8_t> buf, uint64_t size) {
     sections.push_back({id, buf.get(), size});
     owned.push_back(std::move(buf));

@@ -48,8 +48,9 @@ void compress_device_typed(const CompressJob& job, DeviceChunkOut& out) {
   szx::DeviceEncoded<T> d;
   {
     TracePhase t("szx encode (cuda, device sections)", true, s);
-    d = szx::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, job.opt.szx_block, s);
+    d = szx::encode_device<T>(static_cast<const T*>(job.data), n, job.eb_abs, job.opt.szx_block, s, job.range);
   }
+  out.range_folded = d.range_folded;
   out.params = szx::write_params({d.block, szx::kLayout2});
   runs::DeviceBlob exact = runs::write_device<T>(d.exact_idx.get(), d.exact_val.get(), d.exact_count, s);
   out.add(kKinds, std::move(d.kinds), d.nblocks);

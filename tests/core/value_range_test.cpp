@@ -95,3 +95,35 @@ void adversarial() {
 
 TEST(ValueRangeCpu, F32EqualsTheDefinitionOnAdversarialInputs) { adversarial<float>(); }
 TEST(ValueRangeCpu, F64EqualsTheDefinitionOnAdversarialInputs) { adversarial<double>(); }
+
+// The device fold's words: range_key orders doubles as < does (-0 just below +0), range_value
+// inverts it, and range_from_keys reads the words as value_range_cpu reports a range.
+TEST(RangeKeys, KeysOrderDoublesAndReadBack) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> v{-inf, std::numeric_limits<double>::lowest(), -1e300, -2.5, -1.0,
+                              -std::numeric_limits<double>::min(), -std::numeric_limits<double>::denorm_min(), -0.0,
+                              0.0, std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(),
+                              1.0, 3.0, 1e300, std::numeric_limits<double>::max(), inf};
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double back = range_value(range_key(v[i]));
+    EXPECT_EQ(std::memcmp(&back, &v[i], 8), 0) << v[i];
+    if (i) EXPECT_LT(range_key(v[i - 1]), range_key(v[i])) << v[i - 1] << " < " << v[i];
+  }
+  // Identity words: nothing finite.
+  const ValueRange none = range_from_keys(range_keys_identity(), 0);
+  EXPECT_EQ(none.finite, 0u);
+  RangeKeys k{range_key(-0.0), range_key(-0.0), 3};
+  const ValueRange z = range_from_keys(k, 10);
+  EXPECT_EQ(z.finite, 7u);
+  EXPECT_EQ(z.nonfinite, 3u);
+  EXPECT_FALSE(std::signbit(z.min)) << "-0 reads as +0, as value_range_cpu reports it";
+  EXPECT_FALSE(std::signbit(z.max));
+  const std::vector<float> f{-0.0f, 2.5f, -7.25f, std::numeric_limits<float>::quiet_NaN()};
+  const ValueRange want = value_range_cpu(f.data(), f.size());
+  RangeKeys fk{range_key(-7.25), range_key(2.5), 1};
+  const ValueRange got = range_from_keys(fk, f.size());
+  EXPECT_EQ(got.min, want.min);
+  EXPECT_EQ(got.max, want.max);
+  EXPECT_EQ(got.finite, want.finite);
+  EXPECT_EQ(got.nonfinite, want.nonfinite);
+}

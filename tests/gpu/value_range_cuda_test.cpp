@@ -1,8 +1,12 @@
-// value_range_cuda: the finite range and the non-finite count, exactly as the CPU twin.
+// value_range_cuda: the finite range and the non-finite count, exactly as the CPU twin; and
+// value_range_fold_cuda, the words an absolute bound's encoders fold into, the same again, also
+// when a field is folded in pieces.
 #include <gtest/gtest.h>
 #include <sciz/sciz.hpp>
 
+#include <cmath>
 #include <limits>
+#include <string>
 
 #include "core/value_range.hpp"
 #include "gpu/gpu_util.hpp"
@@ -12,15 +16,37 @@ using namespace sciz;
 
 namespace {
 
+// The fold of pieces [0, cut) and [cut, n) of d into one set of words, as two chunks' encoders
+// would fold them (cut == n: one piece).
+template <class T>
+ValueRange folded(const T* d, uint64_t n, uint64_t cut) {
+  dev::Buffer<RangeKeys> k(1, nullptr);
+  reset_range_keys(k.get(), nullptr);
+  value_range_fold_cuda(d, cut, k.get(), nullptr);
+  value_range_fold_cuda(d + cut, n - cut, k.get(), nullptr);
+  RangeKeys h;
+  dev::copy_to_host(&h, k.get(), sizeof h, nullptr);
+  dev::sync(nullptr);
+  return range_from_keys(h, n);
+}
+
+void expect_equal(const ValueRange& c, const ValueRange& g, const std::string& what) {
+  EXPECT_EQ(c.finite, g.finite) << what;
+  EXPECT_EQ(c.nonfinite, g.nonfinite) << what;
+  EXPECT_EQ(c.min, g.min) << what;
+  EXPECT_EQ(c.max, g.max) << what;
+  EXPECT_FALSE(std::signbit(g.min) && g.min == 0) << what << ": -0 must read as +0";
+  EXPECT_FALSE(std::signbit(g.max) && g.max == 0) << what << ": -0 must read as +0";
+}
+
 template <class T>
 void expect_twins(const std::vector<T>& x) {
   const ValueRange c = value_range_cpu(x.data(), x.size());
   auto d = test::upload(x);
-  const ValueRange g = value_range_cuda<T>(d.get(), x.size(), nullptr);
-  EXPECT_EQ(c.finite, g.finite) << "n = " << x.size();
-  EXPECT_EQ(c.nonfinite, g.nonfinite) << "n = " << x.size();
-  EXPECT_EQ(c.min, g.min) << "n = " << x.size();
-  EXPECT_EQ(c.max, g.max) << "n = " << x.size();
+  const std::string n = "n = " + std::to_string(x.size());
+  expect_equal(c, value_range_cuda<T>(d.get(), x.size(), nullptr), n);
+  expect_equal(c, folded(d.get(), x.size(), x.size()), n + ", folded");
+  expect_equal(c, folded(d.get(), x.size(), x.size() / 3), n + ", folded in two pieces");
 }
 
 template <class T>
@@ -38,6 +64,8 @@ void run_all() {
   expect_twins(std::vector<T>(77, T(3.5)));                // constant
   expect_twins(std::vector<T>{std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(), nan});
   expect_twins(std::vector<T>{std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest(), inf});
+  expect_twins(std::vector<T>{T(-0.0), T(0.0), T(-0.0)});  // zeros of both signs only
+  expect_twins(std::vector<T>{T(-0.0), nan, -inf});
 }
 
 }  // namespace
@@ -72,6 +100,10 @@ void offsets_and_tails() {
         ASSERT_EQ(c.max, g.max) << "offset " << off << " n " << n << " spike " << spike;
         ASSERT_EQ(c.min, g.min) << "offset " << off << " n " << n;
         ASSERT_EQ(c.nonfinite, g.nonfinite) << "offset " << off << " n " << n;
+        const ValueRange f = folded(d.get() + off, n, n / 2);
+        ASSERT_EQ(c.max, f.max) << "folded, offset " << off << " n " << n << " spike " << spike;
+        ASSERT_EQ(c.min, f.min) << "folded, offset " << off << " n " << n;
+        ASSERT_EQ(c.nonfinite, f.nonfinite) << "folded, offset " << off << " n " << n;
       }
     }
   }

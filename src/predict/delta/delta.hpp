@@ -14,6 +14,7 @@
 #include "core/device.hpp"
 #include "core/device_span.hpp"
 #include "core/device_status.hpp"
+#include "core/value_range.hpp"
 #include "predict/delta/delta_math.hpp"
 
 namespace sciz::delta {
@@ -106,9 +107,11 @@ struct DeviceEncoded {
 
 // x on the device. One kernel: a CTA per layer packs it, finds its payload offset by decoupled
 // look-back over layers, then moves it there. Synchronizes s once, to learn the sizes. row: as
-// for encode_cpu.
+// for encode_cpu. range (device, optional): the kernel also folds x's finite range into it
+// (core/value_range.hpp), before that synchronization.
 template <class T>
-DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s, uint64_t row = 0);
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s, uint64_t row = 0,
+                               RangeKeys* range = nullptr);
 
 // The device sections copied to the host, byte-identical to encode_cpu's.
 template <class T>

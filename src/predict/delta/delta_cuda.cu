@@ -24,6 +24,7 @@
 // (the paper's dual-level prefix sum), lane 31's sum carried to the next iteration. Exact values
 // are scattered afterwards.
 #include <algorithm>
+#include <limits>
 #include <type_traits>
 #include <cstring>
 #include <string>
@@ -38,6 +39,7 @@
 #include "core/host_memory.hpp"
 #include "core/kernel_timer.cuh"
 #include "core/lookback.cuh"
+#include "core/range_fold.cuh"
 #include "predict/delta/delta.hpp"
 
 namespace sciz::delta {
@@ -456,10 +458,12 @@ __device__ inline bool last_code(const ChainView<T>& x, uint32_t from, uint32_t 
 // A CTA per layer; warp w takes iterations [w IPW, (w + 1) IPW) (its part). Layers, not warps,
 // are the unit so that the last, partial wave of a 500 MB field is a quarter of a layer's walk.
 // The look-back's third counter carries the zero-width groups (<= 1024 a layer: 12 bits).
-template <class T>
+// kRange: the values walked are also folded into *range (an absolute bound's call skips the
+// separate range pass); a template flag so that the relative bound's kernel stays as it was.
+template <class T, bool kRange>
 __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
     encode_kernel(const T* __restrict__ x, uint64_t n, Rows rows, uint64_t layers, Quant<T> p,
-                  lookback::State<3> st, EncodeOut o, Ring ring) {
+                  lookback::State<3> st, EncodeOut o, Ring ring, RangeKeys* range) {
   constexpr uint32_t W = kEncodeWarps, IPW = 32 / W, kPartBytes = IPW * 32 * 4 * (kMaxWidth + 1);
   __shared__ uint32_t s_pack[W][kStageWords];
   __shared__ unsigned long long s_tile;
@@ -508,11 +512,22 @@ __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
 
   // The part's walk: prequantize, chain, widths, each group packed at its word in the part.
   uint32_t at = 0, exact = 0, zeros = 0, special_iters = 0;
+  RangeFold<T> rf;
   for (uint32_t j = j0; j < j1; ++j) {
     const uint32_t g0 = j * 1024 + lane * 32;
     const uint32_t glen = g0 < len ? min(32u, len - g0) : 0u;
     T v[32];
     xl.group(g0, glen, v);
+    if constexpr (kRange) {  // the non-finite values are counted where they are stored, below
+      if (glen == 32) {
+#pragma unroll
+        for (uint32_t i = 0; i < 32; ++i) rf.add_fast(v[i]);
+      } else {
+#pragma unroll
+        for (uint32_t i = 0; i < 32; ++i)
+          if (i < glen) rf.add_fast(v[i]);
+      }
+    }
     Group g;
     make_group(v, glen, p, lane, carry, g);
     if (glen) {
@@ -585,14 +600,19 @@ __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
         const uint32_t g0 = j * 1024 + lane * 32;
         for (uint32_t bits = special; bits; bits &= bits - 1, ++e) {
           const uint32_t i = __ffs(static_cast<int>(bits)) - 1;
-          if (e < o.ex_cap) {
-            o.ex_idx[e] = base + g0 + i;
-            static_cast<T*>(o.ex_val)[e] = xl.at(g0 + i);
+          if (kRange || e < o.ex_cap) {
+            const T val = xl.at(g0 + i);
+            if constexpr (kRange) rf.bad += !(fabs(val) < std::numeric_limits<T>::infinity());
+            if (e < o.ex_cap) {
+              o.ex_idx[e] = base + g0 + i;
+              static_cast<T*>(o.ex_val)[e] = val;
+            }
           }
         }
       }
     }
   }
+  if constexpr (kRange) rf.flush(range);
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
@@ -788,7 +808,7 @@ uint64_t ring_slots() {
     int dev = 0, sms = 0, ctas = 0;
     SCIZ_CUDA_CHECK(cudaGetDevice(&dev));
     SCIZ_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    SCIZ_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, encode_kernel<T>, 32 * kEncodeWarps, 0));
+    SCIZ_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, encode_kernel<T, false>, 32 * kEncodeWarps, 0));
     return std::max<uint64_t>(1, uint64_t(sms) * uint64_t(ctas));
   }();
   return slots;
@@ -797,7 +817,8 @@ uint64_t ring_slots() {
 }  // namespace
 
 template <class T>
-DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s, uint64_t row_hint) {
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t s, uint64_t row_hint,
+                               RangeKeys* range) {
   SCIZ_REQUIRE(std::isfinite(eb) && eb > 0, Status::invalid_argument,
                "delta: error bound " + std::to_string(eb) + " must be finite and positive");
   SCIZ_REQUIRE(n < (uint64_t(1) << 56), Status::invalid_argument, "delta: field of " + std::to_string(n) + " values");
@@ -829,7 +850,13 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, cudaStream_t
                       d.exact_idx.get(), d.exact_val.get(), cap};
     Timer t("encode kernel", n * sizeof(T), s);
     const unsigned grid = static_cast<unsigned>(L);
-    encode_kernel<T><<<grid, 32 * kEncodeWarps, 0, s>>>(d_x, n, make_rows(d.row), L, p, look.state(), o, ring);
+    // A second attempt must not fold the values twice (the count of non-finite ones would).
+    if (range && attempt == 0)
+      encode_kernel<T, true><<<grid, 32 * kEncodeWarps, 0, s>>>(d_x, n, make_rows(d.row), L, p, look.state(), o, ring,
+                                                                 range);
+    else
+      encode_kernel<T, false><<<grid, 32 * kEncodeWarps, 0, s>>>(d_x, n, make_rows(d.row), L, p, look.state(), o, ring,
+                                                                  nullptr);
     SCIZ_CUDA_CHECK(cudaGetLastError());
     t.stop();
     Agg tot;
@@ -952,7 +979,7 @@ void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, double eb, 
 }
 
 #define SCIZ_DELTA_INSTANTIATE(T)                                                          \
-  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t, uint64_t); \
+  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t, uint64_t, RangeKeys*); \
   template Encoded download<T>(const DeviceEncoded<T>&, cudaStream_t, Stats*);            \
   template DeviceSections<T> upload<T>(const Sections&, uint64_t, double, cudaStream_t);  \
   template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);                 \

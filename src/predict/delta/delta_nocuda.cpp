@@ -9,7 +9,7 @@ namespace {
 }  // namespace
 
 template <class T>
-DeviceEncoded<T> encode_device(const T*, uint64_t, double, cudaStream_t, uint64_t) {
+DeviceEncoded<T> encode_device(const T*, uint64_t, double, cudaStream_t, uint64_t, RangeKeys*) {
   no_cuda();
 }
 template <class T>
@@ -30,7 +30,7 @@ void decode_device_sections(const DeviceSectionsIn&, uint64_t, double, T*, Devic
 }
 
 #define SCIZ_DELTA_INSTANTIATE(T)                                                          \
-  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t, uint64_t); \
+  template DeviceEncoded<T> encode_device<T>(const T*, uint64_t, double, cudaStream_t, uint64_t, RangeKeys*); \
   template Encoded download<T>(const DeviceEncoded<T>&, cudaStream_t, Stats*);            \
   template DeviceSections<T> upload<T>(const Sections&, uint64_t, double, cudaStream_t);  \
   template void decode_device<T>(const DeviceSections<T>&, T*, cudaStream_t);              \

@@ -12,6 +12,7 @@
 #include "core/device_span.hpp"
 #include "core/device_status.hpp"
 #include "core/geometry.hpp"
+#include "core/value_range.hpp"
 #include "predict/lorenzo/lorenzo_math.hpp"
 
 namespace sciz::lorenzo {
@@ -60,7 +61,8 @@ void decompress_cuda(const uint16_t* d_codes, const Sparse<T>& sp, const Extent&
 // counting (the sparse counts and the code statistics, learnt together), one more in the rare
 // case that the sparse lists overflowed their first capacity, and one inside the exact-runs
 // writer when there are exact values (to learn the section's size). The sections are then
-// complete once the caller synchronizes s.
+// complete once the caller synchronizes s. range (device, optional): the quantize kernel also
+// folds the field's finite range into it, before the first synchronization.
 struct DeviceSectionsOut {
   std::optional<Lossless> stage;                // the stage used (never auto_select; none: raw codes)
   dev::Buffer<uint8_t> codes, outliers, exact;  // device bytes of sections 1, 2, 3
@@ -71,7 +73,8 @@ struct DeviceSectionsOut {
 };
 template <class T>
 DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape& t, const QuantParams<T>& p,
-                                  uint32_t alphabet, uint16_t centre, std::optional<Lossless> choice, cudaStream_t s);
+                                  uint32_t alphabet, uint16_t centre, std::optional<Lossless> choice, cudaStream_t s,
+                                  RangeKeys* range = nullptr);
 
 // Decodes sections whose bytes are on the device (host-known lengths) into d_out, validating
 // every one on the device as the CPU decoders do (without a stage, `codes` holds the n codes

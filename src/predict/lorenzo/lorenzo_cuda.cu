@@ -193,7 +193,8 @@ dev::Buffer<DeviceStatus> zeroed_status(cudaStream_t s) {
 
 template <class T>
 DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape& t, const QuantParams<T>& p,
-                                  uint32_t alphabet, uint16_t centre, std::optional<Lossless> choice, cudaStream_t s) {
+                                  uint32_t alphabet, uint16_t centre, std::optional<Lossless> choice, cudaStream_t s,
+                                  RangeKeys* range) {
   const uint64_t n = e.count();
   cuda::require_tile(t);
   DeviceSectionsOut out;
@@ -214,7 +215,8 @@ DeviceSectionsOut compress_device(const T* d_x, const Extent& e, const TileShape
   auto* found = reinterpret_cast<unsigned long long*>(rb.device(at_found));
   {
     TracePhase tp("lorenzo device: quantize + count", true, s);
-    cuda::launch_quantize<T>(d_x, e, t, p, d_codes, {found, oidx.get(), oval.get(), ocap, eidx.get(), evals.get(), ecap}, s);
+    cuda::launch_quantize<T>(d_x, e, t, p, d_codes,
+                             {found, oidx.get(), oval.get(), ocap, eidx.get(), evals.get(), ecap, range}, s);
     if (enc) enc->launch(s);
     rb.fetch(s);  // synchronization 1
   }
@@ -316,7 +318,7 @@ void decompress_device(DeviceSpan codes_sec, DeviceSpan outliers, DeviceSpan exa
   template void decompress_cuda<T>(const uint16_t*, const Sparse<T>&, const Extent&, const TileShape&,            \
                                    const QuantParams<T>&, T*, cudaStream_t);                                        \
   template DeviceSectionsOut compress_device<T>(const T*, const Extent&, const TileShape&, const QuantParams<T>&, \
-                                                uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t);         \
+                                                uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t, RangeKeys*); \
   template void decompress_device<T>(DeviceSpan, DeviceSpan, DeviceSpan, std::optional<Lossless>, const Extent&,     \
                                      const TileShape&,                                                              \
                                      const QuantParams<T>&, T*, DeviceStatus*, cudaStream_t);

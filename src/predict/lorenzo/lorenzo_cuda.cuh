@@ -7,6 +7,7 @@
 #include "core/cuda_fwd.hpp"
 #include "core/device_status.hpp"
 #include "core/geometry.hpp"
+#include "core/value_range.hpp"
 #include "predict/lorenzo/lorenzo_math.hpp"
 
 namespace sciz::lorenzo::cuda {
@@ -23,6 +24,7 @@ struct SparseSink {
   uint64_t* exact_idx;    // linear index
   T* exact_val;
   uint64_t exact_cap;
+  RangeKeys* range = nullptr;  // also fold the values read into it (core/value_range.hpp)
 };
 
 // Codes for every point of the field (d_codes has e.count() entries). Throws

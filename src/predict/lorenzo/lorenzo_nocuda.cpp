@@ -15,7 +15,7 @@ void decompress_cuda(const uint16_t*, const Sparse<T>&, const Extent&, const Til
 }
 template <class T>
 DeviceSectionsOut compress_device(const T*, const Extent&, const TileShape&, const QuantParams<T>&, uint32_t, uint16_t,
-                                  std::optional<Lossless>, cudaStream_t) {
+                                  std::optional<Lossless>, cudaStream_t, RangeKeys*) {
   fail(Status::no_device, "lorenzo: this sciz was built without CUDA");
 }
 template <class T>
@@ -23,8 +23,8 @@ void decompress_device(DeviceSpan, DeviceSpan, DeviceSpan, std::optional<Lossles
                        const QuantParams<T>&, T*, DeviceStatus*, cudaStream_t) {
   fail(Status::no_device, "lorenzo: this sciz was built without CUDA");
 }
-template DeviceSectionsOut compress_device<float>(const float*, const Extent&, const TileShape&, const QuantParams<float>&, uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t);
-template DeviceSectionsOut compress_device<double>(const double*, const Extent&, const TileShape&, const QuantParams<double>&, uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t);
+template DeviceSectionsOut compress_device<float>(const float*, const Extent&, const TileShape&, const QuantParams<float>&, uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t, RangeKeys*);
+template DeviceSectionsOut compress_device<double>(const double*, const Extent&, const TileShape&, const QuantParams<double>&, uint32_t, uint16_t, std::optional<Lossless>, cudaStream_t, RangeKeys*);
 template void decompress_device<float>(DeviceSpan, DeviceSpan, DeviceSpan, std::optional<Lossless>, const Extent&, const TileShape&, const QuantParams<float>&, float*, DeviceStatus*, cudaStream_t);
 template void decompress_device<double>(DeviceSpan, DeviceSpan, DeviceSpan, std::optional<Lossless>, const Extent&, const TileShape&, const QuantParams<double>&, double*, DeviceStatus*, cudaStream_t);
 template void compress_cuda<float>(const float*, const Extent&, const TileShape&, const QuantParams<float>&, uint16_t*, Sparse<float>&, cudaStream_t);

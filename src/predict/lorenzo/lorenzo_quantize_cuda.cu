@@ -3,7 +3,10 @@
 // a zero halo at index -1 of every predicted axis, so lorenzo::delta's at(-1) is a plain load.
 #include <cub/block/block_scan.cuh>
 
+#include <limits>
+
 #include "core/cuda_check.cuh"
+#include "core/range_fold.cuh"
 #include "predict/lorenzo/lorenzo_cuda.cuh"
 #include "predict/lorenzo/lorenzo_tile.cuh"
 
@@ -143,8 +146,10 @@ __device__ void residual_rows(int32_t (&r)[Tl::per_thread], int32_t* s_a) {
 
 // Sparse finds are rare, so the hot loops only set a bit per point; the appends run in a
 // second, block-uniform pass (re-reading x, recomputing delta) only when some bit is set.
-// That keeps registers low enough for four CTAs per SM.
-template <class T, class Tl, int ND>
+// That keeps registers low enough for four CTAs per SM. kRange: the values loaded are also
+// folded into sink.range (an absolute bound's header), a template flag so that the relative
+// bound's kernel stays as it was.
+template <class T, class Tl, int ND, bool kRange>
 __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_kernel(const T* __restrict__ x, Extent e, TileGrid g,
                                                             QuantParams<T> p, uint16_t* __restrict__ codes,
                                                             SparseSink<T> sink) {
@@ -155,6 +160,23 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
   constexpr bool kRows = Tl::cx == 32;
   __shared__ int32_t s_d[kRows ? Tl::volume : H::volume];
   __shared__ unsigned s_keep[Tl::volume / 32];
+  constexpr int kRangeWarps = kRange ? kThreads / 32 : 1;
+  __shared__ T s_lo[kRangeWarps], s_hi[kRangeWarps];
+  __shared__ uint32_t s_bad[kRangeWarps];
+  // The CTA's fold, one set of atomics a tile, by thread 0 as it leaves (after the last barrier:
+  // the warps' folds are in, and no warp waits on the atomics).
+  auto commit_range = [&] {
+    if constexpr (kRange) {
+      if (threadIdx.x == 0) {
+        RangeFold<T> all;
+        for (int w = 0; w < kRangeWarps; ++w) {
+          all.add_extremes(s_lo[w], s_hi[w]);
+          all.bad += s_bad[w];
+        }
+        all.commit_blind(sink.range);
+      }
+    }
+  };
   const uint64_t id = blockIdx.x;
   const Box b = tile_box<Tl>(id, e, g);
   if constexpr (!kRows) H::zero(s_d);
@@ -168,7 +190,15 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     int z, y, xx;
-    v[k] = point(k, z, y, xx) ? x[linear_index(b, e, z, y, xx)] : T(0);
+    // Outside the field: 0, or NaN for the range's fold (which skips NaN); never quantized.
+    v[k] = point(k, z, y, xx) ? x[linear_index(b, e, z, y, xx)] : (kRange ? std::numeric_limits<T>::quiet_NaN() : T(0));
+  }
+  if constexpr (kRange) {  // lo and hi now; the non-finite values are counted with the exact ones
+    RangeFold<T> rf;
+#pragma unroll
+    for (int k = 0; k < K; ++k) rf.add_fast(v[k]);
+    rf.warp_reduce();
+    if (lane_id() == 0) s_lo[threadIdx.x / 32] = rf.lo, s_hi[threadIdx.x / 32] = rf.hi, s_bad[threadIdx.x / 32] = 0;
   }
   uint32_t exact_bits = 0, fill_bits = 0;
   int32_t r[K];  // rows of 32: d, then the residual, stays in registers
@@ -193,6 +223,19 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
     if (__syncthreads_or(fill_bits != 0)) fill_row_block<Tl, ND>(s_d, s_keep, fill_bits);
   }
   if (__syncthreads_or(exact_bits != 0)) {  // also the barrier before delta reads s_d
+    if constexpr (kRange) {  // every non-finite value is an exact one; commit_range reads after a barrier
+      uint32_t bad = 0;
+#pragma unroll 1
+      for (int k = 0; k < K; ++k) {
+        int z, y, xx;
+        if ((exact_bits >> k) & 1u) {
+          point(k, z, y, xx);
+          bad += !(fabs(x[linear_index(b, e, z, y, xx)]) < std::numeric_limits<T>::infinity());
+        }
+      }
+      for (int d = 16; d > 0; d >>= 1) bad += __shfl_xor_sync(kFullMask, bad, d);
+      if (lane_id() == 0) s_bad[threadIdx.x / 32] = bad;
+    }
     push_block<K>(exact_bits, &sink.counts[1], sink.exact_cap, sink.exact_idx, sink.exact_val,
                   [&](int k, uint64_t& key, T& val) {
                     int z, y, xx;
@@ -226,6 +269,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
                       val = s_d[threadIdx.x + kThreads * k];
                     });
     }
+    commit_range();
     return;
   }
 
@@ -249,6 +293,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
                     val = delta(at, z, y, xx, ND);
                   });
   }
+  commit_range();
 }
 
 template <class T, class Tl, int ND>
@@ -257,7 +302,10 @@ void launch(const T* d_x, const Extent& e, const QuantParams<T>& p, uint16_t* d_
   const TileGrid g = tile_grid(e, Tl::shape());
   const unsigned blocks = tile_blocks(g);
   if (blocks == 0) return;
-  quantize_kernel<T, Tl, ND><<<blocks, kThreads, 0, s>>>(d_x, e, g, p, d_codes, sink);
+  if (sink.range)
+    quantize_kernel<T, Tl, ND, true><<<blocks, kThreads, 0, s>>>(d_x, e, g, p, d_codes, sink);
+  else
+    quantize_kernel<T, Tl, ND, false><<<blocks, kThreads, 0, s>>>(d_x, e, g, p, d_codes, sink);
   SCIZ_CUDA_CHECK_LAUNCH("lorenzo quantize_kernel");
 }
 

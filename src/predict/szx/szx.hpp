@@ -15,6 +15,7 @@
 #include "core/device.hpp"
 #include "core/device_span.hpp"
 #include "core/device_status.hpp"
+#include "core/value_range.hpp"
 #include "predict/szx/szx_math.hpp"
 
 namespace sciz::szx {
@@ -103,13 +104,16 @@ struct DeviceEncoded {
   dev::Buffer<uint8_t> kinds, mid_counts, codes, mid;  // layout 2
   dev::Buffer<uint64_t> exact_idx;  // ascending
   dev::Buffer<T> exact_val;
+  bool range_folded = false;  // x's finite range folded into the caller's words
 };
 
 // x on the device; one pass over the field for B <= 128 (offsets by decoupled look-back), two
 // for larger blocks. Synchronizes s once, to learn the section sizes. Same argument checks as
-// encode_cpu.
+// encode_cpu. range (device, optional): the one-pass encoder folds x's finite range into it
+// (core/value_range.hpp) before that synchronization and says so in range_folded.
 template <class T>
-DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s);
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s,
+                               RangeKeys* range = nullptr);
 
 // The device sections copied to the host, byte-identical to encode_cpu's.
 template <class T>

@@ -18,12 +18,14 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
+#include <limits>
 #include <vector>
 
 #include "core/exact_download.hpp"
 #include "core/exact_runs.hpp"
 #include "core/host_memory.hpp"
 #include "core/lookback.cuh"
+#include "core/range_fold.cuh"
 #include "predict/szx/szx_cuda_common.cuh"
 
 namespace sciz::szx {
@@ -255,11 +257,12 @@ __device__ inline uint32_t warp_sum(uint32_t x) {
 // both). The next P blocks' values load meanwhile. Everything a block writes is made before the
 // look-back: kinds straight to global memory (their place is the block index), codes, mid counts
 // and the payload into the warp's staging, exact values as bits. Once the look-back has placed
-// the tile, each warp copies its staging out.
-template <class T, int R, int MB, uint32_t kB, int V>
+// the tile, each warp copies its staging out. kRange: the blocks' finite extremes (found anyway)
+// and their non-finite values are also folded into *range, for an absolute bound's header.
+template <class T, int R, int MB, uint32_t kB, int V, bool kRange>
 __global__ void __launch_bounds__(32 * kWarps, MB)
     encode_tile_kernel(const T* __restrict__ x, uint64_t n, uint64_t nblocks, uint64_t tiles, uint32_t B_arg,
-                       double ebc, float ebf, int pe, lookback::State<3> st, TileOut o) {
+                       double ebc, float ebf, int pe, lookback::State<3> st, TileOut o, RangeKeys* range) {
   const uint32_t B = kB ? kB : B_arg;  // kB: the default block size, known to the compiler
   using U = typename Traits<T>::U;
   using S = KeyOf<T>;
@@ -302,6 +305,9 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
   }
   uint32_t spos = 0, nc = 0;
   Bits exbits = 0;
+  // kRange: the blocks' extremes as keys (a block with no finite value has mn > mx, which
+  // moves neither); the non-finite values are counted among the exact ones, where they are stored.
+  S range_lo = std::numeric_limits<S>::max(), range_hi = std::numeric_limits<S>::min();
 #pragma unroll 1
   for (uint32_t j = 0; j < nit; ++j) {
     T v[V];
@@ -317,6 +323,10 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     S mn, mx;
     lane_extremes(v, mn, mx);
     block_extremes<P>(h, mn, mx);
+    if constexpr (kRange) {
+      range_lo = mn < range_lo ? mn : range_lo;
+      range_hi = mx > range_hi ? mx : range_hi;
+    }
     // plan_block() with its four base codes tried at once, lane q of the block trying code q:
     // the first that qualifies wins (code 3, the mid-range itself, always does).
     T mu = 0;  // the block's base
@@ -411,6 +421,10 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
     }
     exbits |= static_cast<Bits>(ex) << (V * j);
   }
+  RangeFold<T> rf;
+  if constexpr (kRange) {
+    if (range_lo <= range_hi) rf.add_extremes(from_order_key<T>(range_lo), from_order_key<T>(range_hi));
+  }
   const uint32_t nex = warp_sum(sizeof(Bits) == 8 ? __popcll(exbits) : __popc(static_cast<uint32_t>(exbits)));
 
   // Tile prefix: warps in order, then the look-back over earlier tiles (warp 0).
@@ -481,10 +495,14 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
 #pragma unroll
       for (uint32_t e = 0; e < V; ++e) {
         if ((m >> e) & 1) {
-          if (p < o.ex_cap) {
+          if (kRange || p < o.ex_cap) {  // every non-finite value is an exact one
             const uint64_t idx = first + uint64_t{j} * P * B + e;
-            o.ex_idx[p] = idx;
-            static_cast<T*>(o.ex_val)[p] = x[idx];
+            const T val = x[idx];
+            if constexpr (kRange) rf.bad += !is_finite(val);
+            if (p < o.ex_cap) {
+              o.ex_idx[p] = idx;
+              static_cast<T*>(o.ex_val)[p] = val;
+            }
           }
           ++p;
         }
@@ -492,6 +510,7 @@ __global__ void __launch_bounds__(32 * kWarps, MB)
       at += tot;
     }
   }
+  if constexpr (kRange) rf.flush(range);
 }
 
 // ---- B > 128: one CTA per data block, two passes -----------------------------------------
@@ -701,7 +720,8 @@ uint64_t code_section_bytes(uint64_t n, uint32_t B, uint64_t nonconstant, bool l
 uint64_t first_exact_capacity(uint64_t n) { return n / 32 + 4096; }
 
 template <class T, int R>
-void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cudaStream_t s, DeviceEncoded<T>& d) {
+void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cudaStream_t s, DeviceEncoded<T>& d,
+                  RangeKeys* range) {
   constexpr int W = Traits<T>::kBytes;
   const uint64_t nblocks = d.nblocks, tiles = (nblocks + kWarps * R - 1) / (kWarps * R);
   SCIZ_REQUIRE(tiles < (uint64_t(1) << 31), Status::invalid_argument, "szx: field too large for one launch");
@@ -716,9 +736,13 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
   // a block (8 doubles a lane would not fit its registers), as does any other block size.
   constexpr int V = sizeof(T) == 4 ? 8 : 4;
   const auto kernel = B == kDefaultBlock
-                          ? encode_tile_kernel<T, R, TileConfig<T, V>::kMinCtas, kDefaultBlock, V>
-                          : encode_tile_kernel<T, R, TileConfig<T, 4>::kMinCtas, 0, 4>;
+                          ? encode_tile_kernel<T, R, TileConfig<T, V>::kMinCtas, kDefaultBlock, V, false>
+                          : encode_tile_kernel<T, R, TileConfig<T, 4>::kMinCtas, 0, 4, false>;
+  // Only the default block size folds the range (the engine folds the others' chunks itself).
+  const auto folding = encode_tile_kernel<T, R, TileConfig<T, V>::kMinCtas, kDefaultBlock, V, true>;
+  const bool fold = range && B == kDefaultBlock;
   allow_shared_bytes(kernel, smem);
+  if (fold) allow_shared_bytes(folding, smem);
   const float ebf = fast_bound(ebc);
   for (int attempt = 0; attempt < 2; ++attempt) {
     d.exact_idx = dev::Buffer<uint64_t>(cap, s);
@@ -727,8 +751,9 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
     const TileOut o{d.kinds.get(), d.mid_counts.get(), d.codes.get(), d.mid.get(), d.exact_idx.get(),
                      d.exact_val.get(), cap};
     KernelTimer t("encode tile kernel", n * W, s);
-    kernel<<<static_cast<unsigned>(tiles), 32 * kWarps, smem, s>>>(d_x, n, nblocks, tiles, B, ebc, ebf, pe,
-                                                                  chain.state(), o);
+    // A second attempt must not fold the values twice (the count of non-finite ones would).
+    (fold && attempt == 0 ? folding : kernel)<<<static_cast<unsigned>(tiles), 32 * kWarps, smem, s>>>(
+        d_x, n, nblocks, tiles, B, ebc, ebf, pe, chain.state(), o, range);
     SCIZ_CUDA_CHECK_LAUNCH("szx encode_tile_kernel");
     t.stop();
     Agg tot;
@@ -740,6 +765,7 @@ void encode_tiles(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, cuda
     d.exact_count = tot.w[1];
     d.nonconstant = tot.w[2];
     d.code_bytes = code_section_bytes(n, B, d.nonconstant, kind_bits(last_kind) != 0);
+    d.range_folded = fold;
     if (d.exact_count <= cap) return;
     cap = d.exact_count;
   }
@@ -812,7 +838,7 @@ void encode_two_pass(const T* d_x, uint64_t n, double ebc, int pe, uint32_t B, c
 }  // namespace
 
 template <class T>
-DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s) {
+DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t block, cudaStream_t s, RangeKeys* range) {
   check_args(eb, block, n);
   const double ebc = eb_check<T>(eb);
   const int pe = eb_exponent(ebc);
@@ -823,7 +849,7 @@ DeviceEncoded<T> encode_device(const T* d_x, uint64_t n, double eb, uint32_t blo
   d.kinds = dev::Buffer<uint8_t>(d.nblocks, s);
   if (d.nblocks == 0) return d;
   if (block <= 128)
-    encode_tiles<T, TileConfig<T, 4>::kR>(d_x, n, ebc, pe, block, s, d);
+    encode_tiles<T, TileConfig<T, 4>::kR>(d_x, n, ebc, pe, block, s, d, range);
   else
     encode_two_pass<T>(d_x, n, ebc, pe, block, s, d);
   return d;
@@ -860,8 +886,8 @@ Encoded download(const DeviceEncoded<T>& d, cudaStream_t s, Stats* stats) {
   return e;
 }
 
-template DeviceEncoded<float> encode_device<float>(const float*, uint64_t, double, uint32_t, cudaStream_t);
-template DeviceEncoded<double> encode_device<double>(const double*, uint64_t, double, uint32_t, cudaStream_t);
+template DeviceEncoded<float> encode_device<float>(const float*, uint64_t, double, uint32_t, cudaStream_t, RangeKeys*);
+template DeviceEncoded<double> encode_device<double>(const double*, uint64_t, double, uint32_t, cudaStream_t, RangeKeys*);
 template Encoded download<float>(const DeviceEncoded<float>&, cudaStream_t, Stats*);
 template Encoded download<double>(const DeviceEncoded<double>&, cudaStream_t, Stats*);
 
