@@ -499,6 +499,8 @@ uint64_t compress_host(const FieldView& f, const CompressOptions& opt, uint8_t* 
   // is then the faster one (H100, 4 GB, 32 chunks: lorenzo 0.81 -> 0.97 of H2D, delta 0.85 ->
   // 0.97, szx 0.72 -> 0.95). A relative bound needs the range first: its whole-field path finds
   // it on the GPU after the upload, where chunk by chunk the host would read the field for it.
+  // Pageable fields keep the whole-field path too: chunk by chunk they measured slower (4 GB,
+  // abs: lorenzo 30 against 33-37 GB/s, szx 21-25 against 25-26; the staging buffers are shared).
   const bool overlap = range_after(opt) && plan.count > 1 && dev::is_pinned_host_pointer(f.data);
   if (devices.size() == 1 && devices[0] == dev::current_device() && !overlap &&
       bytes + max_stream + kResidentWorkers * chunk_working_bytes(chunk_in) <= budget) {

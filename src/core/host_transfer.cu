@@ -85,6 +85,11 @@ void download(void* h_dst, const void* d_src, size_t bytes, cudaStream_t s) {
   const size_t pieces = (bytes + kPiece - 1) / kPiece;
   auto queue = [&](size_t p) {
     const size_t at = p * kPiece, n = std::min(kPiece, bytes - at);
+    // The buffer's previous user may be an upload on another stream whose DMA has not read it
+    // yet (the mutex orders the calls on the host, not their copies on the device): this
+    // copy waits for it on the device. Without the wait, two workers streaming chunks from
+    // pageable memory corrupted each other's uploads (H100, 4 GB, two of three pipelines).
+    SCIZ_CUDA_CHECK(cudaStreamWaitEvent(s, st.done[p & 1], 0));
     SCIZ_CUDA_CHECK(cudaMemcpyAsync(st.buf[p & 1], static_cast<const char*>(d_src) + at, n, cudaMemcpyDeviceToHost, s));
     SCIZ_CUDA_CHECK(cudaEventRecord(st.done[p & 1], s));
   };

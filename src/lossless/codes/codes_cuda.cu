@@ -121,7 +121,7 @@ DeviceEncoded DeviceEncoder::finish(DeviceStatus* st, cudaStream_t s) {
     const cuda::StatsOut out{rb_.device(at_scalars_runs_), nullptr, nullptr, rb_.device(at_rval_), rb_.device(at_rlen_),
                              nullptr, tile_runs_.get()};
     cuda::launch_stats(codes_, n_, alphabet_, centre_, cuda::kStatsRuns, out, s);
-    rb_.fetch_range(at_scalars_runs_, at_rlen_ + huffman::kAlphabet - at_scalars_runs_, s);
+    rb_.fetch_deferred(s);
     runs = rb_.host(at_scalars_runs_)[cuda::kRuns];
   };
   // Sized candidates, each built at most once, only when the choice asks for it.

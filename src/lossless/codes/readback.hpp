@@ -25,7 +25,7 @@ class Readback {
 
   // Reserves `words` u64 words before allocate(); returns their offset. Deferred words (all
   // reserved after every other) are left out of fetch(): a producer that may never run fills
-  // them, and fetch_range() brings them when it has.
+  // them, and fetch_deferred() brings them when it has.
   size_t reserve(size_t words, bool deferred = false) {
     SCIZ_REQUIRE(deferred || fetched_ == words_, Status::internal, "readback: a word reserved after deferred ones");
     const size_t at = words_;
@@ -38,8 +38,8 @@ class Readback {
   uint64_t* device(size_t at) const { return d_.get() + at; }
   // One copy of every word but the deferred ones to the host and one synchronization of s.
   void fetch(cudaStream_t s);
-  // The same for words [at, at + words) only.
-  void fetch_range(size_t at, size_t words, cudaStream_t s);
+  // The same for the deferred words only.
+  void fetch_deferred(cudaStream_t s);
   const uint64_t* host(size_t at) const { return host_ + at; }
 
  private:

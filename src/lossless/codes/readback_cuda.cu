@@ -78,10 +78,10 @@ void Readback::fetch(cudaStream_t s) {
   dev::sync(s);
 }
 
-void Readback::fetch_range(size_t at, size_t words, cudaStream_t s) {
-  SCIZ_REQUIRE(at + words <= words_, Status::internal, "readback: range past the reserved words");
-  if (words)
-    SCIZ_CUDA_CHECK(cudaMemcpyAsync(host_ + at, d_.get() + at, words * sizeof(uint64_t), cudaMemcpyDeviceToHost, s));
+void Readback::fetch_deferred(cudaStream_t s) {
+  if (words_ > fetched_)
+    SCIZ_CUDA_CHECK(cudaMemcpyAsync(host_ + fetched_, d_.get() + fetched_, (words_ - fetched_) * sizeof(uint64_t),
+                                    cudaMemcpyDeviceToHost, s));
   dev::sync(s);
 }
 

@@ -8,5 +8,5 @@ void release_readback_cache() {}
 Readback::~Readback() = default;
 void Readback::allocate(cudaStream_t) { fail(Status::no_device, "this sciz was built without CUDA"); }
 void Readback::fetch(cudaStream_t) { fail(Status::no_device, "this sciz was built without CUDA"); }
-void Readback::fetch_range(size_t, size_t, cudaStream_t) { fail(Status::no_device, "this sciz was built without CUDA"); }
+void Readback::fetch_deferred(cudaStream_t) { fail(Status::no_device, "this sciz was built without CUDA"); }
 }  // namespace sciz
