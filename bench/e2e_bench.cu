@@ -10,7 +10,6 @@
 #include <sciz/sciz.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -21,6 +20,7 @@
 
 #include "bench_host.hpp"
 #include "core/cuda_check.cuh"
+#include "core/value_range.hpp"
 #include "gpu_trace.hpp"
 
 using namespace sciz;
@@ -172,10 +172,8 @@ int main(int argc, char** argv) try {
 
   std::vector<Row> rows;
   bool all_ok = true;
-  double lo = INFINITY, hi = -INFINITY;
-  for (float v : x)
-    if (std::isfinite(v)) lo = std::min<double>(lo, v), hi = std::max<double>(hi, v);
-  const double span = hi > lo ? hi - lo : 1.0;
+  const double field_span = value_range_cpu(x.data(), n).span();
+  const double span = field_span > 0 ? field_span : 1.0;
   const char* mode = a.abs ? "abs" : "rel";
   for (double rel : a.rels) {
     for (const auto& p : a.pipelines) {

@@ -28,10 +28,7 @@ struct RangeFold {
   // folded like any value and leaves the words unusable (range_keys_usable), and the caller
   // counts the non-finite values where its encoder meets them as exceptions (rare, unlike a
   // test per value). A call whose words come back unusable finds its range by a pass.
-  __device__ __forceinline__ void add_fast(T v) {
-    lo = fmin(lo, v);
-    hi = fmax(hi, v);
-  }
+  __device__ __forceinline__ void add_fast(T v) { add_extremes(v, v); }
   // Finite extremes found otherwise (lo > hi: none), and non-finite values counted otherwise.
   __device__ __forceinline__ void add_extremes(T mn, T mx) {
     lo = fmin(lo, mn);
@@ -47,22 +44,15 @@ struct RangeFold {
       bad += __shfl_xor_sync(0xffffffffu, bad, d);
     }
   }
-  // One thread's atomics, and only those that can change the words (a read through L2 first:
-  // the words only move towards their final values, so a stale read costs a needless atomic).
-  __device__ __forceinline__ void commit(RangeKeys* k) const {
+  // One thread's atomics. read_first: only those that can change the words (a read through L2
+  // first: the words only move towards their final values, so a stale read costs a needless
+  // atomic). Without it, fire-and-forget reductions, for a thread that must not wait (once a
+  // tile: few enough that the same-address atomics do not queue).
+  __device__ __forceinline__ void commit(RangeKeys* k, bool read_first = true) const {
     if (lo <= hi) {
       const unsigned long long kl = range_key(static_cast<double>(lo)), kh = range_key(static_cast<double>(hi));
-      if (kl < __ldcg(&k->lo)) atomicMin(&k->lo, kl);
-      if (kh > __ldcg(&k->hi)) atomicMax(&k->hi, kh);
-    }
-    if (bad) atomicAdd(&k->bad, static_cast<unsigned long long>(bad));
-  }
-  // The same without the read: fire-and-forget reductions, for a thread that must not wait
-  // (once a tile: few enough that the same-address atomics do not queue).
-  __device__ __forceinline__ void commit_blind(RangeKeys* k) const {
-    if (lo <= hi) {
-      atomicMin(&k->lo, range_key(static_cast<double>(lo)));
-      atomicMax(&k->hi, range_key(static_cast<double>(hi)));
+      if (!read_first || kl < __ldcg(&k->lo)) atomicMin(&k->lo, kl);
+      if (!read_first || kh > __ldcg(&k->hi)) atomicMax(&k->hi, kh);
     }
     if (bad) atomicAdd(&k->bad, static_cast<unsigned long long>(bad));
   }

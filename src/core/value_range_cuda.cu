@@ -138,10 +138,10 @@ __global__ void __launch_bounds__(256) fold_kernel(const T* __restrict__ x, uint
 }  // namespace
 
 void reset_range_keys(RangeKeys* d_keys, cudaStream_t s) {
-  const RangeKeys id = range_keys_identity();
-  // Three words by value through a kernel argument: no host buffer must outlive the call.
-  SCIZ_CUDA_CHECK(cudaMemsetAsync(d_keys, 0xff, sizeof(id.lo), s));
-  SCIZ_CUDA_CHECK(cudaMemsetAsync(&d_keys->hi, 0, sizeof(id.hi) + sizeof(id.bad), s));
+  // range_keys_identity() by two memsets (lo all ones, hi and bad zero): no host copy of the
+  // words must outlive the asynchronous call.
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(&d_keys->lo, 0xff, sizeof(d_keys->lo), s));
+  SCIZ_CUDA_CHECK(cudaMemsetAsync(&d_keys->hi, 0, sizeof(d_keys->hi) + sizeof(d_keys->bad), s));
 }
 
 template <class T>

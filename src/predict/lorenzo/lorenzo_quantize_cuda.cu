@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
           all.add_extremes(s_lo[w], s_hi[w]);
           all.bad += s_bad[w];
         }
-        all.commit_blind(sink.range);
+        all.commit(sink.range, false);
       }
     }
   };
