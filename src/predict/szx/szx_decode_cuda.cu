@@ -16,10 +16,10 @@
 
 #include <vector>
 
-#include <cub/device/device_scan.cuh>
 
 #include "core/exact_runs.hpp"
 #include "core/exact_runs_cuda.hpp"
+#include "core/lookback.cuh"
 #include "predict/szx/szx_cuda_common.cuh"
 
 namespace sciz::szx {
@@ -284,88 +284,139 @@ __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __rest
     out[idx[q]] = val[q];
 }
 
-// Device-side validation of the sections (szx_cpu.cpp's validate() on the device). Pass 1 per
-// block: its kind checked and, for layout 1, mapped to layout 2's form (kind2; null for layout
-// 2, whose kinds the kernels read in place), and whether it is non-constant; a scan of the
-// flags gives each its rank. A bad kind reads as constant below, so nothing reads past what
-// the section sizes allow before the decode kernels see the failure and write nothing.
+// Device-side validation of the sections (szx_cpu.cpp's validate() on the device), and what
+// the decode kernels need per block, in one pass with two decoupled look-backs
+// (core/lookback.cuh). A CTA takes a tile of kPrepBlocks blocks: their kinds are checked and,
+// for layout 1, mapped to layout 2's form (a bad kind reads as constant from then on); the
+// non-constant ones are counted and the first look-back gives each its rank among them; the
+// rank places its mid-byte count in the counts section, checked against what the block can
+// hold, and the second look-back gives each block's payload offset; in layout 2 its base is
+// read there. Every read stays where the section sizes allow, so a damaged stream is reported
+// (first report wins) before the decode kernels, which then write nothing. The last tile
+// checks the section totals. (Five kernels and two CUB scans did this before: 80-100 us a
+// 128 MiB chunk on the H100, most of it launches in a row.)
+constexpr int kPrepThreads = 256, kPrepPer = 8;
+constexpr uint64_t kPrepBlocks = uint64_t{kPrepThreads} * kPrepPer;
+// Per-tile aggregates: non-constant blocks (<= kPrepBlocks), then payload bytes (<= kPrepBlocks
+// x (kMaxBlock x 8 + 8) < 2^27).
+using PrepPacking = lookback::Packing<30, 16, 16>;
+static_assert(kPrepBlocks * (uint64_t{kMaxBlock} * 8 + 8) < (uint64_t{1} << 30));
+
+struct PrepIn {
+  uint64_t n, nblocks, tiles;
+  uint32_t B;
+  int layout;
+  const uint8_t* kinds;   // the section
+  const uint8_t* counts;  // mid-byte counts section
+  uint64_t counts_bytes, codes_bytes;
+  const uint8_t* mid;
+  uint64_t mid_bytes;
+};
+struct PrepOut {
+  uint32_t* rank;        // nblocks + 1 (the last: non-constant blocks in all)
+  uint64_t* off;         // nblocks + 1 (the last: payload bytes the blocks account for)
+  uint8_t* kind2;        // layout 1: kinds in layout 2's form
+  void* bases;           // layout 2: each block's base
+};
+
 template <class T>
-__global__ void kinds_kernel(const uint8_t* __restrict__ kinds, uint64_t nblocks, int layout,
-                             uint32_t* __restrict__ nc, uint8_t* __restrict__ kind2, DeviceStatus* st) {
-  constexpr int W = Traits<T>::kBytes;
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
-    const uint8_t k = kinds[b];
-    const bool ok = layout == kLayout1 ? k <= W : valid_kind<T>(k);
-    if (!ok) report(st, kStatusSzxFirst + 0, 0, b, k);
-    const uint8_t k2 = !ok ? 0 : layout == kLayout1 ? kind_of_layout1(k) : k;
-    nc[b] = kind_bits(k2) != 0;
-    if (kind2) kind2[b] = k2;
-  }
-}
-
-// Pass 2 per block: its payload bytes, the base's (from the kind) and, for a non-constant
-// block, its mid-byte count (from the counts section by rank), checked against what the block
-// can hold; a scan gives the per-block payload offsets. Reads only where the section sizes
-// (checked first, in sizes_kernel) allow.
-template <class T>
-__global__ void mid_counts_kernel(uint64_t n, uint32_t B, const uint8_t* __restrict__ kinds, uint64_t nblocks,
-                                  const uint32_t* __restrict__ rank, const uint8_t* __restrict__ counts,
-                                  uint64_t counts_bytes, uint64_t* __restrict__ mc, DeviceStatus* st) {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
-    uint64_t c = 0;
-    const uint8_t k = kinds[b];
-    const uint64_t nb = static_cast<uint64_t>(bytes_of_bits(kind_bits(k)));
-    const uint64_t j = rank[b];
-    if (nb != 0 && 2 * j + 2 <= counts_bytes) {
-      c = counts[2 * j] | (uint64_t(counts[2 * j + 1]) << 8);
-      if (c > uint64_t(block_len(n, B, b)) * nb) report(st, kStatusSzxFirst + 3, 0, b, c);
-    }
-    mc[b] = static_cast<uint64_t>(base_bytes<T>(kind_code(k))) + c;
-  }
-}
-
-// The section lengths that follow from the kinds: 2 bytes of count and B/4 of codes per
-// non-constant block (the field's short last block fewer).
-__global__ void sizes_kernel(uint64_t n, uint32_t B, const uint8_t* __restrict__ kinds, uint64_t nblocks,
-                             const uint32_t* __restrict__ rank, uint64_t counts_bytes, uint64_t codes_bytes,
-                             DeviceStatus* st) {
-  if (threadIdx.x != 0) return;
-  const uint64_t K = rank[nblocks];
-  if (counts_bytes != 2 * K) return report(st, kStatusSzxFirst + 1, 0, counts_bytes, K);
-  uint64_t codes = K * (B / 4);
-  if (nblocks && kind_bits(kinds[nblocks - 1]) != 0) codes -= B / 4 - code_bytes(block_len(n, B, nblocks - 1));
-  if (codes_bytes != codes) report(st, kStatusSzxFirst + 2, 0, codes_bytes, codes);
-}
-
-__global__ void mid_total_kernel(const uint64_t* __restrict__ off, uint64_t nblocks, uint64_t mid_bytes,
-                                 DeviceStatus* st) {
-  if (threadIdx.x == 0 && off[nblocks] != mid_bytes) report(st, kStatusSzxFirst + 4, 0, mid_bytes, off[nblocks]);
-}
-
-// Layout 2: every block's base from the first bytes of its payload (0 where they would lie
-// past the section: the total check above has then reported the stream).
-template <class T>
-__global__ void bases_kernel(const uint8_t* __restrict__ kinds, uint64_t nblocks, const uint64_t* __restrict__ off,
-                             const uint8_t* __restrict__ mid, uint64_t mid_bytes, T* __restrict__ bases) {
+__global__ void __launch_bounds__(kPrepThreads) prep_kernel(PrepIn a, PrepOut o, lookback::State<3> by_rank,
+                                                            lookback::State<3> by_off, DeviceStatus* st) {
   using U = typename Traits<T>::U;
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
-    const int wb = base_bytes<T>(kind_code(kinds[b]));
-    const uint64_t at = off[b];
-    U w = 0;
-    if (at <= mid_bytes && wb <= mid_bytes - at)
-      for (int q = 0; q < wb; ++q) w |= static_cast<U>(mid[at + q]) << (8 * q);
-    bases[b] = from_bits<T>(bswap(w));
+  constexpr int W = Traits<T>::kBytes;
+  using Scan32 = cub::BlockScan<uint32_t, kPrepThreads>;
+  using Scan64 = cub::BlockScan<unsigned long long, kPrepThreads>;
+  __shared__ union {
+    typename Scan32::TempStorage s32;
+    typename Scan64::TempStorage s64;
+  } temp;
+  __shared__ unsigned long long s_tile, s_before;
+  const uint64_t tile = lookback::next_tile(by_rank, a.tiles, &s_tile);
+  const uint64_t b0 = tile * kPrepBlocks + uint64_t{threadIdx.x} * kPrepPer;
+  const bool l1 = a.layout == kLayout1;
+
+  uint8_t k2[kPrepPer];
+  uint32_t nc = 0;
+#pragma unroll
+  for (int j = 0; j < kPrepPer; ++j) {
+    const uint64_t b = b0 + j;
+    k2[j] = 0;
+    if (b >= a.nblocks) continue;
+    const uint8_t k = a.kinds[b];
+    const bool ok = l1 ? k <= W : valid_kind<T>(k);
+    if (!ok) report(st, kStatusSzxFirst + 0, 0, b, k);
+    k2[j] = !ok ? 0 : l1 ? kind_of_layout1(k) : k;
+    nc += kind_bits(k2[j]) != 0;
+  }
+  uint32_t nc_before, nc_tile;
+  Scan32(temp.s32).ExclusiveSum(nc, nc_before, nc_tile);
+  if (threadIdx.x < 32) {
+    const lookback::Counts<3> p = lookback::exclusive_prefix<PrepPacking>(by_rank, tile, {{nc_tile, 0, 0}});
+    if (threadIdx.x == 0) s_before = p.w[0];
+  }
+  __syncthreads();
+  const uint64_t rank_tile = s_before;
+  uint64_t r = rank_tile + nc_before;
+  uint32_t mc[kPrepPer];
+  unsigned long long bytes = 0;
+#pragma unroll
+  for (int j = 0; j < kPrepPer; ++j) {
+    const uint64_t b = b0 + j;
+    mc[j] = 0;
+    if (b >= a.nblocks) continue;
+    o.rank[b] = static_cast<uint32_t>(r);
+    if (l1) o.kind2[b] = k2[j];
+    const uint64_t nb = static_cast<uint64_t>(bytes_of_bits(kind_bits(k2[j])));
+    uint64_t c = 0;
+    if (nb != 0 && 2 * r + 2 <= a.counts_bytes) {
+      c = a.counts[2 * r] | (uint64_t(a.counts[2 * r + 1]) << 8);
+      if (c > uint64_t(block_len(a.n, a.B, b)) * nb) report(st, kStatusSzxFirst + 3, 0, b, c);
+    }
+    mc[j] = static_cast<uint32_t>(base_bytes<T>(kind_code(k2[j])) + c);
+    bytes += mc[j];
+    r += nb != 0;
+  }
+  __syncthreads();  // s_before and the scan storage are reused below
+  unsigned long long bytes_before, bytes_tile;
+  Scan64(temp.s64).ExclusiveSum(bytes, bytes_before, bytes_tile);
+  if (threadIdx.x < 32) {
+    const lookback::Counts<3> p = lookback::exclusive_prefix<PrepPacking>(by_off, tile, {{bytes_tile, 0, 0}});
+    if (threadIdx.x == 0) s_before = p.w[0];
+  }
+  __syncthreads();
+  uint64_t at = s_before + bytes_before;
+#pragma unroll
+  for (int j = 0; j < kPrepPer; ++j) {
+    const uint64_t b = b0 + j;
+    if (b >= a.nblocks) continue;
+    o.off[b] = at;
+    if (!l1) {  // the base opens the block's payload (0 where it would lie past the section)
+      const int wb = base_bytes<T>(kind_code(k2[j]));
+      U w = 0;
+      if (at <= a.mid_bytes && static_cast<uint64_t>(wb) <= a.mid_bytes - at)
+        for (int q = 0; q < wb; ++q) w |= static_cast<U>(a.mid[at + q]) << (8 * q);
+      static_cast<T*>(o.bases)[b] = from_bits<T>(bswap(w));
+    }
+    at += mc[j];
+    if (b + 1 == a.nblocks) {  // the last block's thread: the totals and the section sizes
+      const uint64_t K = r, total = at;
+      o.rank[a.nblocks] = static_cast<uint32_t>(K);
+      o.off[a.nblocks] = total;
+      if (a.counts_bytes != 2 * K) {
+        report(st, kStatusSzxFirst + 1, 0, a.counts_bytes, K);
+      } else {
+        uint64_t codes = K * (a.B / 4);
+        if (kind_bits(k2[j]) != 0) codes -= a.B / 4 - code_bytes(block_len(a.n, a.B, b));
+        if (a.codes_bytes != codes) report(st, kStatusSzxFirst + 2, 0, a.codes_bytes, codes);
+      }
+      if (total != a.mid_bytes) report(st, kStatusSzxFirst + 4, 0, a.mid_bytes, total);
+    }
   }
 }
 
 __global__ void bad_codes_kernel(const unsigned long long* __restrict__ bad, DeviceStatus* st) {
   if (threadIdx.x == 0 && *bad != ~0ull) report(st, kStatusSzxFirst + 5, 0, *bad, 0);
 }
-
-unsigned grid_for(uint64_t items) { return static_cast<unsigned>(std::clamp<uint64_t>((items + 255) / 256, 1, 132 * 32)); }
 
 template <class X>
 dev::Buffer<X> upload_vector(const X* p, size_t count, cudaStream_t s) {
@@ -485,29 +536,26 @@ void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, T* d_out, D
   dev::Buffer<uint32_t> rank(nblocks + 1, s);
   dev::Buffer<uint64_t> off(nblocks + 1, s);
   dev::Buffer<uint8_t> kind2;  // layout 1's kinds in layout 2's form (a Buffer of 0 still allocates a byte)
-  if (l1) kind2 = dev::Buffer<uint8_t>(nblocks, s);
-  const uint8_t* kinds = l1 ? kind2.get() : sec.kinds.data;
-  kinds_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(sec.kinds.data, nblocks, sec.layout, rank.get(),
-                                                    l1 ? kind2.get() : nullptr, st);
-  SCIZ_CUDA_CHECK_LAUNCH("szx kinds_kernel");
-  size_t t1 = 0, t2 = 0;
-  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, t1, rank.get(), rank.get(), nblocks + 1, s));
-  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, t2, off.get(), off.get(), nblocks + 1, s));
-  dev::Buffer<uint8_t> temp(std::max(t1, t2), s);
-  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), t1, rank.get(), rank.get(), nblocks + 1, s));
-  sizes_kernel<<<1, 32, 0, s>>>(n, B, kinds, nblocks, rank.get(), sec.mid_counts.size, sec.codes.size, st);
-  SCIZ_CUDA_CHECK_LAUNCH("szx sizes_kernel");
-  mid_counts_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(n, B, kinds, nblocks, rank.get(), sec.mid_counts.data,
-                                                       sec.mid_counts.size, off.get(), st);
-  SCIZ_CUDA_CHECK_LAUNCH("szx mid_counts_kernel");
-  SCIZ_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), t2, off.get(), off.get(), nblocks + 1, s));
-  mid_total_kernel<<<1, 32, 0, s>>>(off.get(), nblocks, sec.mid.size, st);
-  SCIZ_CUDA_CHECK_LAUNCH("szx mid_total_kernel");
-  dev::Buffer<T> bases;
-  if (!l1) {
+  dev::Buffer<T> bases;        // layout 2's bases, read from the payload
+  if (l1)
+    kind2 = dev::Buffer<uint8_t>(nblocks, s);
+  else
     bases = dev::Buffer<T>(nblocks, s);
-    bases_kernel<T><<<grid_for(nblocks), 256, 0, s>>>(kinds, nblocks, off.get(), sec.mid.data, sec.mid.size, bases.get());
-    SCIZ_CUDA_CHECK_LAUNCH("szx bases_kernel");
+  const uint8_t* kinds = l1 ? kind2.get() : sec.kinds.data;
+  {
+    const uint64_t tiles = (nblocks + kPrepBlocks - 1) / kPrepBlocks;
+    // Both look-backs in one storage, so one memset resets them: tiles [0, T) and the tile
+    // counter for the ranks, the next T + 1 status words for the offsets.
+    const lookback::Storage<3> look(2 * tiles + 1, s);
+    look.reset(s);
+    const lookback::State<3> both = look.state();
+    const lookback::State<3> by_rank{both.status, both.inclusive};
+    const lookback::State<3> by_off{both.status + tiles + 1, both.inclusive + tiles + 1};
+    const PrepIn in{n, nblocks, tiles, B, sec.layout, sec.kinds.data, sec.mid_counts.data, sec.mid_counts.size,
+                    sec.codes.size, sec.mid.data, sec.mid.size};
+    const PrepOut out{rank.get(), off.get(), l1 ? kind2.get() : nullptr, l1 ? nullptr : bases.get()};
+    prep_kernel<T><<<static_cast<unsigned>(tiles), kPrepThreads, 0, s>>>(in, out, by_rank, by_off, st);
+    SCIZ_CUDA_CHECK_LAUNCH("szx prep_kernel");
   }
   const T* mus = l1 ? reinterpret_cast<const T*>(sec.mus.data) : bases.get();
   dev::Buffer<unsigned long long> d_bad(1, s);
