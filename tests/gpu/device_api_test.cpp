@@ -141,7 +141,8 @@ TEST(DeviceApi, DamagedChunkIsRefusedBeforeTheOutputIsTouched) {
     const StreamInfo info = inspect(st);
     ASSERT_GT(info.chunks.size(), 3u);
     const ChunkInfo last = info.chunks.back();
-    for (uint64_t at : {last.offset + last.length - 1, info.chunks[1].offset + 3}) {
+    const ChunkInfo mid = info.chunks[1];
+    for (uint64_t at : {last.offset + last.length - 1, mid.offset + 3, mid.offset + mid.length / 2}) {
       auto bad = st;
       bad[at] ^= 0x40;
       auto d_s = test::upload(bad);
@@ -153,6 +154,10 @@ TEST(DeviceApi, DamagedChunkIsRefusedBeforeTheOutputIsTouched) {
       } catch (const Error& e) {
         EXPECT_EQ(e.status(), Status::corrupt_stream) << e.what();
         EXPECT_NE(std::string(e.what()).find("chunk"), std::string::npos) << e.what();
+        // Inside a section, the decoders (which start before the checksums are known) read
+        // garbage; the error still names the checksum.
+        if (at == mid.offset + mid.length / 2)
+          EXPECT_NE(std::string(e.what()).find("checksum mismatch"), std::string::npos) << e.what();
       }
       EXPECT_TRUE(test::same_bits(poison, test::download(d_y.get(), x.size()))) << "output touched (byte " << at << ")";
       // Host output through the GPU, from a host stream and from a device stream: the caller's
