@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include <cub/device/device_scan.cuh>
+#include <cub/block/block_reduce.cuh>
 
 #include "core/cuda_check.cuh"
 #include "core/exact_download.hpp"
@@ -756,36 +756,44 @@ __global__ void scatter_kernel(const uint64_t* __restrict__ idx, const T* __rest
     out[row ? serp_index(idx[q], row) : idx[q]] = val[q];  // indices are chain indices
 }
 
-// Device-side validation of the sections (delta_cpu.cpp's validate() on the device): a CTA per
-// layer sums its groups' payload bytes and checks every width; the sums, scanned, are the
-// layers' payload offsets, whose total must be the payload section's length.
-__global__ void layer_bytes_kernel(const uint8_t* __restrict__ widths, uint64_t G, uint64_t L,
-                                   uint64_t* __restrict__ layer_end, DeviceStatus* st) {
-  __shared__ uint64_t s_sum;
-  __shared__ unsigned long long s_bad;
-  for (uint64_t l = blockIdx.x; l < L; l += gridDim.x) {
-    if (threadIdx.x == 0) s_sum = 0, s_bad = ~0ull;
-    __syncthreads();
-    const uint64_t g0 = l * kLayerGroups, g1 = min(G, g0 + kLayerGroups);
-    uint32_t bytes = 0;
-    for (uint64_t g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
-      const uint32_t w = widths[g];
-      if (w > kMaxWidth) atomicMin(&s_bad, static_cast<unsigned long long>(g));
-      bytes += group_bytes(w);
-    }
-    atomicAdd(reinterpret_cast<unsigned long long*>(&s_sum), static_cast<unsigned long long>(bytes));
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      layer_end[l] = align_layer(s_sum);
-      if (s_bad != ~0ull) report(st, kStatusDeltaFirst + 0, 0, s_bad, widths[s_bad]);
-    }
-    __syncthreads();
-  }
-}
+// Device-side validation of the sections (delta_cpu.cpp's validate() on the device), and the
+// layers' payload offsets, in one pass: a CTA per layer sums its groups' payload bytes and
+// checks every width; a decoupled look-back (core/lookback.cuh) turns the sums into offsets, and
+// the last layer's total must be the payload section's length. (A kernel of shared atomics, a
+// CUB scan and a check kernel did this before: about 30 us a 128 MiB chunk on the H100, most of
+// it the one shared word that 256 threads a layer added into.)
+constexpr int kLayerThreads = 256;
+// Any width byte (up to 255, reported) keeps a layer's bytes within LayerPacking's first word.
+static_assert(uint64_t{kLayerGroups} * 4 * 256 + kLayerAlign < (uint64_t{1} << 24));
 
-__global__ void payload_total_kernel(const uint64_t* __restrict__ layer_off, uint64_t L, uint64_t payload,
-                                     DeviceStatus* st) {
-  if (threadIdx.x == 0 && layer_off[L] != payload) report(st, kStatusDeltaFirst + 1, 0, payload, layer_off[L]);
+__global__ void __launch_bounds__(kLayerThreads)
+    layer_offsets_kernel(const uint8_t* __restrict__ widths, uint64_t G, uint64_t L, uint64_t payload,
+                         uint64_t* __restrict__ layer_off, lookback::State<3> look, DeviceStatus* st) {
+  using Reduce = cub::BlockReduce<uint32_t, kLayerThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  __shared__ unsigned long long s_tile, s_bad;
+  const uint64_t l = lookback::next_tile(look, L, &s_tile);
+  if (threadIdx.x == 0) s_bad = ~0ull;
+  __syncthreads();
+  const uint64_t g0 = l * kLayerGroups, g1 = min(G, g0 + kLayerGroups);
+  uint32_t bytes = 0;
+  for (uint64_t g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
+    const uint32_t w = widths[g];
+    if (w > kMaxWidth) atomicMin(&s_bad, static_cast<unsigned long long>(g));
+    bytes += group_bytes(w);
+  }
+  const uint32_t sum = Reduce(temp).Sum(bytes);  // thread 0's
+  __shared__ unsigned long long s_layer;
+  if (threadIdx.x == 0) s_layer = align_layer(uint64_t{sum});
+  __syncthreads();
+  if (threadIdx.x >= 32) return;
+  const lookback::Counts<3> before = lookback::exclusive_prefix<LayerPacking>(look, l, {{s_layer, 0, 0}});
+  if (threadIdx.x != 0) return;
+  const uint64_t end = before.w[0] + s_layer;
+  if (l == 0) layer_off[0] = 0;
+  layer_off[l + 1] = end;
+  if (s_bad != ~0ull) report(st, kStatusDeltaFirst + 0, 0, s_bad, widths[s_bad]);
+  if (l + 1 == L && end != payload) report(st, kStatusDeltaFirst + 1, 0, payload, end);
 }
 
 struct SerpentineMap {
@@ -958,16 +966,13 @@ void decode_device_sections(const DeviceSectionsIn& sec, uint64_t n, double eb, 
   SCIZ_REQUIRE((reinterpret_cast<uintptr_t>(sec.payload.data) & 15) == 0, Status::internal,
                "delta: payload section not on a 16-byte boundary");
   dev::Buffer<uint64_t> layer_off(L + 1, s);
-  SCIZ_CUDA_CHECK(cudaMemsetAsync(layer_off.get(), 0, 8, s));
-  layer_bytes_kernel<<<static_cast<unsigned>(std::min<uint64_t>(L, 132 * 16)), 256, 0, s>>>(sec.widths.data, G, L,
-                                                                                          layer_off.get() + 1, st);
-  SCIZ_CUDA_CHECK_LAUNCH("delta layer_bytes_kernel");
-  size_t temp = 0;
-  SCIZ_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp, layer_off.get() + 1, layer_off.get() + 1, L, s));
-  dev::Buffer<uint8_t> scratch(temp, s);
-  SCIZ_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scratch.get(), temp, layer_off.get() + 1, layer_off.get() + 1, L, s));
-  payload_total_kernel<<<1, 32, 0, s>>>(layer_off.get(), L, sec.payload.size, st);
-  SCIZ_CUDA_CHECK_LAUNCH("delta payload_total_kernel");
+  {
+    const lookback::Storage<3> look(L, s);
+    look.reset(s);
+    layer_offsets_kernel<<<static_cast<unsigned>(L), kLayerThreads, 0, s>>>(sec.widths.data, G, L, sec.payload.size,
+                                                                           layer_off.get(), look.state(), st);
+    SCIZ_CUDA_CHECK_LAUNCH("delta layer_offsets_kernel");
+  }
   const Quant<T> p = make_quant<T>(eb);
   Timer t("decode kernel (device sections)", n * sizeof(T), s);
   decode_kernel<T><<<static_cast<unsigned>(L), 32 * kLayerWarps<T>, 0, s>>>(
