@@ -16,7 +16,6 @@
 
 #include <vector>
 
-
 #include "core/exact_runs.hpp"
 #include "core/exact_runs_cuda.hpp"
 #include "core/lookback.cuh"
