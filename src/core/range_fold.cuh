@@ -16,9 +16,11 @@ struct RangeFold {
   T lo = std::numeric_limits<T>::infinity(), hi = -std::numeric_limits<T>::infinity();
   uint32_t bad = 0;
 
+  // What the words count as bad: NaN and both infinities.
+  static __device__ __forceinline__ bool nonfinite(T v) { return !(fabs(v) < std::numeric_limits<T>::infinity()); }
   // fmin/fmax ignore a NaN operand, so a non-finite value folds as NaN and changes nothing.
   __device__ __forceinline__ void add(T v, bool valid = true) {
-    const bool fin = fabs(v) < std::numeric_limits<T>::infinity();
+    const bool fin = !nonfinite(v);
     const T a = valid && fin ? v : std::numeric_limits<T>::quiet_NaN();
     lo = fmin(lo, a);
     hi = fmax(hi, a);

@@ -24,7 +24,6 @@
 // (the paper's dual-level prefix sum), lane 31's sum carried to the next iteration. Exact values
 // are scattered afterwards.
 #include <algorithm>
-#include <limits>
 #include <type_traits>
 #include <cstring>
 #include <string>
@@ -602,7 +601,7 @@ __global__ void __launch_bounds__(32 * kEncodeWarps, sizeof(T) == 4 ? 7 : 4)
           const uint32_t i = __ffs(static_cast<int>(bits)) - 1;
           if (kRange || e < o.ex_cap) {
             const T val = xl.at(g0 + i);
-            if constexpr (kRange) rf.bad += !(fabs(val) < std::numeric_limits<T>::infinity());
+            if constexpr (kRange) rf.bad += RangeFold<T>::nonfinite(val);
             if (e < o.ex_cap) {
               o.ex_idx[e] = base + g0 + i;
               static_cast<T*>(o.ex_val)[e] = val;

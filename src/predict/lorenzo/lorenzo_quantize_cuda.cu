@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(kThreads, SCIZ_QUANTIZE_MIN_BLOCKS) quantize_k
         int z, y, xx;
         if ((exact_bits >> k) & 1u) {
           point(k, z, y, xx);
-          bad += !(fabs(x[linear_index(b, e, z, y, xx)]) < std::numeric_limits<T>::infinity());
+          bad += RangeFold<T>::nonfinite(x[linear_index(b, e, z, y, xx)]);
         }
       }
       for (int d = 16; d > 0; d >>= 1) bad += __shfl_xor_sync(kFullMask, bad, d);
