@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/block_reduce.cuh"
+#include "core/launch_grid.hpp"
 #include "core/range_fold.cuh"
 #include "core/value_range.hpp"
 
@@ -92,15 +93,13 @@ ValueRange value_range_cuda(const T* d_x, uint64_t n, cudaStream_t stream) {
   if (n == 0) return r;
   const Partial<T> identity{std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(), 0};
   constexpr int kPer = 16 / sizeof(T);
-  const uintptr_t a = reinterpret_cast<uintptr_t>(d_x);
-  uint64_t head = ((16 - (a & 15)) & 15) / sizeof(T);
+  const gpu::VectorSplit sp = gpu::vector_split(reinterpret_cast<uintptr_t>(d_x), n, sizeof(T));
   Partial<T> p;
-  if ((a % sizeof(T)) != 0 || head >= n) {  // not even element-aligned, or too short: scalar
+  if (sp.head == n) {  // not even element-aligned, or too short: scalar
     p = block_reduce::reduce(n, identity, Visit<T>{d_x}, Combine<T>{}, stream, "launch of the value-range reduction");
-  } else {
-    const uint64_t vecs = (n - head) / kPer, tail = n - head - vecs * kPer;
-    const VisitVec<T> v{d_x + head, head, vecs, n};
-    p = block_reduce::reduce((vecs + 3) / 4 + head + tail, identity, v, Combine<T>{}, stream,
+  } else {  // the vectors' groups, then the head and tail elements
+    const VisitVec<T> v{d_x + sp.head, sp.head, sp.vecs, n};
+    p = block_reduce::reduce((sp.vecs + 3) / 4 + (n - sp.vecs * kPer), identity, v, Combine<T>{}, stream,
                              "launch of the value-range reduction");
   }
   r.nonfinite = p.bad;
@@ -148,17 +147,12 @@ template <class T>
 void value_range_fold_cuda(const T* d_x, uint64_t n, RangeKeys* d_keys, cudaStream_t s) {
   if (n == 0) return;
   constexpr int kPer = 16 / sizeof(T);
-  const uintptr_t a = reinterpret_cast<uintptr_t>(d_x);
-  uint64_t head = ((16 - (a & 15)) & 15) / sizeof(T), vecs = 0;
-  if ((a % sizeof(T)) != 0 || head >= n)
-    head = n;  // not even element-aligned, or too short: every value scalar
-  else
-    vecs = (n - head) / kPer;
-  const uint64_t scalars = n - vecs * kPer;
-  const uint64_t want = std::max<uint64_t>((vecs + 3) / 4, scalars);
+  const gpu::VectorSplit sp = gpu::vector_split(reinterpret_cast<uintptr_t>(d_x), n, sizeof(T));
+  const uint64_t scalars = n - sp.vecs * kPer;
+  const uint64_t want = std::max<uint64_t>((sp.vecs + 3) / 4, scalars);
   // At most 2,048 CTAs: a few waves on any current GPU; more would only add atomics.
   const unsigned blocks = static_cast<unsigned>(std::clamp<uint64_t>((want + 255) / 256, 1, 2048));
-  fold_kernel<T><<<blocks, 256, 0, s>>>(d_x, head, vecs, n, d_keys);
+  fold_kernel<T><<<blocks, 256, 0, s>>>(d_x, sp.head, sp.vecs, n, d_keys);
   SCIZ_CUDA_CHECK(cudaGetLastError());
 }
 
